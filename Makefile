@@ -1,0 +1,30 @@
+# The two commands a newcomer needs (see README):
+#   make demo   set up, generate a typed client for the bundled example server, call it
+#   make test   set up, run every test (what .ci/run runs)
+PY ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed
+
+.PHONY: setup demo test bench clean
+
+$(STAMP): pyproject.toml tests/peers/package.json tests/peers/package-lock.json
+	test -x $(BIN)/python || $(PY) -m venv $(VENV)
+	$(BIN)/python -m pip install -q --upgrade pip
+	$(BIN)/python -m pip install -q -e '.[test]'
+	cd tests/peers && npm ci --no-audit --no-fund --loglevel=error
+	touch $(STAMP)
+
+setup: $(STAMP)
+
+demo: setup
+	$(BIN)/python examples/demo.py
+
+test: setup
+	$(BIN)/python -m pytest -q -ra
+
+bench: setup
+	$(BIN)/python bench/run_all.py
+
+clean:
+	rm -rf $(VENV) tests/peers/node_modules

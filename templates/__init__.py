@@ -1,0 +1,1 @@
+"""Shipped jinja2 templates (package data)."""
