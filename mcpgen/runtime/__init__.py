@@ -1,0 +1,29 @@
+"""mcpgen.runtime: JSON-RPC framing, the MCP lifecycle in both eras, transports.
+
+Imports nothing from the rest of mcpgen and only the standard library, so that
+`--runtime vendor` can copy it into a generated package as it is.
+"""
+
+from .client import ClientSession, connect_stdio
+from .errors import ConnectionClosed, McpError, ProtocolError, RequestTimeout, RpcError
+from .protocol import HANDSHAKE_VERSIONS, MODERN_VERSIONS
+from .server import RequestContext, Server, ServerConnection, error_result
+from .session import ProgressCallback, Session
+
+__all__ = [
+    "ClientSession",
+    "ConnectionClosed",
+    "HANDSHAKE_VERSIONS",
+    "McpError",
+    "MODERN_VERSIONS",
+    "ProgressCallback",
+    "ProtocolError",
+    "RequestContext",
+    "RequestTimeout",
+    "RpcError",
+    "Server",
+    "ServerConnection",
+    "Session",
+    "connect_stdio",
+    "error_result",
+]

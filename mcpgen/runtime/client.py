@@ -1,0 +1,444 @@
+"""The MCP client: era negotiation, the request methods generated code calls, callbacks.
+
+Connecting probes `server/discover` (the stateless 2026-07-28 era) and falls back to
+the `initialize` handshake on anything that is not positive evidence of a modern
+server, as the 2026-07-28 versioning page asks.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import inspect
+import logging
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequence
+from typing import Any
+
+from . import jsonrpc
+from .errors import ConnectionClosed, McpError, ProtocolError, RequestTimeout, RpcError
+from .jsonrpc import JSONObject, RequestId
+from .protocol import (
+    ERA_LEGACY,
+    ERA_MODERN,
+    HANDSHAKE_VERSIONS,
+    LATEST_HANDSHAKE,
+    META_CLIENT_CAPABILITIES,
+    META_CLIENT_INFO,
+    META_LOG_LEVEL,
+    META_PROTOCOL_VERSION,
+    MODERN_VERSIONS,
+)
+from .session import ProgressCallback, Session
+from .stdio import StdioClientTransport
+from .transport import Transport
+from .wirelog import open_wire_log
+
+LogCallback = Callable[[JSONObject], "Awaitable[None] | None"]
+SamplingCallback = Callable[[JSONObject], Awaitable[JSONObject]]
+ElicitationCallback = Callable[[JSONObject], Awaitable[JSONObject]]
+RootsCallback = Callable[[], Awaitable[list[JSONObject]]]
+ListChangedCallback = Callable[[str], "Awaitable[None] | None"]
+
+DEFAULT_CLIENT_INFO: JSONObject = {"name": "mcpgen", "version": "0.1.0"}
+# A probe answered by nothing at all (some legacy servers ignore unknown methods) must not
+# stall the connection for the whole connect timeout.
+PROBE_TIMEOUT = 10.0
+MAX_INPUT_ROUNDS = 8
+
+log = logging.getLogger("mcpgen.runtime.client")
+
+
+class ClientSession:
+    """One connection to an MCP server, in whichever era it speaks."""
+
+    def __init__(
+        self,
+        transport: Transport,
+        *,
+        timeout: float | None = 60.0,
+        max_timeout: float | None = None,
+        client_info: JSONObject | None = None,
+        on_log: LogCallback | None = None,
+        on_sampling: SamplingCallback | None = None,
+        on_elicitation: ElicitationCallback | None = None,
+        on_roots: RootsCallback | None = None,
+        on_list_changed: ListChangedCallback | None = None,
+        log_level: str | None = None,
+    ) -> None:
+        self.transport = transport
+        self.client_info = dict(client_info or DEFAULT_CLIENT_INFO)
+        self.on_log = on_log
+        self.on_sampling = on_sampling
+        self.on_elicitation = on_elicitation
+        self.on_roots = on_roots
+        self.on_list_changed = on_list_changed
+        self.log_level = log_level
+        self.session = Session(
+            transport,
+            on_request=self._on_request,
+            on_notification=self._on_notification,
+            timeout=timeout,
+            max_timeout=max_timeout,
+        )
+        self.protocol_version: str = ""
+        self.era: str = ""
+        self.server_info: JSONObject = {}
+        self.server_capabilities: JSONObject = {}
+        self.instructions: str | None = None
+
+    # -- connection ----------------------------------------------------------------
+
+    @property
+    def process_pid(self) -> int | None:
+        return getattr(self.transport, "pid", None)
+
+    def capabilities(self) -> JSONObject:
+        """What this client can do for the server, from the callbacks it was given."""
+        caps: JSONObject = {}
+        if self.on_sampling is not None:
+            caps["sampling"] = {}
+        if self.on_elicitation is not None:
+            caps["elicitation"] = {"form": {}}
+        if self.on_roots is not None:
+            caps["roots"] = {"listChanged": False}
+        return caps
+
+    async def connect(self, protocol: str = "auto", *, connect_timeout: float = 30.0) -> None:
+        """Agree on an era and a version. protocol: "auto", "legacy" or an exact version."""
+        self.session.start()
+        try:
+            await asyncio.wait_for(self._negotiate(protocol), connect_timeout)
+        except asyncio.TimeoutError:
+            raise ConnectionClosed(
+                f"the server did not complete the MCP handshake within {connect_timeout:g}s"
+            ) from None
+        except ConnectionClosed:
+            # Let a dying server report its exit code and last stderr line.
+            wait_exit = getattr(self.transport, "wait_exit", None)
+            if wait_exit is not None:
+                await wait_exit(1.0)
+            raise ConnectionClosed(self.transport.describe_close()) from None
+
+    async def _negotiate(self, protocol: str) -> None:
+        if protocol in HANDSHAKE_VERSIONS or protocol == ERA_LEGACY:
+            await self._initialize(LATEST_HANDSHAKE if protocol == ERA_LEGACY else protocol)
+            return
+        if protocol in MODERN_VERSIONS:
+            await self._discover(protocol, fallback=False)
+            return
+        if protocol != "auto":
+            raise ProtocolError(f"unknown protocol {protocol!r}")
+        await self._discover(MODERN_VERSIONS[0], fallback=True)
+
+    async def _discover(self, version: str, *, fallback: bool) -> None:
+        for _attempt in range(2):
+            try:
+                result = await self.session.request(
+                    "server/discover",
+                    {"_meta": self._meta(version)},
+                    timeout=PROBE_TIMEOUT if fallback else None,
+                    cancellable=False,
+                )
+            except RpcError as exc:
+                if exc.code == jsonrpc.UNSUPPORTED_PROTOCOL_VERSION:
+                    supported = _supported_versions(exc.data)
+                    mutual = [v for v in MODERN_VERSIONS if v in supported]
+                    if mutual and mutual[0] != version:
+                        version = mutual[0]
+                        continue
+                    if supported and not any(v in HANDSHAKE_VERSIONS for v in supported):
+                        raise ProtocolError(
+                            f"the server supports only {', '.join(supported)}; this client speaks "
+                            f"{', '.join(MODERN_VERSIONS + HANDSHAKE_VERSIONS)}"
+                        ) from None
+                if not fallback:
+                    raise
+                await self._initialize(LATEST_HANDSHAKE)
+                return
+            except RequestTimeout:
+                if not fallback:
+                    raise
+                await self._initialize(LATEST_HANDSHAKE)
+                return
+            if not isinstance(result, dict):
+                raise ProtocolError("server/discover returned a non-object result")
+            versions = result.get("supportedVersions") or []
+            mutual = [v for v in MODERN_VERSIONS if v in versions]
+            if not mutual:
+                if fallback:
+                    # Answers discover but lists only handshake versions: a legacy advertisement.
+                    await self._initialize(LATEST_HANDSHAKE)
+                    return
+                raise ProtocolError(f"the server does not support {version}")
+            self.era = ERA_MODERN
+            self.protocol_version = mutual[0]
+            self.server_capabilities = dict(result.get("capabilities") or {})
+            meta = result.get("_meta") or {}
+            self.server_info = dict(meta.get("io.modelcontextprotocol/serverInfo") or {})
+            self.instructions = result.get("instructions")
+            return
+        raise ProtocolError("no protocol version in common with the server")
+
+    async def _initialize(self, version: str) -> None:
+        params = {
+            "protocolVersion": version,
+            "capabilities": self.capabilities(),
+            "clientInfo": self.client_info,
+        }
+        result = await self.session.request("initialize", params, cancellable=False)
+        if not isinstance(result, dict):
+            raise ProtocolError("initialize returned a non-object result")
+        agreed = result.get("protocolVersion")
+        if agreed not in HANDSHAKE_VERSIONS:
+            raise ProtocolError(
+                f"the server wants protocol version {agreed!r}; this client speaks "
+                f"{', '.join(HANDSHAKE_VERSIONS)}"
+            )
+        self.era = ERA_LEGACY
+        self.protocol_version = str(agreed)
+        self.server_capabilities = dict(result.get("capabilities") or {})
+        self.server_info = dict(result.get("serverInfo") or {})
+        self.instructions = result.get("instructions")
+        await self.session.notify("notifications/initialized")
+        if self.log_level is not None and "logging" in self.server_capabilities:
+            await self.set_logging_level(self.log_level)
+
+    def _meta(self, version: str | None = None) -> JSONObject:
+        meta: JSONObject = {
+            META_PROTOCOL_VERSION: version or self.protocol_version,
+            META_CLIENT_CAPABILITIES: self.capabilities(),
+            META_CLIENT_INFO: self.client_info,
+        }
+        if self.log_level is not None:
+            meta[META_LOG_LEVEL] = self.log_level
+        return meta
+
+    async def aclose(self) -> None:
+        await self.session.close()
+
+    async def __aenter__(self) -> ClientSession:
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.aclose()
+
+    # -- requests ------------------------------------------------------------------
+
+    async def request(
+        self,
+        method: str,
+        params: JSONObject | None = None,
+        *,
+        timeout: float | None = None,
+        progress: ProgressCallback | None = None,
+    ) -> Any:
+        """Send any request in the negotiated era; returns the result object."""
+        if self.era == ERA_MODERN:
+            params = dict(params or {})
+            params["_meta"] = {**(params.get("_meta") or {}), **self._meta()}
+        result = await self.session.request(method, params, timeout=timeout, progress=progress)
+        if self.era == ERA_MODERN and isinstance(result, dict):
+            result = await self._complete_input_rounds(method, params or {}, result, timeout, progress)
+        return result
+
+    async def _complete_input_rounds(
+        self,
+        method: str,
+        params: JSONObject,
+        result: JSONObject,
+        timeout: float | None,
+        progress: ProgressCallback | None,
+    ) -> JSONObject:
+        """Stateless-era servers ask for input by result, then expect a retry with answers."""
+        for _round in range(MAX_INPUT_ROUNDS):
+            kind = result.get("resultType", "complete")
+            if kind == "complete":
+                result.pop("resultType", None)
+                return result
+            if kind != "input_required":
+                raise ProtocolError(f"{method} returned an unknown resultType {kind!r}")
+            answers: JSONObject = {}
+            for key, embedded in (result.get("inputRequests") or {}).items():
+                answers[key] = await self._answer_embedded(embedded)
+            retry = {k: v for k, v in params.items() if k not in ("inputResponses", "requestState")}
+            retry["inputResponses"] = answers
+            if "requestState" in result:
+                retry["requestState"] = result["requestState"]
+            result = await self.session.request(method, retry, timeout=timeout, progress=progress)
+            if not isinstance(result, dict):
+                raise ProtocolError(f"{method} returned a non-object result")
+        raise ProtocolError(f"{method} asked for input more than {MAX_INPUT_ROUNDS} times")
+
+    async def _answer_embedded(self, embedded: Any) -> Any:
+        if not isinstance(embedded, dict):
+            raise ProtocolError("an input request is not an object")
+        method = embedded.get("method")
+        params = embedded.get("params")
+        return await self._serve(str(method), params if isinstance(params, dict) else {})
+
+    async def notify(self, method: str, params: JSONObject | None = None) -> None:
+        await self.session.notify(method, params)
+
+    async def list_all(self, method: str, key: str) -> list[JSONObject]:
+        """Follow nextCursor to the end (an empty-string cursor is not the end)."""
+        items: list[JSONObject] = []
+        cursor: str | None = None
+        seen: set[str] = set()
+        while True:
+            result = await self.request(method, {"cursor": cursor} if cursor is not None else None)
+            page = result.get(key) if isinstance(result, dict) else None
+            if not isinstance(page, list):
+                raise ProtocolError(f"{method} returned no {key!r} list")
+            items.extend(page)
+            cursor = result.get("nextCursor")
+            if cursor is None:
+                return items
+            if not isinstance(cursor, str) or cursor in seen:
+                raise ProtocolError(f"{method} returned a repeating or invalid cursor")
+            seen.add(cursor)
+
+    async def list_tools(self) -> list[JSONObject]:
+        return await self.list_all("tools/list", "tools")
+
+    async def list_prompts(self) -> list[JSONObject]:
+        return await self.list_all("prompts/list", "prompts")
+
+    async def list_resources(self) -> list[JSONObject]:
+        return await self.list_all("resources/list", "resources")
+
+    async def list_resource_templates(self) -> list[JSONObject]:
+        return await self.list_all("resources/templates/list", "resourceTemplates")
+
+    async def call_tool(
+        self,
+        name: str,
+        arguments: Mapping[str, Any] | None = None,
+        *,
+        timeout: float | None = None,
+        progress: ProgressCallback | None = None,
+    ) -> JSONObject:
+        params: JSONObject = {"name": name, "arguments": dict(arguments or {})}
+        result = await self.request("tools/call", params, timeout=timeout, progress=progress)
+        if not isinstance(result, dict):
+            raise ProtocolError("tools/call returned a non-object result")
+        return result
+
+    async def get_prompt(
+        self, name: str, arguments: Mapping[str, str] | None = None, *, timeout: float | None = None
+    ) -> JSONObject:
+        params: JSONObject = {"name": name}
+        if arguments:
+            params["arguments"] = dict(arguments)
+        result: JSONObject = await self.request("prompts/get", params, timeout=timeout)
+        return result
+
+    async def read_resource(self, uri: str, *, timeout: float | None = None) -> JSONObject:
+        result: JSONObject = await self.request("resources/read", {"uri": uri}, timeout=timeout)
+        return result
+
+    async def complete(
+        self, ref: JSONObject, argument: JSONObject, context: JSONObject | None = None
+    ) -> JSONObject:
+        params: JSONObject = {"ref": ref, "argument": argument}
+        if context is not None:
+            params["context"] = context
+        result: JSONObject = await self.request("completion/complete", params)
+        return result
+
+    async def ping(self) -> None:
+        if self.era == ERA_MODERN:
+            # Removed in 2026-07-28; discover is the cheapest round trip that proves liveness.
+            await self.request("server/discover")
+        else:
+            await self.request("ping")
+
+    async def set_logging_level(self, level: str) -> None:
+        self.log_level = level
+        if self.era == ERA_LEGACY:
+            await self.request("logging/setLevel", {"level": level})
+
+    # -- what the server sends us --------------------------------------------------
+
+    async def _on_request(self, method: str, params: JSONObject, request_id: RequestId) -> Any:
+        return await self._serve(method, params)
+
+    async def _serve(self, method: str, params: JSONObject) -> Any:
+        if method == "ping":
+            return {}
+        if method == "sampling/createMessage" and self.on_sampling is not None:
+            return await self.on_sampling(params)
+        if method == "elicitation/create" and self.on_elicitation is not None:
+            return await self.on_elicitation(params)
+        if method == "roots/list" and self.on_roots is not None:
+            return {"roots": await self.on_roots()}
+        raise RpcError(jsonrpc.METHOD_NOT_FOUND, f"Method not found: {method}")
+
+    async def _on_notification(self, method: str, params: JSONObject) -> None:
+        if method == "notifications/message":
+            if self.on_log is not None:
+                await _maybe_await(self.on_log(params))
+            else:
+                log.info("server log [%s] %s", params.get("level"), params.get("data"))
+        elif method.endswith("/list_changed") and method.startswith("notifications/"):
+            kind = method[len("notifications/") : -len("/list_changed")]
+            if self.on_list_changed is not None:
+                await _maybe_await(self.on_list_changed(kind))
+
+
+async def _maybe_await(value: Any) -> None:
+    if inspect.isawaitable(value):
+        await value
+
+
+def _supported_versions(data: Any) -> list[str]:
+    if isinstance(data, dict) and isinstance(data.get("supported"), list):
+        return [v for v in data["supported"] if isinstance(v, str)]
+    return []
+
+
+@contextlib.asynccontextmanager
+async def connect_stdio(
+    command: str,
+    args: Sequence[str] = (),
+    *,
+    env: Mapping[str, str] | None = None,
+    cwd: str | None = None,
+    timeout: float | None = 60.0,
+    max_timeout: float | None = None,
+    protocol: str = "auto",
+    client_info: JSONObject | None = None,
+    on_log: LogCallback | None = None,
+    on_sampling: SamplingCallback | None = None,
+    on_elicitation: ElicitationCallback | None = None,
+    on_roots: RootsCallback | None = None,
+    on_list_changed: ListChangedCallback | None = None,
+    log_level: str | None = None,
+    wire_log: str | None = None,
+    connect_timeout: float = 30.0,
+    shutdown_grace: float = 2.0,
+) -> AsyncIterator[ClientSession]:
+    """Spawn a stdio MCP server, agree on a protocol, yield the session, then stop the server."""
+    transport = StdioClientTransport(
+        command, args, env=env, cwd=cwd, wire_log=open_wire_log(wire_log), shutdown_grace=shutdown_grace
+    )
+    await transport.start()
+    client = ClientSession(
+        transport,
+        timeout=timeout,
+        max_timeout=max_timeout,
+        client_info=client_info,
+        on_log=on_log,
+        on_sampling=on_sampling,
+        on_elicitation=on_elicitation,
+        on_roots=on_roots,
+        on_list_changed=on_list_changed,
+        log_level=log_level,
+    )
+    try:
+        await client.connect(protocol, connect_timeout=connect_timeout)
+        yield client
+    finally:
+        await client.aclose()
+
+
+__all__ = ["ClientSession", "connect_stdio", "McpError"]

@@ -1,0 +1,41 @@
+"""Exceptions raised by the runtime.
+
+Local failures (timeouts, a closed connection) and errors sent by the peer are
+different types, so a caller never mistakes one for the other.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+
+class McpError(Exception):
+    """Base class of every error the runtime raises."""
+
+
+class RpcError(McpError):
+    """A JSON-RPC error response sent by the peer (or one we send back)."""
+
+    def __init__(self, code: int, message: str, data: Any = None) -> None:
+        super().__init__(f"[{code}] {message}")
+        self.code = code
+        self.message = message
+        self.data = data
+
+    def to_error(self) -> dict[str, Any]:
+        error: dict[str, Any] = {"code": self.code, "message": self.message}
+        if self.data is not None:
+            error["data"] = self.data
+        return error
+
+
+class RequestTimeout(McpError):
+    """No response arrived in time. Raised locally; the peer was sent a cancellation."""
+
+
+class ConnectionClosed(McpError):
+    """The transport is gone (the server exited, the stream closed, or we closed it)."""
+
+
+class ProtocolError(McpError):
+    """The peer broke the protocol, or no protocol version could be agreed."""

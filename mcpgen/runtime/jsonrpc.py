@@ -1,0 +1,87 @@
+"""JSON-RPC 2.0: compact one-line encoding, decoding, message shapes and error codes."""
+
+from __future__ import annotations
+
+import json
+from typing import Any, Final
+
+JSONObject = dict[str, Any]
+RequestId = int | str
+
+PARSE_ERROR: Final = -32700
+INVALID_REQUEST: Final = -32600
+METHOD_NOT_FOUND: Final = -32601
+INVALID_PARAMS: Final = -32602
+INTERNAL_ERROR: Final = -32603
+# MCP's own codes.
+RESOURCE_NOT_FOUND: Final = -32002
+URL_ELICITATION_REQUIRED: Final = -32042
+HEADER_MISMATCH: Final = -32020
+MISSING_CLIENT_CAPABILITY: Final = -32021
+UNSUPPORTED_PROTOCOL_VERSION: Final = -32022
+
+_encoder = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), allow_nan=False)
+_decoder = json.JSONDecoder()
+
+
+def encode(message: Any) -> bytes:
+    """One message as compact UTF-8 JSON without a newline (JSON escapes any inside strings)."""
+    return _encoder.encode(message).encode("utf-8")
+
+
+def decode(data: bytes | str) -> Any:
+    """Parse one message; raises ValueError on anything that is not JSON."""
+    if isinstance(data, bytes):
+        data = data.decode("utf-8")
+    return _decoder.decode(data)
+
+
+def request(request_id: RequestId, method: str, params: JSONObject | None) -> JSONObject:
+    message: JSONObject = {"jsonrpc": "2.0", "id": request_id, "method": method}
+    if params is not None:
+        message["params"] = params
+    return message
+
+
+def notification(method: str, params: JSONObject | None) -> JSONObject:
+    message: JSONObject = {"jsonrpc": "2.0", "method": method}
+    if params is not None:
+        message["params"] = params
+    return message
+
+
+def response(request_id: RequestId, result: Any) -> JSONObject:
+    return {"jsonrpc": "2.0", "id": request_id, "result": result}
+
+
+def error_response(request_id: RequestId | None, code: int, message: str, data: Any = None) -> JSONObject:
+    error: JSONObject = {"code": code, "message": message}
+    if data is not None:
+        error["data"] = data
+    return {"jsonrpc": "2.0", "id": request_id, "error": error}
+
+
+def is_valid_id(value: Any) -> bool:
+    # bool is an int subclass but not a valid id; null is never valid for a request.
+    return isinstance(value, str) or (isinstance(value, int) and not isinstance(value, bool))
+
+
+def classify(message: Any) -> str:
+    """'request', 'notification', 'response', 'error' or 'invalid'."""
+    if not isinstance(message, dict) or message.get("jsonrpc") != "2.0":
+        return "invalid"
+    method = message.get("method")
+    if method is not None:
+        if not isinstance(method, str):
+            return "invalid"
+        params = message.get("params")
+        if params is not None and not isinstance(params, (dict, list)):
+            return "invalid"
+        if "id" not in message:
+            return "notification"
+        return "request" if is_valid_id(message["id"]) else "invalid"
+    if "result" in message and "id" in message:
+        return "response"
+    if isinstance(message.get("error"), dict) and "id" in message:
+        return "error"
+    return "invalid"

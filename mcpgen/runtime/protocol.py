@@ -1,0 +1,25 @@
+"""Protocol constants shared by the client and the server: versions, method names, _meta keys."""
+
+from __future__ import annotations
+
+from typing import Final
+
+# Newest first. The handshake era negotiates among these with `initialize`.
+HANDSHAKE_VERSIONS: Final = ("2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05")
+# The stateless era: no handshake, version and capabilities ride on every request's _meta.
+MODERN_VERSIONS: Final = ("2026-07-28",)
+LATEST_MODERN: Final = MODERN_VERSIONS[0]
+LATEST_HANDSHAKE: Final = HANDSHAKE_VERSIONS[0]
+# The one revision that allows JSON-RPC batches.
+BATCH_VERSION: Final = "2025-03-26"
+
+META_PROTOCOL_VERSION: Final = "io.modelcontextprotocol/protocolVersion"
+META_CLIENT_CAPABILITIES: Final = "io.modelcontextprotocol/clientCapabilities"
+META_CLIENT_INFO: Final = "io.modelcontextprotocol/clientInfo"
+META_LOG_LEVEL: Final = "io.modelcontextprotocol/logLevel"
+META_SERVER_INFO: Final = "io.modelcontextprotocol/serverInfo"
+
+LOG_LEVELS: Final = ("debug", "info", "notice", "warning", "error", "critical", "alert", "emergency")
+
+ERA_LEGACY: Final = "legacy"
+ERA_MODERN: Final = "modern"

@@ -1,0 +1,415 @@
+"""The MCP server: serves both eras on one connection, dispatches tools to handlers.
+
+A request whose `params._meta` names a protocol version is served statelessly
+(2026-07-28); `initialize` switches the connection to the handshake era. Tool
+definitions are advertised exactly as given.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import signal
+import sys
+from collections.abc import Awaitable, Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from . import jsonrpc
+from .errors import McpError, ProtocolError, RpcError
+from .jsonrpc import JSONObject, RequestId
+from .protocol import (
+    BATCH_VERSION,
+    ERA_LEGACY,
+    ERA_MODERN,
+    HANDSHAKE_VERSIONS,
+    LOG_LEVELS,
+    META_CLIENT_CAPABILITIES,
+    META_LOG_LEVEL,
+    META_PROTOCOL_VERSION,
+    META_SERVER_INFO,
+    MODERN_VERSIONS,
+)
+from .session import Session
+from .stdio import StdioServerTransport
+from .transport import Transport
+from .wirelog import open_wire_log
+
+ToolHandler = Callable[[JSONObject, "RequestContext"], Awaitable[JSONObject]]
+MethodHandler = Callable[[JSONObject, "RequestContext"], Awaitable[Any]]
+
+log = logging.getLogger("mcpgen.runtime.server")
+
+# Methods a client may send before the handshake completes.
+_PRE_INIT = frozenset({"initialize", "ping"})
+# 2026-07-28 list results are cacheable; a generated server's lists never change at run time.
+_CACHE_HINTS: JSONObject = {"ttlMs": 0, "cacheScope": "public"}
+
+
+@dataclass
+class ConnectionState:
+    """What one connection (a stdio process, an HTTP session) agreed in the handshake era."""
+
+    protocol_version: str | None = None
+    initialized: bool = False
+    client_capabilities: JSONObject = field(default_factory=dict)
+    client_info: JSONObject = field(default_factory=dict)
+    log_level: str | None = None
+
+
+class RequestContext:
+    """Handed to every handler: who is asking, and ways to talk back while working."""
+
+    def __init__(
+        self,
+        session: Session,
+        request_id: RequestId,
+        params: JSONObject,
+        *,
+        era: str,
+        protocol_version: str,
+        client_capabilities: JSONObject,
+        log_level: str | None,
+    ) -> None:
+        self._session = session
+        self.request_id = request_id
+        self.era = era
+        self.protocol_version = protocol_version
+        self.client_capabilities = client_capabilities
+        self.log_level = log_level
+        meta = params.get("_meta")
+        self.meta: JSONObject = meta if isinstance(meta, dict) else {}
+        self.progress_token = self.meta.get("progressToken")
+        self._last_progress: float | None = None
+
+    async def report_progress(
+        self, progress: float, total: float | None = None, message: str | None = None
+    ) -> None:
+        """Send notifications/progress if the client asked for it; progress must increase."""
+        if self.progress_token is None:
+            return
+        if self._last_progress is not None and progress <= self._last_progress:
+            return
+        self._last_progress = progress
+        params: JSONObject = {"progressToken": self.progress_token, "progress": progress}
+        if total is not None:
+            params["total"] = total
+        if message is not None:
+            params["message"] = message
+        await self._quiet_notify("notifications/progress", params)
+
+    async def log(self, level: str, data: Any, logger: str | None = None) -> None:
+        """notifications/message, sent only at or above the level the client asked for."""
+        if level not in LOG_LEVELS:
+            raise ValueError(f"unknown log level {level!r}")
+        threshold = self.log_level
+        if threshold is None:
+            # Stateless era: no logLevel in _meta means the client wants no log messages.
+            if self.era == ERA_MODERN:
+                return
+        elif LOG_LEVELS.index(level) < LOG_LEVELS.index(threshold):
+            return
+        params: JSONObject = {"level": level, "data": data}
+        if logger is not None:
+            params["logger"] = logger
+        await self._quiet_notify("notifications/message", params)
+
+    async def _quiet_notify(self, method: str, params: JSONObject) -> None:
+        with contextlib.suppress(McpError):
+            await self._session.notify(method, params)
+
+    async def _ask_client(self, capability: str, method: str, params: JSONObject | None) -> Any:
+        if capability not in self.client_capabilities:
+            raise RpcError(
+                jsonrpc.MISSING_CLIENT_CAPABILITY,
+                f"the client did not declare the {capability} capability",
+                {"requiredCapabilities": {capability: {}}},
+            )
+        if self.era == ERA_MODERN:
+            # The stateless era has no server->client requests; input goes via input_required results.
+            raise RpcError(
+                jsonrpc.MISSING_CLIENT_CAPABILITY,
+                f"{method} is not available in the stateless era",
+                {"requiredCapabilities": {capability: {}}},
+            )
+        return await self._session.request(method, params, timeout=None)
+
+    async def request_sampling(self, params: JSONObject) -> JSONObject:
+        result: JSONObject = await self._ask_client("sampling", "sampling/createMessage", params)
+        return result
+
+    async def request_elicitation(self, params: JSONObject) -> JSONObject:
+        result: JSONObject = await self._ask_client("elicitation", "elicitation/create", params)
+        return result
+
+    async def list_roots(self) -> list[JSONObject]:
+        result = await self._ask_client("roots", "roots/list", None)
+        roots = result.get("roots") if isinstance(result, dict) else None
+        return roots if isinstance(roots, list) else []
+
+
+@dataclass
+class _Tool:
+    definition: JSONObject
+    handler: ToolHandler
+
+
+class Server:
+    """Tools (and any extra methods) served in both eras over any transport."""
+
+    def __init__(
+        self,
+        name: str,
+        version: str,
+        *,
+        title: str | None = None,
+        instructions: str | None = None,
+        capabilities: JSONObject | None = None,
+    ) -> None:
+        self.info: JSONObject = {"name": name, "version": version}
+        if title is not None:
+            self.info["title"] = title
+        self.instructions = instructions
+        self.extra_capabilities = dict(capabilities or {})
+        self._tools: dict[str, _Tool] = {}
+        self._methods: dict[str, MethodHandler] = {}
+
+    # -- registration --------------------------------------------------------------
+
+    def add_tool(self, definition: Mapping[str, Any], handler: ToolHandler) -> None:
+        name = definition.get("name")
+        if not isinstance(name, str):
+            raise ValueError("a tool definition needs a string name")
+        if name in self._tools:
+            raise ValueError(f"tool {name!r} is registered twice")
+        self._tools[name] = _Tool(dict(definition), handler)
+
+    def add_method(self, method: str, handler: MethodHandler) -> None:
+        """Serve another request method (prompts/get, resources/read, ...)."""
+        self._methods[method] = handler
+
+    def capabilities(self) -> JSONObject:
+        caps: JSONObject = {"logging": {}}
+        if self._tools:
+            caps["tools"] = {"listChanged": False}
+        caps.update(self.extra_capabilities)
+        return caps
+
+    # -- serving -------------------------------------------------------------------
+
+    def connection(self, transport: Transport) -> ServerConnection:
+        return ServerConnection(self, transport)
+
+    async def serve_stdio(self, *, wire_log: str | None = None) -> None:
+        """Serve this process's stdin/stdout until stdin closes or SIGTERM arrives."""
+        transport = StdioServerTransport(wire_log=open_wire_log(wire_log))
+        await transport.start()
+        connection = self.connection(transport)
+        loop = asyncio.get_running_loop()
+        stop = asyncio.Event()
+        with contextlib.suppress(NotImplementedError, RuntimeError):
+            loop.add_signal_handler(signal.SIGTERM, stop.set)
+        connection.session.start()
+        closed = asyncio.ensure_future(connection.session.wait_closed())
+        stopping = asyncio.ensure_future(stop.wait())
+        await asyncio.wait({closed, stopping}, return_when=asyncio.FIRST_COMPLETED)
+        closed.cancel()
+        stopping.cancel()
+        await connection.session.close("server shutting down")
+
+    def run_stdio(self) -> None:
+        """Blocking entry point for `python -m pkg`."""
+        logging.basicConfig(stream=sys.stderr, level=logging.WARNING)
+        with contextlib.suppress(KeyboardInterrupt):
+            asyncio.run(self.serve_stdio())
+
+
+class ServerConnection:
+    """One client connection: its handshake state and its JSON-RPC session."""
+
+    def __init__(self, server: Server, transport: Transport) -> None:
+        self.server = server
+        self.state = ConnectionState()
+        self.session = Session(
+            transport,
+            on_request=self.handle_request,
+            on_notification=self._on_notification,
+            on_invalid=self._on_invalid,
+            on_batch=self._on_batch,
+            timeout=None,
+        )
+
+    async def _on_invalid(self, line: bytes) -> None:
+        with contextlib.suppress(McpError):
+            await self.session.transport.send(
+                jsonrpc.error_response(None, jsonrpc.PARSE_ERROR, "Parse error")
+            )
+
+    async def _on_batch(self, batch: list[Any]) -> bool:
+        if self.state.protocol_version != BATCH_VERSION or not batch:
+            with contextlib.suppress(McpError):
+                await self.session.transport.send(
+                    jsonrpc.error_response(None, jsonrpc.INVALID_REQUEST, "Batches are not supported")
+                )
+            return True
+        replies = await asyncio.gather(*(self._batch_item(item) for item in batch))
+        answered = [reply for reply in replies if reply is not None]
+        if answered:
+            with contextlib.suppress(McpError):
+                await self.session.transport.send(answered)
+        return True
+
+    async def _batch_item(self, item: Any) -> JSONObject | None:
+        kind = jsonrpc.classify(item)
+        if kind == "notification":
+            self.session.dispatch(item)
+            return None
+        if kind != "request":
+            return jsonrpc.error_response(None, jsonrpc.INVALID_REQUEST, "Invalid request")
+        params = item.get("params") if isinstance(item.get("params"), dict) else {}
+        try:
+            return jsonrpc.response(item["id"], await self.handle_request(item["method"], params, item["id"]))
+        except RpcError as exc:
+            return jsonrpc.error_response(item["id"], exc.code, exc.message, exc.data)
+        except Exception:
+            log.exception("handler for %s failed", item["method"])
+            return jsonrpc.error_response(item["id"], jsonrpc.INTERNAL_ERROR, "Internal error")
+
+    async def _on_notification(self, method: str, params: JSONObject) -> None:
+        if method == "notifications/initialized" and self.state.protocol_version is not None:
+            self.state.initialized = True
+
+    async def handle_request(self, method: str, params: JSONObject, request_id: RequestId) -> Any:
+        meta = params.get("_meta")
+        if isinstance(meta, dict) and META_PROTOCOL_VERSION in meta and method != "initialize":
+            return await self._modern(method, params, meta, request_id)
+        return await self._legacy(method, params, request_id)
+
+    # -- the stateless era ---------------------------------------------------------
+
+    async def _modern(self, method: str, params: JSONObject, meta: JSONObject, request_id: RequestId) -> Any:
+        version = meta.get(META_PROTOCOL_VERSION)
+        if version not in MODERN_VERSIONS:
+            raise RpcError(
+                jsonrpc.UNSUPPORTED_PROTOCOL_VERSION,
+                f"Unsupported protocol version: {version}",
+                {"supported": [*MODERN_VERSIONS, *HANDSHAKE_VERSIONS], "requested": version},
+            )
+        capabilities = meta.get(META_CLIENT_CAPABILITIES)
+        if not isinstance(capabilities, dict):
+            raise RpcError(jsonrpc.INVALID_PARAMS, f"params._meta must carry {META_CLIENT_CAPABILITIES}")
+        level = meta.get(META_LOG_LEVEL)
+        context = RequestContext(
+            self.session,
+            request_id,
+            params,
+            era=ERA_MODERN,
+            protocol_version=str(version),
+            client_capabilities=capabilities,
+            log_level=level if level in LOG_LEVELS else None,
+        )
+        if method == "server/discover":
+            result: Any = {
+                "supportedVersions": [*MODERN_VERSIONS, *HANDSHAKE_VERSIONS],
+                "capabilities": self.server.capabilities(),
+                **_CACHE_HINTS,
+            }
+            if self.server.instructions is not None:
+                result["instructions"] = self.server.instructions
+        else:
+            result = await self._dispatch(method, params, context)
+            if method.endswith("/list"):
+                result = {**_CACHE_HINTS, **result}
+        if isinstance(result, dict):
+            result = {**result, "resultType": result.get("resultType", "complete")}
+            result["_meta"] = {**(result.get("_meta") or {}), META_SERVER_INFO: self.server.info}
+        return result
+
+    # -- the handshake era ---------------------------------------------------------
+
+    async def _legacy(self, method: str, params: JSONObject, request_id: RequestId) -> Any:
+        state = self.state
+        if method == "initialize":
+            return self._initialize(params)
+        if method == "ping":
+            return {}
+        if method == "server/discover":
+            # A handshake-era client never sends this without _meta; be explicit for probes.
+            raise RpcError(jsonrpc.INVALID_PARAMS, f"server/discover needs params._meta.{META_PROTOCOL_VERSION}")
+        if state.protocol_version is None and method not in _PRE_INIT:
+            raise RpcError(jsonrpc.INVALID_REQUEST, "Received a request before initialize")
+        if method == "logging/setLevel":
+            level = params.get("level")
+            if level not in LOG_LEVELS:
+                raise RpcError(jsonrpc.INVALID_PARAMS, f"Unknown log level: {level}")
+            state.log_level = str(level)
+            return {}
+        context = RequestContext(
+            self.session,
+            request_id,
+            params,
+            era=ERA_LEGACY,
+            protocol_version=state.protocol_version or "",
+            client_capabilities=state.client_capabilities,
+            log_level=state.log_level,
+        )
+        return await self._dispatch(method, params, context)
+
+    def _initialize(self, params: JSONObject) -> JSONObject:
+        requested = params.get("protocolVersion")
+        version = requested if requested in HANDSHAKE_VERSIONS else HANDSHAKE_VERSIONS[0]
+        caps = params.get("capabilities")
+        info = params.get("clientInfo")
+        self.state = ConnectionState(
+            protocol_version=str(version),
+            client_capabilities=caps if isinstance(caps, dict) else {},
+            client_info=info if isinstance(info, dict) else {},
+        )
+        result: JSONObject = {
+            "protocolVersion": version,
+            "capabilities": self.server.capabilities(),
+            "serverInfo": self.server.info,
+        }
+        if self.server.instructions is not None:
+            result["instructions"] = self.server.instructions
+        return result
+
+    # -- methods shared by both eras -----------------------------------------------
+
+    async def _dispatch(self, method: str, params: JSONObject, context: RequestContext) -> Any:
+        if method == "tools/list":
+            return {"tools": [tool.definition for tool in self.server._tools.values()]}
+        if method == "tools/call":
+            return await self._call_tool(params, context)
+        handler = self.server._methods.get(method)
+        if handler is None:
+            raise RpcError(jsonrpc.METHOD_NOT_FOUND, f"Method not found: {method}")
+        return await handler(params, context)
+
+    async def _call_tool(self, params: JSONObject, context: RequestContext) -> JSONObject:
+        name = params.get("name")
+        tool = self.server._tools.get(name) if isinstance(name, str) else None
+        if tool is None:
+            raise RpcError(jsonrpc.INVALID_PARAMS, f"Unknown tool: {name}")
+        arguments = params.get("arguments")
+        if arguments is None:
+            arguments = {}
+        if not isinstance(arguments, dict):
+            return error_result("Invalid arguments: expected an object")
+        try:
+            return await tool.handler(arguments, context)
+        except (RpcError, asyncio.CancelledError):
+            raise
+        except Exception as exc:
+            # Never leak a traceback to the client; the server log keeps it.
+            log.exception("tool %r failed", name)
+            return error_result(f"Tool {name!r} failed: {type(exc).__name__}")
+
+
+def error_result(message: str) -> JSONObject:
+    """A tool execution error: the model reads it, the protocol call still succeeds."""
+    return {"content": [{"type": "text", "text": message}], "isError": True}
+
+
+__all__ = ["Server", "ServerConnection", "RequestContext", "error_result", "ProtocolError"]

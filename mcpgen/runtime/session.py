@@ -1,0 +1,361 @@
+"""A JSON-RPC peer over one transport: correlation, timeouts, cancellation, progress.
+
+Symmetric on purpose: the client and the server both send and answer requests
+(a handshake-era server asks the client for sampling, roots, elicitation, ping).
+Incoming requests each run in their own task, so a slow handler never blocks the
+reader, pings or cancellations.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import functools
+import inspect
+import itertools
+import logging
+import math
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+from . import jsonrpc
+from .errors import ConnectionClosed, McpError, RequestTimeout, RpcError
+from .jsonrpc import JSONObject, RequestId
+from .transport import Transport
+
+ProgressCallback = Callable[[float, "float | None", "str | None"], "Awaitable[None] | None"]
+# (method, params, request id) -> result; raise RpcError to answer with an error.
+RequestHandler = Callable[[str, JSONObject, RequestId], Awaitable[Any]]
+NotificationHandler = Callable[[str, JSONObject], "Awaitable[None] | None"]
+# Whole decoded message (list for a batch) -> handled? Lets the owner intercept batches.
+RawHandler = Callable[[Any], "Awaitable[bool]"]
+
+log = logging.getLogger("mcpgen.runtime.session")
+
+
+class _Pending:
+    __slots__ = ("future", "method", "progress", "timer", "timeout", "hard_deadline", "token")
+
+    def __init__(self, future: asyncio.Future[Any], method: str) -> None:
+        self.future = future
+        self.method = method
+        self.progress: ProgressCallback | None = None
+        self.timer: asyncio.TimerHandle | None = None
+        self.timeout: float | None = None
+        self.hard_deadline: float | None = None
+        self.token: RequestId | None = None
+
+
+class Session:
+    """Sends requests and notifications, answers the peer's, routes responses."""
+
+    def __init__(
+        self,
+        transport: Transport,
+        *,
+        on_request: RequestHandler | None = None,
+        on_notification: NotificationHandler | None = None,
+        on_invalid: Callable[[bytes], Awaitable[None]] | None = None,
+        on_batch: RawHandler | None = None,
+        timeout: float | None = 60.0,
+        max_timeout: float | None = None,
+        reset_timeout_on_progress: bool = True,
+    ) -> None:
+        self.transport = transport
+        self.on_request = on_request
+        self.on_notification = on_notification
+        self.on_invalid = on_invalid
+        self.on_batch = on_batch
+        self.timeout = timeout
+        self.max_timeout = max_timeout
+        self.reset_timeout_on_progress = reset_timeout_on_progress
+        self._ids = itertools.count(1)
+        self._pending: dict[RequestId, _Pending] = {}
+        self._by_token: dict[RequestId, _Pending] = {}
+        self._handling: dict[RequestId, asyncio.Task[None]] = {}
+        self._reader: asyncio.Task[None] | None = None
+        self._closed: McpError | None = None
+        self.closed_event = asyncio.Event()
+
+    # -- lifecycle -----------------------------------------------------------------
+
+    def start(self) -> None:
+        self._reader = asyncio.get_running_loop().create_task(self._read_loop())
+
+    @property
+    def is_closed(self) -> bool:
+        return self._closed is not None
+
+    async def wait_closed(self) -> None:
+        await self.closed_event.wait()
+
+    async def close(self, reason: str = "the session was closed") -> None:
+        self._fail_all(ConnectionClosed(reason))
+        for task in list(self._handling.values()):
+            task.cancel()
+        await self.transport.close()
+        if self._reader is not None and self._reader is not asyncio.current_task():
+            self._reader.cancel()
+            try:
+                await self._reader
+            except (asyncio.CancelledError, Exception):
+                pass
+
+    def _fail_all(self, error: McpError) -> None:
+        if self._closed is None:
+            self._closed = error
+        pending, self._pending = self._pending, {}
+        self._by_token.clear()
+        for entry in pending.values():
+            if entry.timer is not None:
+                entry.timer.cancel()
+            if not entry.future.done():
+                entry.future.set_exception(error)
+        self.closed_event.set()
+
+    # -- sending -------------------------------------------------------------------
+
+    def next_id(self) -> int:
+        return next(self._ids)
+
+    async def notify(self, method: str, params: JSONObject | None = None) -> None:
+        if self._closed is not None:
+            raise self._closed
+        await self.transport.send(jsonrpc.notification(method, params))
+
+    async def request(
+        self,
+        method: str,
+        params: JSONObject | None = None,
+        *,
+        timeout: float | None = None,
+        progress: ProgressCallback | None = None,
+        cancellable: bool = True,
+    ) -> Any:
+        """Send a request and wait for its result. Raises RpcError, RequestTimeout, ConnectionClosed.
+
+        timeout None means the session default; math.inf means wait for ever (still capped
+        by max_timeout, the hard maximum).
+        """
+        if self._closed is not None:
+            raise ConnectionClosed(str(self._closed))
+        loop = asyncio.get_running_loop()
+        request_id = next(self._ids)
+        entry = _Pending(loop.create_future(), method)
+        if progress is not None:
+            # The request id doubles as the progress token: unique among active requests.
+            params = dict(params or {})
+            meta = dict(params.get("_meta") or {})
+            meta["progressToken"] = request_id
+            params["_meta"] = meta
+            entry.progress = progress
+            entry.token = request_id
+            self._by_token[request_id] = entry
+        effective = self.timeout if timeout is None else timeout
+        if effective is not None and math.isinf(effective):
+            effective = None
+        if self.max_timeout is not None:
+            entry.hard_deadline = loop.time() + self.max_timeout
+            effective = self.max_timeout if effective is None else min(effective, self.max_timeout)
+        entry.timeout = effective
+        if effective is not None:
+            entry.timer = loop.call_later(effective, self._expire, request_id)
+        self._pending[request_id] = entry
+        try:
+            await self.transport.send(jsonrpc.request(request_id, method, params))
+            return await entry.future
+        except asyncio.CancelledError:
+            if cancellable and request_id in self._pending:
+                self._send_cancel(request_id, "the caller cancelled the request")
+            raise
+        finally:
+            self._forget(request_id)
+
+    def _forget(self, request_id: RequestId) -> None:
+        entry = self._pending.pop(request_id, None)
+        if entry is None:
+            return
+        if entry.timer is not None:
+            entry.timer.cancel()
+        if entry.token is not None:
+            self._by_token.pop(entry.token, None)
+
+    def _expire(self, request_id: RequestId) -> None:
+        entry = self._pending.get(request_id)
+        if entry is None or entry.future.done():
+            return
+        entry.future.set_exception(
+            RequestTimeout(f"{entry.method} got no response within {entry.timeout:g}s")
+        )
+        self._forget(request_id)
+        self._send_cancel(request_id, "request timed out")
+
+    def _send_cancel(self, request_id: RequestId, reason: str) -> None:
+        if self._closed is not None:
+            return
+        message = jsonrpc.notification(
+            "notifications/cancelled", {"requestId": request_id, "reason": reason}
+        )
+        task = asyncio.get_running_loop().create_task(self._send_quietly(message))
+        task.add_done_callback(_consume)
+
+    async def _send_quietly(self, message: JSONObject) -> None:
+        try:
+            await self.transport.send(message)
+        except McpError:
+            pass
+
+    # -- receiving -----------------------------------------------------------------
+
+    async def _read_loop(self) -> None:
+        reason = "the connection closed"
+        try:
+            while True:
+                line = await self.transport.receive()
+                if line is None:
+                    reason = self.transport.describe_close()
+                    break
+                try:
+                    message = jsonrpc.decode(line)
+                except ValueError:
+                    if self.on_invalid is not None:
+                        await self.on_invalid(line)
+                    else:
+                        log.warning("skipping a non-JSON line from the peer: %.200r", line)
+                    continue
+                self.dispatch(message)
+        except asyncio.CancelledError:
+            raise
+        except Exception as exc:  # the transport broke: fail everything, never hang
+            reason = f"the connection failed: {exc}"
+            log.debug("read loop failed", exc_info=True)
+        finally:
+            self._fail_all(ConnectionClosed(reason))
+            for task in list(self._handling.values()):
+                task.cancel()
+
+    def dispatch(self, message: Any) -> None:
+        """Route one decoded message (also used by transports that deliver objects)."""
+        if isinstance(message, list):
+            if self.on_batch is not None:
+                _spawn(self.on_batch(message))
+            else:
+                _spawn(self._send_quietly(jsonrpc.error_response(None, jsonrpc.INVALID_REQUEST, "Batches are not supported")))
+            return
+        kind = jsonrpc.classify(message)
+        if kind == "response" or kind == "error":
+            self._on_response(message, kind)
+        elif kind == "notification":
+            self._on_notification(message)
+        elif kind == "request":
+            request_id = message["id"]
+            task = asyncio.get_running_loop().create_task(self._answer(message))
+            self._handling[request_id] = task
+            task.add_done_callback(functools.partial(self._done_handling, request_id))
+        else:
+            log.warning("ignoring an invalid JSON-RPC message: %.200r", message)
+            if isinstance(message, dict) and "method" in message and jsonrpc.is_valid_id(message.get("id")):
+                _spawn(self._send_quietly(jsonrpc.error_response(message["id"], jsonrpc.INVALID_REQUEST, "Invalid request")))
+            elif isinstance(message, dict) and "method" in message and "id" in message:
+                _spawn(self._send_quietly(jsonrpc.error_response(None, jsonrpc.INVALID_REQUEST, "Invalid request")))
+
+    def _done_handling(self, request_id: RequestId, _task: asyncio.Task[None]) -> None:
+        self._handling.pop(request_id, None)
+
+    def _on_response(self, message: JSONObject, kind: str) -> None:
+        entry = self._pending.get(message["id"])
+        if entry is None:
+            log.debug("ignoring a late or unknown response id %r", message.get("id"))
+            return
+        self._forget(message["id"])
+        if entry.future.done():
+            return
+        if kind == "response":
+            entry.future.set_result(message["result"])
+        else:
+            error = message["error"]
+            code = error.get("code")
+            entry.future.set_exception(
+                RpcError(code if isinstance(code, int) else jsonrpc.INTERNAL_ERROR, str(error.get("message", "")), error.get("data"))
+            )
+
+    def _on_notification(self, message: JSONObject) -> None:
+        method = message["method"]
+        params = message.get("params")
+        if not isinstance(params, dict):
+            params = {}
+        if method == "notifications/progress":
+            self._on_progress(params)
+            return
+        if method == "notifications/cancelled":
+            task = self._handling.get(params.get("requestId"))  # type: ignore[arg-type]
+            if task is not None:
+                task.cancel()
+            # Fall through: the owner may also want to know.
+        if self.on_notification is not None:
+            try:
+                outcome = self.on_notification(method, params)
+                if inspect.isawaitable(outcome):
+                    _spawn(outcome)
+            except Exception:
+                log.exception("notification handler for %s failed", method)
+
+    def _on_progress(self, params: JSONObject) -> None:
+        entry = self._by_token.get(params.get("progressToken"))  # type: ignore[arg-type]
+        if entry is None or entry.progress is None:
+            return
+        if self.reset_timeout_on_progress and entry.timer is not None and entry.timeout is not None:
+            loop = asyncio.get_running_loop()
+            entry.timer.cancel()
+            delay = entry.timeout
+            if entry.hard_deadline is not None:
+                delay = min(delay, max(0.0, entry.hard_deadline - loop.time()))
+            request_id = entry.token
+            assert request_id is not None
+            entry.timer = loop.call_later(delay, self._expire, request_id)
+        try:
+            outcome = entry.progress(params.get("progress", 0), params.get("total"), params.get("message"))
+            if inspect.isawaitable(outcome):
+                _spawn(outcome)
+        except Exception:
+            log.exception("progress callback failed")
+
+    async def _answer(self, message: JSONObject) -> None:
+        request_id = message["id"]
+        params = message.get("params")
+        if not isinstance(params, dict):
+            params = {}
+        try:
+            if self.on_request is None:
+                raise RpcError(jsonrpc.METHOD_NOT_FOUND, f"Method not found: {message['method']}")
+            result = await self.on_request(message["method"], params, request_id)
+            reply = jsonrpc.response(request_id, result)
+        except asyncio.CancelledError:
+            return  # cancelled by the peer: the spec says not to answer
+        except RpcError as exc:
+            reply = jsonrpc.error_response(request_id, exc.code, exc.message, exc.data)
+        except Exception:
+            log.exception("handler for %s failed", message["method"])
+            reply = jsonrpc.error_response(request_id, jsonrpc.INTERNAL_ERROR, "Internal error")
+        try:
+            await self.transport.send(reply)
+        except (McpError, ValueError) as exc:
+            if isinstance(exc, ValueError):  # e.g. NaN in a result: answer with an error instead
+                await self._send_quietly(jsonrpc.error_response(request_id, jsonrpc.INTERNAL_ERROR, "Result is not valid JSON"))
+
+
+_background: set[asyncio.Task[Any]] = set()
+
+
+def _spawn(awaitable: Awaitable[Any]) -> None:
+    async def run() -> None:
+        await awaitable
+
+    task = asyncio.get_running_loop().create_task(run())
+    _background.add(task)
+    task.add_done_callback(_consume)
+
+
+def _consume(task: asyncio.Task[Any]) -> None:
+    _background.discard(task)
+    if not task.cancelled() and task.exception() is not None:
+        log.debug("background task failed", exc_info=task.exception())

@@ -1,0 +1,21 @@
+"""The interface between a session and the bytes: one framed message in, one out."""
+
+from __future__ import annotations
+
+from typing import Protocol
+
+from .jsonrpc import JSONObject
+
+
+class Transport(Protocol):
+    async def send(self, message: JSONObject | list[JSONObject]) -> None:
+        """Deliver one message (or a batch). Raises ConnectionClosed when the peer is gone."""
+
+    async def receive(self) -> bytes | None:
+        """The next raw message, or None once the peer has closed."""
+
+    async def close(self) -> None:
+        """Release everything; safe to call twice."""
+
+    def describe_close(self) -> str:
+        """Why the transport ended, for error messages (exit code, last stderr line...)."""
