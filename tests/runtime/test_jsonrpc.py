@@ -1,0 +1,54 @@
+"""The JSON-RPC layer alone: framing and message classification."""
+
+from __future__ import annotations
+
+import pytest
+
+from mcpgen.runtime import jsonrpc
+
+
+def test_encode_is_one_compact_utf8_line() -> None:
+    data = jsonrpc.encode(jsonrpc.request(1, "tools/call", {"text": "a\nb", "ü": "é\u2028"}))
+    assert b"\n" not in data
+    assert b" " not in data
+    assert "é".encode() in data  # UTF-8, not \\u escapes
+    assert jsonrpc.decode(data)["params"]["text"] == "a\nb"
+
+
+def test_encode_rejects_nan() -> None:
+    with pytest.raises(ValueError):
+        jsonrpc.encode({"x": float("nan")})
+
+
+def test_decode_rejects_junk() -> None:
+    with pytest.raises(ValueError):
+        jsonrpc.decode(b"Server starting on stdio...")
+
+
+@pytest.mark.parametrize(
+    ("message", "kind"),
+    [
+        ({"jsonrpc": "2.0", "id": 1, "method": "ping"}, "request"),
+        ({"jsonrpc": "2.0", "id": "a", "method": "ping", "params": {}}, "request"),
+        ({"jsonrpc": "2.0", "method": "notifications/initialized"}, "notification"),
+        ({"jsonrpc": "2.0", "id": 1, "result": {}}, "response"),
+        ({"jsonrpc": "2.0", "id": None, "error": {"code": -32700, "message": "x"}}, "error"),
+        ({"jsonrpc": "2.0", "id": None, "method": "ping"}, "invalid"),  # null id is never valid
+        ({"jsonrpc": "2.0", "id": True, "method": "ping"}, "invalid"),
+        ({"jsonrpc": "1.0", "id": 1, "method": "ping"}, "invalid"),
+        ({"jsonrpc": "2.0", "id": 1, "method": 5}, "invalid"),
+        ({"jsonrpc": "2.0", "id": 1, "method": "x", "params": "s"}, "invalid"),
+        ([1, 2], "invalid"),
+        ("text", "invalid"),
+    ],
+)
+def test_classify(message: object, kind: str) -> None:
+    assert jsonrpc.classify(message) == kind
+
+
+def test_error_response_omits_absent_data() -> None:
+    assert jsonrpc.error_response(3, -32601, "nope") == {
+        "jsonrpc": "2.0",
+        "id": 3,
+        "error": {"code": -32601, "message": "nope"},
+    }

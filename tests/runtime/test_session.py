@@ -1,0 +1,198 @@
+"""The session layer alone, over an in-memory transport: correlation, timeouts, cancellation, progress."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+import pytest
+from memory_transport import pair
+
+from mcpgen.runtime import ConnectionClosed, RequestTimeout, RpcError, Session
+from mcpgen.runtime.jsonrpc import JSONObject, RequestId
+
+
+def run(coro_fn: Callable[[], Awaitable[Any]]) -> Any:
+    return asyncio.run(asyncio.wait_for(coro_fn(), 20))
+
+
+def sessions(
+    handler: Callable[[str, JSONObject, RequestId], Awaitable[Any]] | None = None, **kw: Any
+) -> tuple[Session, Session]:
+    a, b = pair()
+    client = Session(a, **kw)
+    server = Session(b, on_request=handler)
+    client.start()
+    server.start()
+    return client, server
+
+
+def test_many_requests_in_flight_each_get_their_own_answer() -> None:
+    async def main() -> None:
+        async def echo(method: str, params: JSONObject, rid: RequestId) -> Any:
+            await asyncio.sleep(0.001 * (int(params["n"]) % 7))  # answer out of order
+            return {"n": params["n"]}
+
+        client, server = sessions(echo)
+        results = await asyncio.gather(*(client.request("echo", {"n": i}) for i in range(500)))
+        assert [r["n"] for r in results] == list(range(500))
+        # ids are never reused while outstanding
+        sent_ids = [m["id"] for m in client.transport.sent]  # type: ignore[attr-defined]
+        assert len(set(sent_ids)) == 500
+        await client.close()
+
+    run(main)
+
+
+def test_error_response_raises_rpc_error_with_code_and_data() -> None:
+    async def main() -> None:
+        async def fail(method: str, params: JSONObject, rid: RequestId) -> Any:
+            raise RpcError(-32602, "bad", {"field": "x"})
+
+        client, _ = sessions(fail)
+        with pytest.raises(RpcError) as info:
+            await client.request("x")
+        assert (info.value.code, info.value.message, info.value.data) == (-32602, "bad", {"field": "x"})
+        await client.close()
+
+    run(main)
+
+
+def test_handler_crash_is_an_internal_error_without_details() -> None:
+    async def main() -> None:
+        async def crash(method: str, params: JSONObject, rid: RequestId) -> Any:
+            raise KeyError("secret-path /etc/shadow")
+
+        client, _ = sessions(crash)
+        with pytest.raises(RpcError) as info:
+            await client.request("x")
+        assert info.value.code == -32603
+        assert "secret" not in info.value.message
+        await client.close()
+
+    run(main)
+
+
+def test_timeout_raises_locally_and_cancels_on_the_peer() -> None:
+    async def main() -> None:
+        cancelled = asyncio.Event()
+
+        async def hang(method: str, params: JSONObject, rid: RequestId) -> Any:
+            try:
+                await asyncio.sleep(60)
+            except asyncio.CancelledError:
+                cancelled.set()
+                raise
+
+        client, _ = sessions(hang)
+        with pytest.raises(RequestTimeout):
+            await client.request("slow", timeout=0.2)
+        await asyncio.wait_for(cancelled.wait(), 5)
+        note = client.transport.sent[-1]  # type: ignore[attr-defined]
+        assert note["method"] == "notifications/cancelled"
+        assert note["params"]["requestId"] == 1
+        await client.close()
+
+    run(main)
+
+
+def test_caller_cancellation_sends_notifications_cancelled() -> None:
+    async def main() -> None:
+        cancelled = asyncio.Event()
+
+        async def hang(method: str, params: JSONObject, rid: RequestId) -> Any:
+            try:
+                await asyncio.sleep(60)
+            except asyncio.CancelledError:
+                cancelled.set()
+                raise
+
+        client, server = sessions(hang)
+        task = asyncio.ensure_future(client.request("slow"))
+        await asyncio.sleep(0.05)
+        task.cancel()
+        await asyncio.wait_for(cancelled.wait(), 5)
+        # The cancelled request gets no response at all.
+        assert all("result" not in m and "error" not in m for m in server.transport.sent)  # type: ignore[attr-defined]
+        await client.close()
+
+    run(main)
+
+
+def test_progress_resets_the_timeout_but_the_hard_maximum_holds() -> None:
+    async def main() -> None:
+        async def steady(method: str, params: JSONObject, rid: RequestId) -> Any:
+            token = params["_meta"]["progressToken"]
+            for i in range(1, 100):
+                await asyncio.sleep(0.1)
+                await server.notify("notifications/progress", {"progressToken": token, "progress": i})
+                if params.get("stop") == i:
+                    return {"done": i}
+            return {}
+
+        client, server = sessions(steady, max_timeout=1.5)
+        seen: list[float] = []
+        # Each step (0.1 s) is under the 0.3 s timeout: progress keeps it alive past 0.3 s.
+        result = await client.request("work", {"stop": 6}, timeout=0.3, progress=lambda p, t, m: seen.append(p))
+        assert result == {"done": 6}
+        assert seen == [1, 2, 3, 4, 5, 6]
+        # Never past the hard maximum, however much progress arrives.
+        with pytest.raises(RequestTimeout):
+            await client.request("work", {"stop": 50}, timeout=0.3, progress=lambda p, t, m: None)
+        await client.close()
+
+    run(main)
+
+
+def test_pending_calls_fail_at_once_when_the_peer_goes_away() -> None:
+    async def main() -> None:
+        async def hang(method: str, params: JSONObject, rid: RequestId) -> Any:
+            await asyncio.sleep(60)
+
+        client, server = sessions(hang)
+        calls = [asyncio.ensure_future(client.request("slow", timeout=None)) for _ in range(10)]
+        await asyncio.sleep(0.05)
+        await server.close()
+        outcomes = await asyncio.wait_for(asyncio.gather(*calls, return_exceptions=True), 2)
+        assert all(isinstance(o, ConnectionClosed) for o in outcomes)
+        with pytest.raises(ConnectionClosed):
+            await client.request("again")
+
+    run(main)
+
+
+def test_late_response_after_timeout_is_ignored() -> None:
+    async def main() -> None:
+        from mcpgen.runtime import jsonrpc
+
+        a, b = pair()
+        client = Session(a)
+        client.start()
+        with pytest.raises(RequestTimeout):
+            await client.request("x", timeout=0.1)
+        # A raw peer answers the timed-out id late, then answers the next request properly.
+        first = jsonrpc.decode(await b.receive() or b"")
+        assert jsonrpc.decode(await b.receive() or b"")["method"] == "notifications/cancelled"
+        await b.send(jsonrpc.response(first["id"], {"late": True}))
+        follow = asyncio.ensure_future(client.request("y", timeout=2))
+        second = jsonrpc.decode(await b.receive() or b"")
+        await b.send(jsonrpc.response(second["id"], {"fresh": True}))
+        assert await follow == {"fresh": True}
+        await client.close()
+
+    run(main)
+
+
+def test_unknown_method_without_handler_is_method_not_found() -> None:
+    async def main() -> None:
+        a, b = pair()
+        client, server = Session(a), Session(b)
+        client.start()
+        server.start()
+        with pytest.raises(RpcError) as info:
+            await client.request("nope")
+        assert info.value.code == -32601
+        await client.close()
+
+    run(main)
