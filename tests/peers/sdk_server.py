@@ -5,9 +5,9 @@ echo, add, slow, progress, log, crash, big, weather (structured output).
 
     python tests/peers/sdk_server.py [--cancel-log FILE]
 
-``--cancel-log FILE``: when a ``slow`` call is cancelled, a line ``cancelled <seconds>`` is
-appended to FILE (and always written to stderr), so a test can assert that the client's
-``notifications/cancelled`` reached the handler.
+``--cancel-log FILE``: ``slow`` appends ``started <seconds>`` to FILE when it starts and
+``cancelled <seconds>`` when it is cancelled (also written to stderr), so a test can wait for
+the call to reach the handler and assert that the client's ``notifications/cancelled`` did too.
 """
 
 from __future__ import annotations
@@ -54,11 +54,12 @@ def add(a: int, b: int) -> int:
 
 @mcp.tool()
 async def slow(seconds: float) -> str:
-    """Sleep for the given number of seconds; records cancellation."""
+    """Sleep for the given number of seconds; records start and cancellation."""
+    _record("started", seconds)
     try:
         await asyncio.sleep(seconds)
     except asyncio.CancelledError:
-        _record_cancel(seconds)
+        _record("cancelled", seconds)
         raise
     return f"slept {seconds}"
 
@@ -98,11 +99,11 @@ def weather(city: str) -> WeatherReport:
     return WeatherReport(city=city, temperature_c=21.5, conditions="sunny")
 
 
-def _record_cancel(seconds: float) -> None:
-    print(f"sdk_server: slow({seconds}) cancelled", file=sys.stderr, flush=True)
+def _record(event: str, seconds: float) -> None:
+    print(f"sdk_server: slow({seconds}) {event}", file=sys.stderr, flush=True)
     if ARGS.cancel_log:
         with open(ARGS.cancel_log, "a", encoding="utf-8") as f:
-            f.write(f"cancelled {seconds}\n")
+            f.write(f"{event} {seconds}\n")
 
 
 if __name__ == "__main__":
