@@ -9,6 +9,7 @@ reader, pings or cancellations.
 from __future__ import annotations
 
 import asyncio
+import contextvars
 import functools
 import inspect
 import itertools
@@ -30,6 +31,12 @@ NotificationHandler = Callable[[str, JSONObject], "Awaitable[None] | None"]
 RawHandler = Callable[[Any], "Awaitable[bool]"]
 
 log = logging.getLogger("mcpgen.runtime.session")
+
+# The id of the incoming request whose handler is running in this task (None elsewhere).
+# Transports that give each request its own stream (HTTP) route related messages by it.
+current_request: contextvars.ContextVar[RequestId | None] = contextvars.ContextVar(
+    "mcpgen_current_request", default=None
+)
 
 
 class _Pending:
@@ -258,6 +265,12 @@ class Session:
             elif isinstance(message, dict) and "method" in message and "id" in message:
                 _spawn(self._send_quietly(jsonrpc.error_response(None, jsonrpc.INVALID_REQUEST, "Invalid request")))
 
+    def cancel_incoming(self, request_id: RequestId) -> None:
+        """Stop the handler of a request the peer no longer waits for (HTTP disconnect)."""
+        task = self._handling.get(request_id)
+        if task is not None:
+            task.cancel()
+
     def _done_handling(self, request_id: RequestId, _task: asyncio.Task[None]) -> None:
         self._handling.pop(request_id, None)
 
@@ -321,6 +334,7 @@ class Session:
 
     async def _answer(self, message: JSONObject) -> None:
         request_id = message["id"]
+        current_request.set(request_id)
         params = message.get("params")
         if not isinstance(params, dict):
             params = {}

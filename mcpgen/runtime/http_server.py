@@ -1,0 +1,506 @@
+"""Streamable HTTP server: a plain ASGI app over the same `Server` as stdio.
+
+One endpoint (POST, GET, DELETE). A stateless-era request (2026-07-28 `_meta`) is
+served on its own, so several workers or hosts can share the load. An `initialize`
+opens a handshake-era session (`Mcp-Session-Id`). Each request gets its own response:
+plain JSON when the handler answers without streaming anything first, otherwise an
+SSE stream carrying its progress, logs and server->client requests, then the result.
+A client that disconnects cancels its handler.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import secrets
+from collections.abc import Awaitable, Callable, Iterable, MutableMapping
+from dataclasses import dataclass, field
+from typing import Any
+from urllib.parse import urlsplit
+
+from . import jsonrpc
+from .errors import ConnectionClosed
+from .jsonrpc import JSONObject, RequestId
+from .protocol import HANDSHAKE_VERSIONS, META_PROTOCOL_VERSION, MODERN_VERSIONS
+from .server import Server, ServerConnection
+from .session import current_request
+
+Scope = MutableMapping[str, Any]
+Message = MutableMapping[str, Any]
+Receive = Callable[[], Awaitable[Message]]
+Send = Callable[[Message], Awaitable[None]]
+
+log = logging.getLogger("mcpgen.runtime.http")
+
+_ERROR_STATUS = {
+    jsonrpc.METHOD_NOT_FOUND: 404,
+    jsonrpc.HEADER_MISMATCH: 400,
+    jsonrpc.MISSING_CLIENT_CAPABILITY: 400,
+    jsonrpc.UNSUPPORTED_PROTOCOL_VERSION: 400,
+    jsonrpc.INVALID_PARAMS: 400,
+}
+_NAME_HEADER_FOR = {"tools/call": "name", "prompts/get": "name", "resources/read": "uri"}
+_LOOPBACK = ("localhost", "127.0.0.1", "[::1]", "::1")
+_MAX_BODY = 64 * 1024 * 1024
+
+
+@dataclass
+class HttpSecurity:
+    """DNS-rebinding protection: which Host and Origin headers are acceptable.
+
+    Empty lists mean "loopback names only", the safe default for a local server.
+    """
+
+    allowed_hosts: list[str] = field(default_factory=list)
+    allowed_origins: list[str] = field(default_factory=list)
+
+    def host_ok(self, host: str | None) -> bool:
+        if host is None:
+            return False
+        if self.allowed_hosts:
+            return host in self.allowed_hosts or host.rsplit(":", 1)[0] in self.allowed_hosts
+        return _hostname(host) in _LOOPBACK
+
+    def origin_ok(self, origin: str | None) -> bool:
+        if origin is None:
+            return True  # not a browser: nothing to rebind
+        if self.allowed_origins:
+            return origin in self.allowed_origins
+        return _hostname(urlsplit(origin).netloc) in _LOOPBACK
+
+
+def _hostname(netloc: str) -> str:
+    if netloc.startswith("["):
+        return netloc.split("]", 1)[0] + "]"
+    return netloc.rsplit(":", 1)[0] if ":" in netloc else netloc
+
+
+class _RequestStream:
+    """Messages bound for one POST's response, in order."""
+
+    def __init__(self) -> None:
+        self.queue: asyncio.Queue[JSONObject] = asyncio.Queue()
+
+
+class HttpServerTransport:
+    """The transport of one ServerConnection: routes each outgoing message to a stream."""
+
+    def __init__(self) -> None:
+        self.streams: dict[RequestId, _RequestStream] = {}
+        self.standalone: asyncio.Queue[JSONObject] | None = None  # the GET stream, if open
+        self.closed = False
+
+    async def send(self, message: JSONObject | list[JSONObject]) -> None:
+        if self.closed:
+            raise ConnectionClosed("the HTTP session is closed")
+        if isinstance(message, list):  # batch replies go to the first request's stream
+            for item in message:
+                await self.send(item)
+            return
+        target: RequestId | None = None
+        if "method" not in message and "id" in message:
+            target = message["id"]
+        else:
+            target = current_request.get()
+        stream = self.streams.get(target) if target is not None else None
+        if stream is not None:
+            stream.queue.put_nowait(message)
+        elif self.standalone is not None:
+            self.standalone.put_nowait(message)
+        else:
+            log.debug("dropping a message with no stream to carry it: %.200r", message)
+
+    async def receive(self) -> bytes | None:
+        raise RuntimeError("HTTP messages are dispatched, not read")
+
+    async def close(self) -> None:
+        self.closed = True
+
+    def describe_close(self) -> str:
+        return "the HTTP session ended"
+
+
+@dataclass
+class _LegacySession:
+    connection: ServerConnection
+    transport: HttpServerTransport
+
+
+class StreamableHttpApp:
+    """ASGI application serving one `Server` at `path` (default /mcp)."""
+
+    def __init__(
+        self,
+        server: Server,
+        *,
+        path: str = "/mcp",
+        security: HttpSecurity | None = None,
+        json_response: bool = False,
+        stateless: bool = False,
+    ) -> None:
+        self.server = server
+        self.path = path.rstrip("/") or "/"
+        self.security = security or HttpSecurity()
+        self.json_response = json_response
+        # Stateless: handshake-era requests are served without a session, so any worker can answer.
+        self.stateless = stateless
+        self.sessions: dict[str, _LegacySession] = {}
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "lifespan":
+            await _lifespan(receive, send)
+            return
+        if scope["type"] != "http":
+            return
+        headers = _headers(scope)
+        if not self.security.host_ok(headers.get("host")) or not self.security.origin_ok(headers.get("origin")):
+            await _plain(send, 403, "Forbidden: Host or Origin not allowed")
+            return
+        if scope["path"].rstrip("/") != self.path.rstrip("/") and scope["path"] != self.path:
+            await _plain(send, 404, "Not found")
+            return
+        method = scope["method"]
+        if method == "POST":
+            await self._post(headers, receive, send)
+        elif method == "GET":
+            await self._get(headers, receive, send)
+        elif method == "DELETE":
+            await self._delete(headers, send)
+        else:
+            await _plain(send, 405, "Method not allowed", {"allow": "GET, POST, DELETE"})
+
+    # -- POST ----------------------------------------------------------------------
+
+    async def _post(self, headers: dict[str, str], receive: Receive, send: Send) -> None:
+        accept = headers.get("accept", "")
+        body = await _read_body(receive)
+        if body is None:
+            await _json(send, 413, jsonrpc.error_response(None, jsonrpc.INVALID_REQUEST, "Body too large"))
+            return
+        try:
+            message = jsonrpc.decode(body)
+        except (ValueError, UnicodeDecodeError):
+            await _json(send, 400, jsonrpc.error_response(None, jsonrpc.PARSE_ERROR, "Parse error"))
+            return
+        kind = jsonrpc.classify(message)
+        if isinstance(message, list):
+            await _json(send, 400, jsonrpc.error_response(None, jsonrpc.INVALID_REQUEST, "Batches are not supported over HTTP"))
+            return
+        if kind == "invalid":
+            await _json(send, 400, jsonrpc.error_response(None, jsonrpc.INVALID_REQUEST, "Invalid request"))
+            return
+        params = message.get("params") if isinstance(message.get("params"), dict) else {}
+        meta = params.get("_meta") if isinstance(params, dict) else None
+        modern = isinstance(meta, dict) and META_PROTOCOL_VERSION in meta and message.get("method") != "initialize"
+
+        if modern:
+            problem = _modern_header_problem(message, headers)
+            if problem is not None:
+                code, text = problem
+                await _json(send, 400, jsonrpc.error_response(message.get("id"), code, text))
+                return
+            # Stateless: a fresh connection per request; nothing outlives the response.
+            transport = HttpServerTransport()
+            connection = self.server.connection(transport)
+            await self._serve(connection, transport, message, kind, accept, receive, send, session_id=None)
+            return
+
+        session_id = headers.get("mcp-session-id")
+        if message.get("method") == "initialize":
+            transport = HttpServerTransport()
+            connection = self.server.connection(transport)
+            new_id = None
+            if not self.stateless:
+                new_id = secrets.token_urlsafe(24)
+                self.sessions[new_id] = _LegacySession(connection, transport)
+            await self._serve(connection, transport, message, kind, accept, receive, send, session_id=new_id)
+            return
+        version = headers.get("mcp-protocol-version")
+        if version is not None and version not in HANDSHAKE_VERSIONS:
+            await _json(send, 400, jsonrpc.error_response(None, jsonrpc.INVALID_REQUEST, f"Unsupported MCP-Protocol-Version: {version}"))
+            return
+        if self.stateless:
+            transport = HttpServerTransport()
+            connection = self.server.connection(transport)
+            connection.state.protocol_version = version or "2025-03-26"
+            connection.state.initialized = True
+            await self._serve(connection, transport, message, kind, accept, receive, send, session_id=None)
+            return
+        if session_id is None:
+            await _json(send, 400, jsonrpc.error_response(None, jsonrpc.INVALID_REQUEST, "Missing Mcp-Session-Id header"))
+            return
+        legacy = self.sessions.get(session_id)
+        if legacy is None:
+            await _json(send, 404, jsonrpc.error_response(None, jsonrpc.INVALID_REQUEST, "Unknown or expired session"))
+            return
+        await self._serve(legacy.connection, legacy.transport, message, kind, accept, receive, send, session_id=session_id)
+
+    async def _serve(
+        self,
+        connection: ServerConnection,
+        transport: HttpServerTransport,
+        message: JSONObject,
+        kind: str,
+        accept: str,
+        receive: Receive,
+        send: Send,
+        *,
+        session_id: str | None,
+    ) -> None:
+        extra = {"mcp-session-id": session_id} if session_id else {}
+        if kind != "request":
+            # Notifications and responses (to our sampling/elicitation requests): accepted, no body.
+            connection.session.dispatch(message)
+            await _plain(send, 202, "", extra)
+            return
+        request_id = message["id"]
+        stream = _RequestStream()
+        transport.streams[request_id] = stream
+        try:
+            connection.session.dispatch(message)
+            await self._respond(connection, stream, request_id, accept, receive, send, extra)
+        finally:
+            transport.streams.pop(request_id, None)
+
+    async def _respond(
+        self,
+        connection: ServerConnection,
+        stream: _RequestStream,
+        request_id: RequestId,
+        accept: str,
+        receive: Receive,
+        send: Send,
+        extra: dict[str, str],
+    ) -> None:
+        disconnect = asyncio.ensure_future(_wait_disconnect(receive))
+        try:
+            first = await self._next(stream, disconnect)
+            if first is None:
+                connection.session.cancel_incoming(request_id)
+                return
+            sse_ok = "text/event-stream" in accept
+            if _is_final(first, request_id) or not sse_ok or self.json_response:
+                # Answered straight away (or the client cannot take a stream): one JSON body.
+                while not _is_final(first, request_id):
+                    nxt = await self._next(stream, disconnect)
+                    if nxt is None:
+                        connection.session.cancel_incoming(request_id)
+                        return
+                    first = nxt
+                await _json(send, _status_of(first), first, extra)
+                return
+            await send(
+                {
+                    "type": "http.response.start",
+                    "status": 200,
+                    "headers": _header_list(
+                        {
+                            "content-type": "text/event-stream",
+                            "cache-control": "no-cache",
+                            "x-accel-buffering": "no",
+                            **extra,
+                        }
+                    ),
+                }
+            )
+            message: JSONObject | None = first
+            event = 0
+            while message is not None:
+                event += 1
+                chunk = b"id: " + f"{request_id}-{event}".encode() + b"\nevent: message\ndata: " + jsonrpc.encode(message) + b"\n\n"
+                await send({"type": "http.response.body", "body": chunk, "more_body": True})
+                if _is_final(message, request_id):
+                    break
+                message = await self._next(stream, disconnect)
+            if message is None:
+                connection.session.cancel_incoming(request_id)
+                return
+            await send({"type": "http.response.body", "body": b"", "more_body": False})
+        finally:
+            disconnect.cancel()
+
+    @staticmethod
+    async def _next(stream: _RequestStream, disconnect: asyncio.Future[None]) -> JSONObject | None:
+        """The next message for this request, or None if the client went away first."""
+        getter = asyncio.ensure_future(stream.queue.get())
+        done, _ = await asyncio.wait({getter, disconnect}, return_when=asyncio.FIRST_COMPLETED)
+        if getter in done:
+            return getter.result()
+        getter.cancel()
+        return None
+
+    # -- GET and DELETE ------------------------------------------------------------
+
+    async def _get(self, headers: dict[str, str], receive: Receive, send: Send) -> None:
+        if "text/event-stream" not in headers.get("accept", ""):
+            await _plain(send, 406, "GET needs Accept: text/event-stream")
+            return
+        session_id = headers.get("mcp-session-id")
+        legacy = self.sessions.get(session_id) if session_id else None
+        if legacy is None:
+            # Stateless era: no standalone stream.
+            await _plain(send, 405 if session_id is None else 404, "No standalone stream", {"allow": "POST"})
+            return
+        if legacy.transport.standalone is not None:
+            await _plain(send, 409, "A stream is already open for this session")
+            return
+        queue: asyncio.Queue[JSONObject] = asyncio.Queue()
+        legacy.transport.standalone = queue
+        await send(
+            {
+                "type": "http.response.start",
+                "status": 200,
+                "headers": _header_list(
+                    {"content-type": "text/event-stream", "cache-control": "no-cache", "x-accel-buffering": "no", "mcp-session-id": session_id or ""}
+                ),
+            }
+        )
+        disconnect = asyncio.ensure_future(_wait_disconnect(receive))
+        try:
+            await send({"type": "http.response.body", "body": b": stream open\n\n", "more_body": True})
+            while True:
+                getter = asyncio.ensure_future(queue.get())
+                done, _ = await asyncio.wait({getter, disconnect}, timeout=15.0, return_when=asyncio.FIRST_COMPLETED)
+                if disconnect in done:
+                    getter.cancel()
+                    break
+                if getter in done:
+                    data = b"event: message\ndata: " + jsonrpc.encode(getter.result()) + b"\n\n"
+                else:
+                    getter.cancel()
+                    data = b": keep-alive\n\n"
+                await send({"type": "http.response.body", "body": data, "more_body": True})
+        finally:
+            disconnect.cancel()
+            if legacy.transport.standalone is queue:
+                legacy.transport.standalone = None
+
+    async def _delete(self, headers: dict[str, str], send: Send) -> None:
+        session_id = headers.get("mcp-session-id")
+        legacy = self.sessions.pop(session_id, None) if session_id else None
+        if legacy is None:
+            await _plain(send, 404 if session_id else 405, "No such session")
+            return
+        await legacy.connection.session.close("the client ended the session")
+        await _plain(send, 200, "")
+
+
+def _modern_header_problem(message: JSONObject, headers: dict[str, str]) -> tuple[int, str] | None:
+    """2026-07-28 requests repeat key body fields in headers; they must agree."""
+    params = message.get("params") or {}
+    meta = params.get("_meta") or {}
+    version = headers.get("mcp-protocol-version")
+    if version is not None and version != meta.get(META_PROTOCOL_VERSION):
+        return jsonrpc.HEADER_MISMATCH, "MCP-Protocol-Version header does not match params._meta"
+    method_header = headers.get("mcp-method")
+    if method_header is not None and method_header != message.get("method"):
+        return jsonrpc.HEADER_MISMATCH, "Mcp-Method header does not match the body"
+    field_name = _NAME_HEADER_FOR.get(str(message.get("method")))
+    if field_name is not None:
+        name_header = headers.get("mcp-name")
+        if name_header is not None and _decode_header(name_header) != params.get(field_name):
+            return jsonrpc.HEADER_MISMATCH, "Mcp-Name header does not match the body"
+    if version is not None and version not in MODERN_VERSIONS:
+        return jsonrpc.UNSUPPORTED_PROTOCOL_VERSION, f"Unsupported protocol version: {version}"
+    return None
+
+
+def _decode_header(value: str) -> str:
+    if value.startswith("=?base64?") and value.endswith("?="):
+        import base64
+
+        with contextlib.suppress(ValueError):
+            return base64.b64decode(value[9:-2]).decode("utf-8")
+    return value
+
+
+def _is_final(message: JSONObject, request_id: RequestId) -> bool:
+    return "method" not in message and message.get("id") == request_id
+
+
+def _status_of(message: JSONObject) -> int:
+    error = message.get("error")
+    if isinstance(error, dict):
+        return _ERROR_STATUS.get(error.get("code"), 200)  # type: ignore[arg-type]
+    return 200
+
+
+def _headers(scope: Scope) -> dict[str, str]:
+    return {k.decode("latin-1").lower(): v.decode("latin-1") for k, v in scope.get("headers", [])}
+
+
+def _header_list(headers: dict[str, str]) -> list[tuple[bytes, bytes]]:
+    return [(k.encode("latin-1"), v.encode("latin-1")) for k, v in headers.items()]
+
+
+async def _read_body(receive: Receive) -> bytes | None:
+    chunks: list[bytes] = []
+    size = 0
+    while True:
+        message = await receive()
+        if message["type"] == "http.disconnect":
+            return b""
+        chunk = message.get("body", b"")
+        size += len(chunk)
+        if size > _MAX_BODY:
+            return None
+        chunks.append(chunk)
+        if not message.get("more_body"):
+            return b"".join(chunks)
+
+
+async def _wait_disconnect(receive: Receive) -> None:
+    while True:
+        message = await receive()
+        if message["type"] == "http.disconnect":
+            return
+
+
+async def _plain(send: Send, status: int, text: str, extra: dict[str, str] | None = None) -> None:
+    body = text.encode()
+    headers = {"content-type": "text/plain; charset=utf-8", "content-length": str(len(body)), **(extra or {})}
+    await send({"type": "http.response.start", "status": status, "headers": _header_list(headers)})
+    await send({"type": "http.response.body", "body": body})
+
+
+async def _json(send: Send, status: int, payload: Any, extra: dict[str, str] | None = None) -> None:
+    body = jsonrpc.encode(payload)
+    headers = {"content-type": "application/json", "content-length": str(len(body)), **(extra or {})}
+    await send({"type": "http.response.start", "status": status, "headers": _header_list(headers)})
+    await send({"type": "http.response.body", "body": body})
+
+
+async def _lifespan(receive: Receive, send: Send) -> None:
+    while True:
+        message = await receive()
+        if message["type"] == "lifespan.startup":
+            await send({"type": "lifespan.startup.complete"})
+        elif message["type"] == "lifespan.shutdown":
+            await send({"type": "lifespan.shutdown.complete"})
+            return
+
+
+def serve_http(
+    server: Server,
+    *,
+    host: str = "127.0.0.1",
+    port: int = 8000,
+    path: str = "/mcp",
+    stateless: bool = False,
+    json_response: bool = False,
+    allowed_hosts: Iterable[str] = (),
+    allowed_origins: Iterable[str] = (),
+    log_level: str = "warning",
+) -> None:
+    """Run the server under uvicorn (blocking). Binds 127.0.0.1 unless told otherwise."""
+    import uvicorn
+
+    app = StreamableHttpApp(
+        server,
+        path=path,
+        stateless=stateless,
+        json_response=json_response,
+        security=HttpSecurity(list(allowed_hosts), list(allowed_origins)),
+    )
+    uvicorn.run(app, host=host, port=port, log_level=log_level, lifespan="off")
