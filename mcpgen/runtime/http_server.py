@@ -323,8 +323,11 @@ class StreamableHttpApp:
     @staticmethod
     async def _next(stream: _RequestStream, disconnect: asyncio.Future[None]) -> JSONObject | None:
         """The next message for this request, or None if the client went away first."""
+        if not stream.queue.empty():
+            return stream.queue.get_nowait()
         getter = asyncio.ensure_future(stream.queue.get())
-        done, _ = await asyncio.wait({getter, disconnect}, return_when=asyncio.FIRST_COMPLETED)
+        waiters: set[asyncio.Future[Any]] = {getter, disconnect}
+        done, _ = await asyncio.wait(waiters, return_when=asyncio.FIRST_COMPLETED)
         if getter in done:
             return getter.result()
         getter.cancel()
