@@ -11,6 +11,8 @@ Modes:
   big             answers tools/call with a 20 MiB text.
   exit-at-once    exits (code 1) before reading anything.
   silent          reads stdin and never writes a byte; exits on stdin EOF.
+  stubborn        answers like `junk` without the junk, but ignores SIGTERM and keeps running
+                  after stdin EOF: only SIGKILL stops it (tests the client's shutdown escalation).
 
 It is a legacy-era server: `server/discover` gets -32601 (so a probing client falls back to
 `initialize`), any other unknown method gets -32601 too. Every received message is also
@@ -21,7 +23,9 @@ from __future__ import annotations
 
 import json
 import os
+import signal
 import sys
+import time
 from typing import Any
 
 SUPPORTED = ("2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05")
@@ -70,6 +74,9 @@ def main() -> None:
     if mode == "exit-at-once":
         print("faulty_server: exiting at once", file=sys.stderr, flush=True)
         sys.exit(1)
+
+    if mode == "stubborn":
+        signal.signal(signal.SIGTERM, signal.SIG_IGN)
 
     junk(mode, "start")
     for line in sys.stdin.buffer:
@@ -121,6 +128,11 @@ def main() -> None:
         else:
             error(msg_id, -32601, f"Method not found: {method}")
         junk(mode, f"after {method}")
+
+    if mode == "stubborn":
+        print("faulty_server: stdin closed, staying alive anyway", file=sys.stderr, flush=True)
+        while True:
+            time.sleep(1)
 
 
 if __name__ == "__main__":
