@@ -4,8 +4,8 @@ Imports nothing from the rest of mcpgen and only the standard library, so that
 `--runtime vendor` can copy it into a generated package as it is.
 """
 
-from .client import ClientSession, connect_stdio
-from .errors import ConnectionClosed, McpError, ProtocolError, RequestTimeout, RpcError
+from .client import ClientSession, connect_http, connect_stdio
+from .errors import ConnectionClosed, McpError, ProtocolError, RequestTimeout, RpcError, SessionExpired
 from .protocol import HANDSHAKE_VERSIONS, MODERN_VERSIONS
 from .server import RequestContext, Server, ServerConnection, error_result
 from .session import ProgressCallback, Session
@@ -24,6 +24,8 @@ __all__ = [
     "Server",
     "ServerConnection",
     "Session",
+    "SessionExpired",
+    "connect_http",
     "connect_stdio",
     "error_result",
 ]

@@ -15,7 +15,7 @@ from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequenc
 from typing import Any
 
 from . import jsonrpc
-from .errors import ConnectionClosed, McpError, ProtocolError, RequestTimeout, RpcError
+from .errors import ConnectionClosed, McpError, ProtocolError, RequestTimeout, RpcError, SessionExpired
 from .jsonrpc import JSONObject, RequestId
 from .protocol import (
     ERA_LEGACY,
@@ -29,6 +29,7 @@ from .protocol import (
     MODERN_VERSIONS,
 )
 from .session import ProgressCallback, Session
+from .headers import param_headers_of
 from .stdio import StdioClientTransport
 from .transport import Transport
 from .wirelog import open_wire_log
@@ -113,10 +114,11 @@ class ClientSession:
                 f"the server did not complete the MCP handshake within {connect_timeout:g}s"
             ) from None
         except ConnectionClosed:
-            # Let a dying server report its exit code and last stderr line.
             wait_exit = getattr(self.transport, "wait_exit", None)
-            if wait_exit is not None:
-                await wait_exit(1.0)
+            if wait_exit is None:
+                raise
+            # Let a dying server report its exit code and last stderr line.
+            await wait_exit(1.0)
             raise ConnectionClosed(self.transport.describe_close()) from None
 
     async def _negotiate(self, protocol: str) -> None:
@@ -160,6 +162,12 @@ class ClientSession:
                     raise
                 await self._initialize(LATEST_HANDSHAKE)
                 return
+            except McpError as exc:
+                # An HTTP 400/404/405 without a JSON-RPC body: a handshake-era server.
+                if not fallback or getattr(exc, "status", None) not in (400, 404, 405):
+                    raise
+                await self._initialize(LATEST_HANDSHAKE)
+                return
             if not isinstance(result, dict):
                 raise ProtocolError("server/discover returned a non-object result")
             versions = result.get("supportedVersions") or []
@@ -172,6 +180,7 @@ class ClientSession:
                 raise ProtocolError(f"the server does not support {version}")
             self.era = ERA_MODERN
             self.protocol_version = mutual[0]
+            self._tell_transport()
             self.server_capabilities = dict(result.get("capabilities") or {})
             meta = result.get("_meta") or {}
             self.server_info = dict(meta.get("io.modelcontextprotocol/serverInfo") or {})
@@ -199,9 +208,19 @@ class ClientSession:
         self.server_capabilities = dict(result.get("capabilities") or {})
         self.server_info = dict(result.get("serverInfo") or {})
         self.instructions = result.get("instructions")
+        self._tell_transport()
         await self.session.notify("notifications/initialized")
+        open_listen = getattr(self.transport, "open_listen_stream", None)
+        if open_listen is not None:
+            open_listen()
         if self.log_level is not None and "logging" in self.server_capabilities:
             await self.set_logging_level(self.log_level)
+
+    def _tell_transport(self) -> None:
+        # HTTP transports put the version in a header and cancel differently per era.
+        if hasattr(self.transport, "protocol_version"):
+            setattr(self.transport, "protocol_version", self.protocol_version)
+            setattr(self.transport, "modern", self.era == ERA_MODERN)
 
     def _meta(self, version: str | None = None) -> JSONObject:
         meta: JSONObject = {
@@ -236,7 +255,12 @@ class ClientSession:
         if self.era == ERA_MODERN:
             params = dict(params or {})
             params["_meta"] = {**(params.get("_meta") or {}), **self._meta()}
-        result = await self.session.request(method, params, timeout=timeout, progress=progress)
+        try:
+            result = await self.session.request(method, params, timeout=timeout, progress=progress)
+        except SessionExpired:
+            # The server dropped our HTTP session: a new handshake, then the same request once more.
+            await self._initialize(self.protocol_version or LATEST_HANDSHAKE)
+            result = await self.session.request(method, params, timeout=timeout, progress=progress)
         if self.era == ERA_MODERN and isinstance(result, dict):
             result = await self._complete_input_rounds(method, params or {}, result, timeout, progress)
         return result
@@ -298,7 +322,21 @@ class ClientSession:
             seen.add(cursor)
 
     async def list_tools(self) -> list[JSONObject]:
-        return await self.list_all("tools/list", "tools")
+        tools = await self.list_all("tools/list", "tools")
+        param_headers = getattr(self.transport, "param_headers", None)
+        if param_headers is None:
+            return tools
+        kept: list[JSONObject] = []
+        for tool in tools:
+            headers = param_headers_of(tool)
+            if headers is None:
+                # 2026-07-28: a client on HTTP must drop tools with an invalid x-mcp-header.
+                log.warning("dropping tool %r: invalid x-mcp-header annotation", tool.get("name"))
+                continue
+            if headers:
+                param_headers[str(tool.get("name"))] = headers
+            kept.append(tool)
+        return kept
 
     async def list_prompts(self) -> list[JSONObject]:
         return await self.list_all("prompts/list", "prompts")
@@ -441,4 +479,70 @@ async def connect_stdio(
         await client.aclose()
 
 
-__all__ = ["ClientSession", "connect_stdio", "McpError"]
+@contextlib.asynccontextmanager
+async def connect_http(
+    url: str,
+    *,
+    headers: Mapping[str, str] | None = None,
+    timeout: float | None = 60.0,
+    max_timeout: float | None = None,
+    protocol: str = "auto",
+    transport: str = "auto",
+    client_info: JSONObject | None = None,
+    on_log: LogCallback | None = None,
+    on_sampling: SamplingCallback | None = None,
+    on_elicitation: ElicitationCallback | None = None,
+    on_roots: RootsCallback | None = None,
+    on_list_changed: ListChangedCallback | None = None,
+    log_level: str | None = None,
+    wire_log: str | None = None,
+    connect_timeout: float = 30.0,
+) -> AsyncIterator[ClientSession]:
+    """Connect to an MCP server at an HTTP URL.
+
+    transport="auto" speaks Streamable HTTP and falls back to the legacy HTTP+SSE
+    transport (2024-11-05) when the server refuses POSTs with 400/404/405;
+    "streamable" or "sse" pick one.
+    """
+    from .http_client import HttpError, LegacySseTransport, StreamableHttpTransport
+
+    options: dict[str, Any] = dict(
+        timeout=timeout,
+        max_timeout=max_timeout,
+        client_info=client_info,
+        on_log=on_log,
+        on_sampling=on_sampling,
+        on_elicitation=on_elicitation,
+        on_roots=on_roots,
+        on_list_changed=on_list_changed,
+        log_level=log_level,
+    )
+    wire = open_wire_log(wire_log)
+    client: ClientSession | None = None
+    if transport in ("auto", "streamable"):
+        streamable = StreamableHttpTransport(url, headers=headers, wire_log=wire, timeout=timeout)
+        client = ClientSession(streamable, **options)
+        try:
+            await client.connect(protocol, connect_timeout=connect_timeout)
+        except (HttpError, ConnectionClosed, RpcError) as exc:
+            await client.aclose()
+            status = getattr(exc, "status", None)
+            if transport == "streamable" or status not in (400, 404, 405):
+                raise
+            client = None
+    if client is None:
+        legacy = LegacySseTransport(url, headers=headers, wire_log=open_wire_log(wire_log), timeout=timeout)
+        await legacy.start(timeout=connect_timeout)
+        client = ClientSession(legacy, **options)
+        try:
+            await client.connect(ERA_LEGACY if protocol == "auto" else protocol, connect_timeout=connect_timeout)
+        except BaseException:
+            await client.aclose()
+            raise
+    try:
+        yield client
+    finally:
+        await client.aclose()
+
+
+__all__ = ["ClientSession", "connect_http", "connect_stdio", "McpError"]

@@ -39,3 +39,7 @@ class ConnectionClosed(McpError):
 
 class ProtocolError(McpError):
     """The peer broke the protocol, or no protocol version could be agreed."""
+
+
+class SessionExpired(ConnectionClosed):
+    """The server forgot our handshake-era session (HTTP 404): initialize again."""

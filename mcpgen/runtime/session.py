@@ -82,6 +82,9 @@ class Session:
         self._reader: asyncio.Task[None] | None = None
         self._closed: McpError | None = None
         self.closed_event = asyncio.Event()
+        bind = getattr(transport, "bind_session", None)
+        if bind is not None:
+            bind(self)  # transports that can fail one request (HTTP) report it here
 
     # -- lifecycle -----------------------------------------------------------------
 
@@ -185,6 +188,13 @@ class Session:
             entry.timer.cancel()
         if entry.token is not None:
             self._by_token.pop(entry.token, None)
+
+    def fail_request(self, request_id: RequestId, error: McpError) -> None:
+        """Fail one outstanding request with a local error (its HTTP exchange broke)."""
+        entry = self._pending.get(request_id)
+        if entry is not None and not entry.future.done():
+            entry.future.set_exception(error)
+        self._forget(request_id)
 
     def _expire(self, request_id: RequestId) -> None:
         entry = self._pending.get(request_id)

@@ -1,0 +1,362 @@
+"""HTTP client transports: Streamable HTTP (both eras) and the legacy HTTP+SSE (2024-11-05).
+
+Each outgoing request is its own POST; its response (JSON or an SSE stream) is fed
+back to the session as raw messages, like lines from a stdio server. Failures that
+are not JSON-RPC answers (HTTP 500, an HTML page, a cut stream) fail that one
+request with a local error instead of hanging it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import functools
+import logging
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any
+from urllib.parse import urljoin
+
+from . import jsonrpc, sse
+from .headers import encode_header_value
+from .errors import ConnectionClosed, McpError, ProtocolError, SessionExpired
+from .jsonrpc import JSONObject, RequestId
+from .protocol import META_PROTOCOL_VERSION
+from .wirelog import WireLog
+
+if TYPE_CHECKING:
+    import httpx
+
+    from .session import Session
+
+log = logging.getLogger("mcpgen.runtime.http")
+
+_ACCEPT = "application/json, text/event-stream"
+_NAME_FIELD = {"tools/call": "name", "prompts/get": "name", "resources/read": "uri"}
+
+
+class HttpError(McpError):
+    """The server answered with an HTTP status and no usable JSON-RPC message."""
+
+    def __init__(self, status: int, detail: str) -> None:
+        super().__init__(f"HTTP {status}: {detail}" if detail else f"HTTP {status}")
+        self.status = status
+
+
+class StreamableHttpTransport:
+    """Streamable HTTP client transport (2025-03-26 and later; both eras)."""
+
+    def __init__(
+        self,
+        url: str,
+        *,
+        headers: Mapping[str, str] | None = None,
+        wire_log: WireLog | None = None,
+        client: httpx.AsyncClient | None = None,
+        timeout: float | None = 60.0,
+    ) -> None:
+        import httpx
+
+        self.url = url
+        self.headers = dict(headers or {})
+        self.protocol_version: str | None = None
+        self.session_id: str | None = None
+        self.modern = False
+        self.param_headers: dict[str, dict[str, str]] = {}
+        self._wire = wire_log
+        self._own_client = client is None
+        self._client = client or httpx.AsyncClient(timeout=httpx.Timeout(timeout, connect=10.0))
+        self._inbox: asyncio.Queue[bytes | None] = asyncio.Queue()
+        self._posts: dict[RequestId, asyncio.Task[None]] = {}
+        self._tasks: set[asyncio.Task[None]] = set()
+        self._session: Session | None = None
+        self._get_task: asyncio.Task[None] | None = None
+        self._closed = False
+        self._last_error = ""
+
+    def bind_session(self, session: Session) -> None:
+        self._session = session
+
+    # -- sending -------------------------------------------------------------------
+
+    async def send(self, message: JSONObject | list[JSONObject]) -> None:
+        if self._closed:
+            raise ConnectionClosed("the HTTP connection is closed")
+        if isinstance(message, list):
+            raise ProtocolError("batches are not sent over HTTP")
+        data = jsonrpc.encode(message)
+        if self._wire:
+            self._wire.record("c2s", data)
+        method = message.get("method")
+        if method == "notifications/cancelled" and self.modern:
+            # Stateless era: closing the request's stream is the cancellation.
+            params = message.get("params") or {}
+            cancelled = params.get("requestId")
+            task = self._posts.get(cancelled) if isinstance(cancelled, (int, str)) else None
+            if task is not None:
+                task.cancel()
+            return
+        headers = self._headers_for(message)
+        if "id" in message and method is not None:
+            request_id: RequestId = message["id"]
+            task = asyncio.get_running_loop().create_task(self._post_request(request_id, data, headers))
+            self._posts[request_id] = task
+            task.add_done_callback(functools.partial(self._post_done, request_id))
+            return
+        # Notifications and our responses: accepted with 202, no body.
+        response = await self._client.post(self.url, content=data, headers=headers)
+        if response.status_code == 404 and self.session_id is not None:
+            raise SessionExpired("the server ended the session")
+        if response.status_code >= 400:
+            log.warning("the server refused a %s with HTTP %d", method or "response", response.status_code)
+
+    def _post_done(self, request_id: RequestId, _task: asyncio.Task[None]) -> None:
+        self._posts.pop(request_id, None)
+
+    def _headers_for(self, message: JSONObject) -> dict[str, str]:
+        headers = {
+            "accept": _ACCEPT,
+            "content-type": "application/json",
+            **self.headers,
+        }
+        raw_params = message.get("params")
+        params: JSONObject = raw_params if isinstance(raw_params, dict) else {}
+        raw_meta = params.get("_meta")
+        meta: JSONObject = raw_meta if isinstance(raw_meta, dict) else {}
+        version = meta.get(META_PROTOCOL_VERSION) or self.protocol_version
+        if version and message.get("method") != "initialize":
+            headers["mcp-protocol-version"] = str(version)
+        if self.session_id is not None:
+            headers["mcp-session-id"] = self.session_id
+        method = message.get("method")
+        if META_PROTOCOL_VERSION in meta and isinstance(method, str):
+            headers["mcp-method"] = method
+            field = _NAME_FIELD.get(method)
+            if field is not None and isinstance(params.get(field), str):
+                headers["mcp-name"] = encode_header_value(params[field]) or ""
+            if method == "tools/call":
+                arguments = params.get("arguments") or {}
+                for arg, header in self.param_headers.get(str(params.get("name")), {}).items():
+                    value = encode_header_value(arguments.get(arg))
+                    if value is not None:
+                        headers[f"mcp-param-{header}"] = value
+        return headers
+
+    async def _post_request(self, request_id: RequestId, data: bytes, headers: dict[str, str]) -> None:
+        try:
+            async with self._client.stream("POST", self.url, content=data, headers=headers) as response:
+                if response.status_code == 404 and self.session_id is not None:
+                    self.session_id = None
+                    raise SessionExpired("the server ended the session (HTTP 404)")
+                if "mcp-session-id" in response.headers and self.session_id is None:
+                    self.session_id = response.headers["mcp-session-id"]
+                kind = response.headers.get("content-type", "").split(";")[0].strip().lower()
+                if kind == "text/event-stream" and response.status_code == 200:
+                    await self._read_stream(response, request_id)
+                    return
+                body = await response.aread()
+                if response.status_code == 202:
+                    raise ProtocolError("the server accepted a request without answering it")
+                self._deliver_body(body, response.status_code, request_id)
+        except asyncio.CancelledError:
+            raise
+        except McpError as exc:
+            self._fail(request_id, exc)
+        except Exception as exc:  # httpx errors: connection refused, reset, bad chunking
+            self._fail(request_id, ConnectionClosed(f"HTTP request failed: {type(exc).__name__}: {exc}"))
+
+    def _deliver_body(self, body: bytes, status: int, request_id: RequestId) -> None:
+        try:
+            message = jsonrpc.decode(body)
+        except (ValueError, UnicodeDecodeError):
+            snippet = body[:120].decode("utf-8", "replace").strip().splitlines()
+            raise HttpError(status, snippet[0] if snippet else "") from None
+        if isinstance(message, dict) and "error" in message and message.get("id") is None:
+            message = {**message, "id": request_id}  # an error for "the request" of this POST
+        if not isinstance(message, dict) or message.get("id") != request_id:
+            raise HttpError(status, "the body is not a JSON-RPC answer to this request")
+        self._push(jsonrpc.encode(message))
+
+    async def _read_stream(self, response: httpx.Response, request_id: RequestId) -> None:
+        """Deliver every event; on a cut stream, resume with GET + Last-Event-ID if allowed."""
+        answered, last_id, retry_ms = await self._consume(response, request_id)
+        attempts = 0
+        while not answered:
+            if self.modern or last_id is None or attempts >= 5:
+                raise ConnectionClosed("the server closed the response stream before answering")
+            attempts += 1
+            await asyncio.sleep((retry_ms if retry_ms is not None else 1000) / 1000)
+            headers = {"accept": "text/event-stream", **self.headers, "last-event-id": last_id}
+            if self.protocol_version:
+                headers["mcp-protocol-version"] = self.protocol_version
+            if self.session_id is not None:
+                headers["mcp-session-id"] = self.session_id
+            async with self._client.stream("GET", self.url, headers=headers) as resumed:
+                if resumed.status_code != 200:
+                    raise HttpError(resumed.status_code, "could not resume the response stream")
+                got, new_id, new_retry = await self._consume(resumed, request_id)
+                answered = got
+                last_id = new_id or last_id
+                retry_ms = new_retry if new_retry is not None else retry_ms
+
+    async def _consume(self, response: httpx.Response, request_id: RequestId) -> tuple[bool, str | None, int | None]:
+        last_id: str | None = None
+        retry_ms: int | None = None
+        answered = False
+        async for event in sse.parse(response.aiter_lines()):
+            if event.id is not None:
+                last_id = event.id
+            if event.retry is not None:
+                retry_ms = event.retry
+            if event.event != "message" or not event.data.strip():
+                continue
+            data = event.data.encode("utf-8")
+            self._push(data)
+            with contextlib.suppress(ValueError):
+                message = jsonrpc.decode(data)
+                if isinstance(message, dict) and "method" not in message and message.get("id") == request_id:
+                    answered = True
+        return answered, last_id, retry_ms
+
+    def _push(self, data: bytes) -> None:
+        if self._wire:
+            self._wire.record("s2c", data)
+        self._inbox.put_nowait(data)
+
+    def _fail(self, request_id: RequestId, error: McpError) -> None:
+        self._last_error = str(error)
+        if self._session is not None:
+            self._session.fail_request(request_id, error)
+
+    # -- the standalone GET stream (handshake era) ------------------------------------
+
+    def open_listen_stream(self) -> None:
+        if self._get_task is None and not self.modern:
+            self._get_task = asyncio.get_running_loop().create_task(self._listen())
+
+    async def _listen(self) -> None:
+        headers = {"accept": "text/event-stream", **self.headers}
+        if self.protocol_version:
+            headers["mcp-protocol-version"] = self.protocol_version
+        if self.session_id is not None:
+            headers["mcp-session-id"] = self.session_id
+        with contextlib.suppress(Exception):
+            async with self._client.stream("GET", self.url, headers=headers, timeout=None) as response:
+                if response.status_code != 200:
+                    return  # 405: the server offers no standalone stream
+                async for event in sse.parse(response.aiter_lines()):
+                    if event.event == "message" and event.data.strip():
+                        self._push(event.data.encode("utf-8"))
+
+    # -- receiving and closing -------------------------------------------------------
+
+    async def receive(self) -> bytes | None:
+        return await self._inbox.get()
+
+    def describe_close(self) -> str:
+        return self._last_error or f"the connection to {self.url} closed"
+
+    async def close(self) -> None:
+        if self._closed:
+            return
+        self._closed = True
+        for task in [*self._posts.values(), *([self._get_task] if self._get_task else [])]:
+            task.cancel()
+        if self.session_id is not None:
+            with contextlib.suppress(Exception):
+                await self._client.delete(self.url, headers={**self.headers, "mcp-session-id": self.session_id}, timeout=5.0)
+        if self._own_client:
+            await self._client.aclose()
+        self._inbox.put_nowait(None)
+        if self._wire:
+            self._wire.close()
+
+
+class LegacySseTransport:
+    """The 2024-11-05 HTTP+SSE transport: GET an event stream, POST to the endpoint it names."""
+
+    def __init__(
+        self,
+        url: str,
+        *,
+        headers: Mapping[str, str] | None = None,
+        wire_log: WireLog | None = None,
+        timeout: float | None = 60.0,
+    ) -> None:
+        import httpx
+
+        self.url = url
+        self.headers = dict(headers or {})
+        self.protocol_version: str | None = None
+        self.modern = False
+        self.param_headers: dict[str, dict[str, str]] = {}
+        self._wire = wire_log
+        self._client = httpx.AsyncClient(timeout=httpx.Timeout(timeout, connect=10.0))
+        self._inbox: asyncio.Queue[bytes | None] = asyncio.Queue()
+        self._endpoint: asyncio.Future[str] | None = None
+        self._reader: asyncio.Task[None] | None = None
+        self._closed = False
+        self._error = ""
+
+    async def start(self, timeout: float = 10.0) -> None:
+        self._endpoint = asyncio.get_running_loop().create_future()
+        self._reader = asyncio.get_running_loop().create_task(self._read())
+        try:
+            await asyncio.wait_for(asyncio.shield(self._endpoint), timeout)
+        except asyncio.TimeoutError:
+            raise ConnectionClosed(f"{self.url} sent no endpoint event") from None
+
+    async def _read(self) -> None:
+        assert self._endpoint is not None
+        try:
+            async with self._client.stream("GET", self.url, headers={"accept": "text/event-stream", **self.headers}, timeout=None) as response:
+                if response.status_code != 200:
+                    raise HttpError(response.status_code, "the SSE endpoint refused the connection")
+                async for event in sse.parse(response.aiter_lines()):
+                    if event.event == "endpoint":
+                        if not self._endpoint.done():
+                            self._endpoint.set_result(urljoin(self.url, event.data.strip()))
+                    elif event.event == "message" and event.data.strip():
+                        data = event.data.encode("utf-8")
+                        if self._wire:
+                            self._wire.record("s2c", data)
+                        self._inbox.put_nowait(data)
+        except asyncio.CancelledError:
+            raise
+        except Exception as exc:
+            self._error = str(exc)
+            if not self._endpoint.done():
+                self._endpoint.set_exception(ConnectionClosed(f"cannot open the SSE stream at {self.url}: {exc}"))
+        finally:
+            self._inbox.put_nowait(None)
+
+    async def send(self, message: JSONObject | list[JSONObject]) -> None:
+        if self._closed or self._endpoint is None:
+            raise ConnectionClosed("the SSE connection is closed")
+        data = jsonrpc.encode(message)
+        if self._wire:
+            self._wire.record("c2s", data)
+        endpoint = await self._endpoint
+        try:
+            response = await self._client.post(endpoint, content=data, headers={"content-type": "application/json", **self.headers})
+        except Exception as exc:
+            raise ConnectionClosed(f"POST to {endpoint} failed: {exc}") from None
+        if response.status_code >= 400:
+            raise HttpError(response.status_code, response.text[:120])
+
+    async def receive(self) -> bytes | None:
+        return await self._inbox.get()
+
+    def describe_close(self) -> str:
+        return self._error or f"the SSE stream from {self.url} ended"
+
+    async def close(self) -> None:
+        if self._closed:
+            return
+        self._closed = True
+        if self._reader is not None:
+            self._reader.cancel()
+            with contextlib.suppress(BaseException):
+                await self._reader
+        await self._client.aclose()
+        if self._wire:
+            self._wire.close()
