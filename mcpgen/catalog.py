@@ -1,0 +1,143 @@
+"""The intermediate representation every source produces and every later stage reads."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+
+@dataclass(frozen=True)
+class Problem:
+    """One thing wrong with the input; stages collect these instead of raising on the first."""
+
+    where: str  # tool name, file path or server command
+    message: str
+    pointer: str = ""  # JSON pointer inside `where`, "" for the whole thing
+    warning: bool = False  # reported, but generation goes on
+
+    def __str__(self) -> str:
+        loc = f"{self.where}{'#' + self.pointer if self.pointer else ''}"
+        return f"{loc}: {self.message}"
+
+
+class StageError(Exception):
+    """Raised at a stage boundary when problems were found; carries all of them."""
+
+    def __init__(self, problems: list[Problem]) -> None:
+        super().__init__("; ".join(str(p) for p in problems))
+        self.problems = problems
+
+
+@dataclass(frozen=True)
+class ToolSpec:
+    """One tool: the parsed view next to the original JSON, kept verbatim."""
+
+    name: str
+    title: str | None
+    description: str | None
+    input_schema: dict[str, Any]
+    output_schema: dict[str, Any] | None
+    annotations: dict[str, Any] | None
+    raw: dict[str, Any]
+
+
+@dataclass(frozen=True)
+class Catalog:
+    server_info: dict[str, Any] = field(default_factory=dict)
+    protocol_version: str | None = None
+    tools: tuple[ToolSpec, ...] = ()
+    prompts: tuple[dict[str, Any], ...] = ()
+    resources: tuple[dict[str, Any], ...] = ()
+    resource_templates: tuple[dict[str, Any], ...] = ()
+    # The stdio command the catalog was read from (None for files): AsyncClient.connect() reuses it.
+    source_command: tuple[str, ...] | None = None
+
+
+def parse_tool(raw: Any, index: int) -> tuple[ToolSpec | None, list[Problem]]:
+    """Validate one tool object's envelope; schemas are checked, not interpreted, here."""
+    where = f"tool[{index}]"
+    if not isinstance(raw, dict):
+        return None, [Problem(where, f"a tool must be a JSON object, got {type(raw).__name__}")]
+    name = raw.get("name")
+    if not isinstance(name, str):
+        return None, [Problem(where, "tool has no string 'name'", "/name")]
+    where = repr(name)
+    problems: list[Problem] = []
+    schema = raw.get("inputSchema")
+    if schema is None:
+        problems.append(Problem(where, "tool has no inputSchema", "/inputSchema"))
+    elif not isinstance(schema, dict):
+        problems.append(Problem(where, "inputSchema must be a JSON object", "/inputSchema"))
+    out = raw.get("outputSchema")
+    if out is not None and not isinstance(out, dict):
+        problems.append(Problem(where, "outputSchema must be a JSON object", "/outputSchema"))
+    problems += _check_schema(where, "/inputSchema", schema)
+    problems += _check_schema(where, "/outputSchema", out)
+    if problems:
+        return None, problems
+    title = raw.get("title")
+    desc = raw.get("description")
+    ann = raw.get("annotations")
+    return (
+        ToolSpec(
+            name=name,
+            title=title if isinstance(title, str) else None,
+            description=desc if isinstance(desc, str) else None,
+            input_schema=schema,  # type: ignore[arg-type]  # checked above
+            output_schema=out,
+            annotations=ann if isinstance(ann, dict) else None,
+            raw=raw,
+        ),
+        [],
+    )
+
+
+def _check_schema(where: str, pointer: str, schema: Any) -> list[Problem]:
+    """Meta-validate against the schema's own draft (2020-12 when it names none)."""
+    if not isinstance(schema, dict):
+        return []
+    from jsonschema import exceptions, validators  # slow import, only when used
+
+    cls = validators.validator_for(schema, default=validators.Draft202012Validator)
+    try:
+        cls.check_schema(schema)
+    except exceptions.SchemaError as exc:
+        sub = "".join(f"/{p}" for p in exc.path)
+        return [Problem(where, f"invalid JSON Schema: {exc.message}", pointer + sub)]
+    return []
+
+
+def build_catalog(
+    tools: list[Any],
+    *,
+    server_info: dict[str, Any] | None = None,
+    protocol_version: str | None = None,
+    prompts: list[Any] | None = None,
+    resources: list[Any] | None = None,
+    resource_templates: list[Any] | None = None,
+    source_command: tuple[str, ...] | None = None,
+) -> tuple[Catalog, list[Problem]]:
+    """Parse every tool, collecting all problems; duplicate wire names are an error."""
+    specs: list[ToolSpec] = []
+    problems: list[Problem] = []
+    seen: set[str] = set()
+    for i, raw in enumerate(tools):
+        spec, probs = parse_tool(raw, i)
+        problems += probs
+        if spec is None:
+            continue
+        if spec.name in seen:
+            problems.append(Problem(repr(spec.name), "duplicate tool name"))
+            continue
+        seen.add(spec.name)
+        specs.append(spec)
+    cat = Catalog(
+        server_info=dict(server_info or {}),
+        protocol_version=protocol_version,
+        tools=tuple(specs),
+        prompts=tuple(p for p in prompts or () if isinstance(p, dict)),
+        resources=tuple(r for r in resources or () if isinstance(r, dict)),
+        resource_templates=tuple(r for r in resource_templates or () if isinstance(r, dict)),
+        source_command=source_command,
+    )
+    return cat, problems

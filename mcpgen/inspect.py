@@ -1,0 +1,47 @@
+"""Human-readable view of a Catalog for `mcpgen inspect`."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .catalog import Catalog
+from .models import result_props, result_view
+from .naming import name_tools, ordered
+
+
+def _table(headers: list[str], rows: list[list[str]]) -> str:
+    widths = [max(len(h), *(len(r[i]) for r in rows)) if rows else len(h) for i, h in enumerate(headers)]
+    line = lambda cells: "  ".join(c.ljust(w) for c, w in zip(cells, widths)).rstrip()  # noqa: E731
+    return "\n".join([line(headers), line(["-" * w for w in widths]), *(line(r) for r in rows)]) + "\n"
+
+
+def _clip(text: Any, n: int = 60) -> str:
+    s = " ".join(str(text or "").split())
+    return s if len(s) <= n else s[: n - 1] + "…"
+
+
+def format_catalog(catalog: Catalog) -> str:
+    info = catalog.server_info
+    head = f"server: {info.get('name', '?')} {info.get('version', '')}".rstrip()
+    if catalog.protocol_version:
+        head += f"  (protocol {catalog.protocol_version})"
+    tools = ordered(catalog)
+    names = name_tools(tools, {t.name: result_props(t) for t in tools})
+    rows = []
+    for t in tools:
+        n = names[t.name]
+        req = t.input_schema.get("required") if isinstance(t.input_schema.get("required"), list) else []
+        args = ", ".join(f.python + ("" if f.wire in req else "?") for f in n.args)
+        schema, wrapped = result_view(t)
+        ret = "ToolResult" if schema is None else n.result_model + (" (unwrapped)" if wrapped else "")
+        rows.append([t.name, n.method, args, ret, _clip(t.title or t.description)])
+    out = [head, "", f"tools ({len(tools)}):", _table(["tool", "method", "arguments", "returns", "description"], rows)]
+    if catalog.prompts:
+        prow = [[str(p.get("name", "")), ", ".join(str(a.get("name")) for a in p.get("arguments", []) if isinstance(a, dict)),
+                 _clip(p.get("description"))] for p in catalog.prompts]
+        out += [f"prompts ({len(prow)}):", _table(["prompt", "arguments", "description"], prow)]
+    if catalog.resources or catalog.resource_templates:
+        rrow = [[str(r.get("uri", "")), str(r.get("mimeType", "")), _clip(r.get("name"), 40)] for r in catalog.resources]
+        rrow += [[str(r.get("uriTemplate", "")), str(r.get("mimeType", "")), _clip(r.get("name"), 40)] for r in catalog.resource_templates]
+        out += [f"resources ({len(rrow)}):", _table(["uri", "mime type", "name"], rrow)]
+    return "\n".join(out)

@@ -1,0 +1,158 @@
+"""The one place where wire names become Python names.
+
+Rules: NFKC-normalise, transliterate accents, escape other non-ASCII as `u<hex>`,
+snake_case methods/fields and PascalCase models, step around keywords, builtins,
+pydantic BaseModel attributes and the generated client's own names, and resolve
+collisions by sorting on the wire name first so the result never depends on input order.
+"""
+
+from __future__ import annotations
+
+import builtins
+import keyword
+import re
+import unicodedata
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from .catalog import Catalog, ToolSpec
+
+# Names the generated AsyncClient/Client define themselves (a tool must never shadow them).
+CLIENT_MEMBERS = frozenset(
+    {
+        "call_tool", "with_options", "tool_definitions", "dispatch", "connect", "connect_stdio",
+        "close", "aclose", "session", "list_tools", "list_prompts", "list_resources",
+        "list_resource_templates", "get_prompt", "read_resource", "ping", "request",
+        "server_info", "protocol_version", "instructions", "tool_names", "self", "cls",
+    }
+)
+
+# pydantic.BaseModel attributes (fixed list so output does not drift with the pydantic version).
+PYDANTIC_MEMBERS = frozenset(
+    {
+        "construct", "copy", "dict", "fields", "from_orm", "json", "parse_file", "parse_obj",
+        "parse_raw", "schema", "schema_json", "update_forward_refs", "validate", "model_computed_fields",
+        "model_config", "model_construct", "model_copy", "model_dump", "model_dump_json",
+        "model_extra", "model_fields", "model_fields_set", "model_json_schema",
+        "model_parametrized_name", "model_post_init", "model_rebuild", "model_validate",
+        "model_validate_json", "model_validate_strings", "root",
+    }
+)
+
+_RESERVED_SNAKE = (
+    frozenset(keyword.kwlist)
+    | frozenset(keyword.softkwlist)
+    | frozenset(n for n in dir(builtins) if not n.startswith("_"))
+    | frozenset({"self", "cls"})
+)
+
+
+def _ascii(text: str) -> str:
+    """Deterministic ASCII: NFKC, strip accents, then escape what is left as u<hex>."""
+    out: list[str] = []
+    for ch in unicodedata.normalize("NFKC", text):
+        if ch.isascii():
+            out.append(ch)
+            continue
+        base = "".join(c for c in unicodedata.normalize("NFKD", ch) if c.isascii())
+        out.append(base if base else f" u{ord(ch):04x} ")
+    return "".join(out)
+
+
+def words(text: str) -> list[str]:
+    """Split a wire name into lowercase words: camelCase, dashes, dots, spaces all separate."""
+    text = _ascii(text)
+    text = re.sub(r"([a-z0-9])([A-Z])", r"\1 \2", text)
+    text = re.sub(r"([A-Z]+)([A-Z][a-z])", r"\1 \2", text)
+    return [w.lower() for w in re.split(r"[^A-Za-z0-9]+", text) if w]
+
+
+def snake(text: str, *, empty: str) -> str:
+    name = "_".join(words(text)) or empty
+    if name[0].isdigit():
+        name = f"{empty}_{name}"
+    return name
+
+
+def pascal(snake_name: str) -> str:
+    return "".join(w[:1].upper() + w[1:] for w in snake_name.split("_") if w)
+
+
+def allocate(wire_names: Iterable[str], base: dict[str, str], reserved: frozenset[str]) -> dict[str, str]:
+    """Give every wire name a unique Python name; ties go to the smaller wire name.
+
+    A reserved base gets a trailing underscore; a taken one gets `_2`, `_3`, ...
+    """
+    taken: set[str] = set()
+    result: dict[str, str] = {}
+    for wire in sorted(wire_names):
+        cand = base[wire]
+        if cand in reserved:
+            cand += "_"
+        stem, n = cand, 1
+        while cand in taken or cand in reserved:
+            n += 1
+            cand = f"{stem}_{n}"
+        taken.add(cand)
+        result[wire] = cand
+    return result
+
+
+@dataclass(frozen=True)
+class FieldName:
+    wire: str
+    python: str
+
+
+@dataclass(frozen=True)
+class ToolNames:
+    wire: str
+    method: str  # snake_case method on AsyncClient/Client
+    pascal: str  # stem of <Pascal>Args / <Pascal>Result
+    args: tuple[FieldName, ...]  # top-level inputSchema properties, in schema order
+    result_fields: tuple[FieldName, ...]  # top-level outputSchema properties (unwrapped), schema order
+
+    @property
+    def args_model(self) -> str:
+        return f"{self.pascal}Args"
+
+    @property
+    def result_model(self) -> str:
+        return f"{self.pascal}Result"
+
+
+def field_names(props: dict[str, object], extra_reserved: frozenset[str] = frozenset()) -> tuple[FieldName, ...]:
+    wires = [w for w in props]
+    base = {w: snake(w, empty="field") for w in wires}
+    names = allocate(wires, base, _RESERVED_SNAKE | PYDANTIC_MEMBERS | extra_reserved)
+    return tuple(FieldName(w, names[w]) for w in wires)
+
+
+def name_tools(tools: Iterable[ToolSpec], result_props: dict[str, dict[str, object]]) -> dict[str, ToolNames]:
+    """Names for every tool; `result_props` maps wire name -> top-level props of its (unwrapped) result."""
+    specs = {t.name: t for t in tools}
+    base = {w: snake(w, empty="tool") for w in specs}
+    methods = allocate(specs, base, _RESERVED_SNAKE | CLIENT_MEMBERS)
+    # Pascal stems come from the unique method names; re-check since `a_2` and `a2` meet again.
+    stems = allocate(specs, {w: pascal(methods[w]) for w in specs}, frozenset())
+    out: dict[str, ToolNames] = {}
+    for w, spec in specs.items():
+        props = spec.input_schema.get("properties")
+        props = props if isinstance(props, dict) else {}
+        out[w] = ToolNames(
+            wire=w,
+            method=methods[w],
+            pascal=stems[w],
+            args=field_names(props),
+            result_fields=field_names(result_props.get(w, {})),
+        )
+    return out
+
+
+def package_name(text: str) -> str:
+    return snake(text, empty="client")
+
+
+def ordered(catalog: Catalog) -> list[ToolSpec]:
+    """Tools in the order generated code lists them: by wire name (input order never matters)."""
+    return sorted(catalog.tools, key=lambda t: t.name)

@@ -1,0 +1,65 @@
+"""In-memory file set -> black (in-process) -> atomic write. Nothing touches disk on failure."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import tempfile
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from .catalog import Problem
+
+
+@dataclass
+class FileSet:
+    files: dict[str, str] = field(default_factory=dict)  # posix relative path -> text
+    verbatim: set[str] = field(default_factory=set)  # paths black must not touch (copied runtime)
+    warnings: list[Problem] = field(default_factory=list)
+
+    def add(self, path: str, text: str, *, format: bool = True) -> None:
+        self.files[path] = text
+        if not format:
+            self.verbatim.add(path)
+
+
+def format_files(fs: FileSet) -> list[Problem]:
+    """Run black over every .py file; a file black cannot parse is a generator bug, reported."""
+    import black  # heavy import; only the formatting stage needs it
+
+    mode = black.Mode(target_versions={black.TargetVersion.PY310}, line_length=100)
+    problems: list[Problem] = []
+    for path in sorted(fs.files):
+        if not path.endswith(".py") or path in fs.verbatim:
+            continue
+        try:
+            fs.files[path] = black.format_str(fs.files[path], mode=mode)
+        except Exception as exc:  # black raises InvalidInput and friends
+            first = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+            problems.append(Problem(path, f"generated code does not format: {first}"))
+    return problems
+
+
+def write_atomic(fs: FileSet, target: Path) -> None:
+    """Write every file into a temp dir beside `target`, then swap it into place.
+
+    The previous directory (if any) is moved aside and removed only after the swap.
+    """
+    target = target.resolve()
+    target.parent.mkdir(parents=True, exist_ok=True)
+    tmp = Path(tempfile.mkdtemp(prefix=f".{target.name}.mcpgen-", dir=target.parent))
+    try:
+        for rel, text in sorted(fs.files.items()):
+            p = tmp / rel
+            p.parent.mkdir(parents=True, exist_ok=True)
+            p.write_text(text, encoding="utf-8", newline="\n")
+        old: Path | None = None
+        if target.exists():
+            old = Path(tempfile.mkdtemp(prefix=f".{target.name}.old-", dir=target.parent))
+            os.rename(target, old / "d")
+        os.rename(tmp, target)
+        if old is not None:
+            shutil.rmtree(old, ignore_errors=True)
+    except BaseException:
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise

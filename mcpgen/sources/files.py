@@ -1,0 +1,104 @@
+"""Catalogs from JSON/YAML files in every document shape of DESIGN §2."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from ..catalog import Catalog, Problem, build_catalog
+
+
+def read_document(path: Path) -> tuple[Any, list[Problem]]:
+    """Parse a JSON or YAML file (by suffix; unknown suffixes try JSON, then YAML)."""
+    where = str(path)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
+        return None, [Problem(where, f"cannot read file: {reason}")]
+    suffix = path.suffix.lower()
+    if suffix in (".yaml", ".yml"):
+        return _yaml(where, text)
+    try:
+        return json.loads(text), []
+    except json.JSONDecodeError as exc:
+        if suffix == ".json":
+            return None, [Problem(where, f"invalid JSON: {exc.msg} at line {exc.lineno} column {exc.colno}")]
+        return _yaml(where, text)
+
+
+def _yaml(where: str, text: str) -> tuple[Any, list[Problem]]:
+    import yaml  # only needed for YAML input
+
+    try:
+        return yaml.safe_load(text), []
+    except yaml.YAMLError as exc:
+        return None, [Problem(where, f"invalid YAML: {str(exc).splitlines()[0]}")]
+
+
+def catalog_from_document(doc: Any, where: str) -> tuple[Catalog | None, list[Problem]]:
+    """Recognise the shape and build a Catalog.
+
+    Shapes: `{"tools": [...]}` (tools/list result), a JSON-RPC response wrapping one,
+    a list of tools, a single tool, and snapshot/capture files
+    (`{"initialize": {...}, "tools": {"tools": [...]}, "prompts": ..., ...}` or flat keys).
+    """
+    if isinstance(doc, list):
+        return _finish(build_catalog(doc))
+    if not isinstance(doc, dict):
+        return None, [Problem(where, "expected a JSON object or a list of tools")]
+    if doc.get("jsonrpc") == "2.0" and "error" in doc:
+        return None, [Problem(where, f"file holds a JSON-RPC error response: {doc['error']!r}"[:300])]
+    if doc.get("jsonrpc") == "2.0" and "result" in doc:
+        return catalog_from_document(doc["result"], where)
+    if "name" in doc and "tools" not in doc:
+        return _finish(build_catalog([doc]))
+    if "tools" not in doc:
+        return None, [Problem(where, "no tools found: expected a tools/list result, a tool, or a list of tools")]
+    init = doc.get("initialize") if isinstance(doc.get("initialize"), dict) else {}
+    server_info = _first_dict(init.get("serverInfo"), doc.get("serverInfo"), doc.get("server_info"))
+    protocol = init.get("protocolVersion") or doc.get("protocolVersion") or doc.get("protocol_version")
+    command = doc.get("source_command") or doc.get("command")
+    return _finish(
+        build_catalog(
+            _items(doc.get("tools"), "tools"),
+            server_info=server_info,
+            protocol_version=protocol if isinstance(protocol, str) else None,
+            prompts=_items(doc.get("prompts"), "prompts"),
+            resources=_items(doc.get("resources"), "resources"),
+            resource_templates=_items(
+                doc.get("resourceTemplates", doc.get("resource_templates")), "resourceTemplates"
+            ),
+            source_command=tuple(command) if isinstance(command, list) and command else None,
+        )
+    )
+
+
+def _items(value: Any, key: str) -> list[Any]:
+    """A list as-is, or the list inside a `{key: [...]}` list-result object."""
+    if isinstance(value, dict):
+        value = value.get(key)
+    return value if isinstance(value, list) else []
+
+
+def _first_dict(*values: Any) -> dict[str, Any]:
+    for v in values:
+        if isinstance(v, dict):
+            return v
+    return {}
+
+
+def _finish(res: tuple[Catalog, list[Problem]]) -> tuple[Catalog | None, list[Problem]]:
+    cat, problems = res
+    return (None if problems else cat), problems
+
+
+def load_file(path: str | Path) -> tuple[Catalog | None, list[Problem]]:
+    p = Path(path)
+    doc, problems = read_document(p)
+    if problems:
+        return None, problems
+    cat, problems = catalog_from_document(doc, str(p))
+    # Name the file in every problem so a user with several inputs knows which one.
+    return cat, [Problem(f"{p}: {pr.where}" if pr.where != str(p) else pr.where, pr.message, pr.pointer) for pr in problems]

@@ -1,0 +1,38 @@
+"""`mcpServers` config files (Claude Desktop / Cursor style; VS Code's `servers` too)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from ..catalog import Catalog, Problem
+from .files import read_document
+from .live import load_live
+
+
+def load_server(config: str | Path, server: str, *, connect_timeout: float = 30.0) -> tuple[Catalog | None, list[Problem]]:
+    where = str(config)
+    doc, problems = read_document(Path(config))
+    if problems:
+        return None, problems
+    servers = None
+    if isinstance(doc, dict):
+        servers = doc.get("mcpServers", doc.get("servers"))
+    if not isinstance(servers, dict):
+        return None, [Problem(where, "no 'mcpServers' object in config file")]
+    entry = servers.get(server)
+    if not isinstance(entry, dict):
+        known = ", ".join(sorted(str(k) for k in servers)) or "none"
+        return None, [Problem(where, f"no server named {server!r} (known: {known})", f"/mcpServers/{server}")]
+    command = entry.get("command")
+    if not isinstance(command, str) or not command:
+        if "url" in entry:
+            return None, [Problem(where, f"server {server!r} is an HTTP server; only stdio (command) entries are supported here")]
+        return None, [Problem(where, f"server {server!r} has no 'command'", f"/mcpServers/{server}/command")]
+    args = entry.get("args", [])
+    env = entry.get("env", {})
+    cwd = entry.get("cwd")
+    if not isinstance(args, list) or not all(isinstance(a, str) for a in args):
+        return None, [Problem(where, "'args' must be a list of strings", f"/mcpServers/{server}/args")]
+    if not isinstance(env, dict) or not all(isinstance(v, str) for v in env.values()):
+        return None, [Problem(where, "'env' must map names to strings", f"/mcpServers/{server}/env")]
+    return load_live(command, args, env=env, cwd=cwd if isinstance(cwd, str) else None, connect_timeout=connect_timeout)
