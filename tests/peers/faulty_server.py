@@ -15,7 +15,9 @@ Modes:
                   after stdin EOF: only SIGKILL stops it (tests the client's shutdown escalation).
 
 It is a legacy-era server: `server/discover` gets -32601 (so a probing client falls back to
-`initialize`), any other unknown method gets -32601 too. Every received message is also
+`initialize`), any other unknown method gets -32601 too. The environment variable
+FAULTY_DISCOVER changes the discover answer: an error code (e.g. -32600, -32602) or `ignore`
+(never answered), because a client's fallback must not be keyed to one error code. Every received message is also
 logged to stderr, which the client must route to its logger, not treat as protocol.
 """
 
@@ -100,7 +102,11 @@ def main() -> None:
             continue
 
         junk(mode, method)
-        if method == "initialize":
+        if method == "server/discover":
+            how = os.environ.get("FAULTY_DISCOVER", "-32601")
+            if how != "ignore":
+                error(msg_id, int(how), f"no server/discover here ({how})")
+        elif method == "initialize":
             asked = (msg.get("params") or {}).get("protocolVersion")
             result(
                 msg_id,

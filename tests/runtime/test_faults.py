@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import logging
 import os
 import random
 import signal
@@ -179,6 +180,48 @@ def test_junk_lines_on_stdout_are_skipped(protocol: str) -> None:
             texts = [f"c{i}" for i in range(20)]
             results = await asyncio.gather(*(s.call_tool("echo", {"text": t}) for t in texts))
             assert [text_of(r) for r in results] == texts
+
+    run(main())
+
+
+def test_server_stderr_and_junk_lines_are_logged(caplog: pytest.LogCaptureFixture) -> None:
+    async def main() -> None:
+        async with connect_stdio(PY, faulty("junk")) as s:
+            assert text_of(await s.call_tool("echo", {"text": "x"})) == "x"
+
+    with caplog.at_level(logging.DEBUG):
+        run(main())
+    messages = [r.getMessage() for r in caplog.records]
+    # stderr goes to a logger, line by line (not treated as protocol or as an error)
+    assert any("faulty_server: mode=junk" in m for m in messages), messages[:20]
+    # skipped stdout junk is logged, not silently swallowed
+    assert any("Starting server... {not json either" in m for m in messages), messages[:20]
+
+
+# --------------------------------------------------------------------------------------------
+# the era probe falls back on any error, and on silence
+# --------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("code", ["-32600", "-32602", "-32603", "-32000"])
+def test_probe_fallback_is_not_keyed_to_one_error_code(code: str) -> None:
+    async def main() -> None:
+        async with connect_stdio(PY, faulty("junk"), env={"FAULTY_DISCOVER": code}) as s:
+            assert s.era == "legacy"
+            assert s.protocol_version == "2025-11-25"
+            assert text_of(await s.call_tool("echo", {"text": code})) == code
+
+    run(main())
+
+
+@pytest.mark.slow
+def test_probe_fallback_on_an_unanswered_discover() -> None:
+    async def main() -> None:
+        start = time.monotonic()
+        async with connect_stdio(PY, faulty("junk"), env={"FAULTY_DISCOVER": "ignore"}, connect_timeout=40) as s:
+            assert s.era == "legacy"
+            assert text_of(await s.call_tool("echo", {"text": "late start"})) == "late start"
+        assert time.monotonic() - start < 35
 
     run(main())
 
