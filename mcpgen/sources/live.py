@@ -114,7 +114,7 @@ def _describe(exc: BaseException, connect_timeout: float) -> str:
     if isinstance(exc, (RequestTimeout, TimeoutError)):
         return f"server did not answer within {connect_timeout:g}s"
     if isinstance(exc, ConnectionClosed):
-        return f"server exited or closed the connection: {exc}".rstrip(": ")
+        return str(exc) or "server exited or closed the connection"
     if isinstance(exc, ProtocolError):
         return f"protocol error: {exc}"
     if isinstance(exc, RpcError):

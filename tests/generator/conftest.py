@@ -1,0 +1,69 @@
+"""Helpers: generate a client package from inline tool JSON and import it."""
+
+from __future__ import annotations
+
+import importlib
+import json
+import sys
+import uuid
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+import pytest
+
+from mcpgen.clientgen import ClientOptions, generate_client
+from mcpgen.output import write_atomic
+from mcpgen.sources.files import catalog_from_document
+
+REPO = Path(__file__).resolve().parents[2]
+PY = str(REPO / ".venv" / "bin" / "python")
+EVERYTHING = [
+    "node",
+    str(REPO / "tests/peers/node_modules/@modelcontextprotocol/server-everything/dist/index.js"),
+    "stdio",
+]
+TIME_SERVER = [PY, "-m", "mcp_server_time"]
+SDK_SERVER = [PY, str(REPO / "tests/generator/servers/sdk_structured_server.py")]
+
+
+def tool(name: str, props: dict[str, Any] | None = None, required: list[str] | None = None, **extra: Any) -> dict[str, Any]:
+    schema: dict[str, Any] = {"type": "object", "properties": props or {}}
+    if required:
+        schema["required"] = required
+    return {"name": name, "inputSchema": schema, **extra}
+
+
+GenerateFn = Callable[..., ModuleType]
+
+
+@pytest.fixture
+def generate(tmp_path: Path) -> Iterator[GenerateFn]:
+    """generate(doc, runtime="import") -> the imported package (a fresh, unique name)."""
+    made: list[str] = []
+    sys.path.insert(0, str(tmp_path))
+
+    def _gen(doc: Any, *, runtime: str = "import", source_command: list[str] | None = None) -> ModuleType:
+        cat, problems = catalog_from_document(doc, "inline")
+        assert not problems, problems
+        assert cat is not None
+        if source_command:
+            from dataclasses import replace
+
+            cat = replace(cat, source_command=tuple(source_command))
+        name = f"gen_{uuid.uuid4().hex[:10]}"
+        write_atomic(generate_client(cat, ClientOptions(package=name, runtime=runtime)), tmp_path / name)
+        made.append(name)
+        return importlib.import_module(name)
+
+    yield _gen
+    sys.path.remove(str(tmp_path))
+    for name in made:
+        for mod in [m for m in sys.modules if m == name or m.startswith(name + ".")]:
+            del sys.modules[mod]
+
+
+def write_json(path: Path, doc: Any) -> Path:
+    path.write_text(json.dumps(doc), encoding="utf-8")
+    return path

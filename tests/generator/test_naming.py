@@ -1,0 +1,68 @@
+from __future__ import annotations
+
+import keyword
+import random
+
+from mcpgen.catalog import build_catalog
+from mcpgen.models import result_props
+from mcpgen.naming import name_tools, snake
+
+from .conftest import tool
+
+AWKWARD = [
+    "get-weather", "get_weather", "getWeather", "a.b.c", "my tool", "class", "list", "print",
+    "model_dump", "schema", "json", "call_tool", "dispatch", "with_options", "connect", "close",
+    "天気", "café", "Ωmega", "", "3d", "__init__", "self", "_private", "None", "get_weather_2",
+]
+
+
+def _names(wires: list[str]) -> dict[str, tuple[str, str]]:
+    cat, problems = build_catalog([tool(w) for w in wires])
+    assert not problems
+    names = name_tools(cat.tools, {t.name: result_props(t) for t in cat.tools})
+    return {w: (n.method, n.pascal) for w, n in names.items()}
+
+
+def test_every_awkward_name_gets_a_unique_valid_method() -> None:
+    names = _names(AWKWARD)
+    methods = [m for m, _ in names.values()]
+    pascals = [p for _, p in names.values()]
+    assert set(names) == set(AWKWARD)
+    assert len(set(methods)) == len(AWKWARD) and len(set(pascals)) == len(AWKWARD)
+    for m in methods:
+        assert m.isidentifier() and m.isascii() and not keyword.iskeyword(m), m
+        assert not m.startswith("_"), m
+    for reserved in ("class", "list", "print", "call_tool", "dispatch", "with_options", "connect", "close", "self", "None"):
+        assert reserved not in methods
+
+
+def test_collisions_resolve_by_wire_name_not_input_order() -> None:
+    base = _names(AWKWARD)
+    for seed in range(20):
+        shuffled = AWKWARD[:]
+        random.Random(seed).shuffle(shuffled)
+        assert _names(shuffled) == base
+    # The smallest wire name keeps the plain name.
+    assert base["get-weather"][0] == "get_weather"
+    assert base["get_weather"][0] != "get_weather"
+
+
+def test_snake_rules() -> None:
+    assert snake("getWeather", empty="t") == "get_weather"
+    assert snake("HTTPServer", empty="t") == "http_server"
+    assert snake("café", empty="t") == "cafe"
+    assert snake("天気", empty="t") == "u5929_u6c17"
+    assert snake("", empty="tool") == "tool"
+    assert snake("3d", empty="tool") == "tool_3d"
+
+
+def test_field_names_avoid_pydantic_and_keywords() -> None:
+    cat, _ = build_catalog(
+        [tool("t", {"model_dump": {}, "schema": {}, "class": {}, "my-field": {}, "my_field": {}, "self": {}})]
+    )
+    n = name_tools(cat.tools, {})["t"]
+    py = {f.wire: f.python for f in n.args}
+    assert py["model_dump"] != "model_dump" and py["schema"] != "schema" and py["class"] == "class_"
+    assert py["self"] != "self"
+    assert len(set(py.values())) == len(py)
+    assert py["my-field"] == "my_field" and py["my_field"] == "my_field_2"
