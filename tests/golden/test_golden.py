@@ -1,0 +1,58 @@
+"""Golden end-to-end: captures of real servers -> committed packages, byte for byte; mypy --strict.
+
+Refresh with MCPGEN_UPDATE_GOLDEN=1 after an intended change, and review the diff.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from mcpgen.cli import main
+
+HERE = Path(__file__).resolve().parent
+REPO = HERE.parents[1]
+CASES = {
+    "everything_client": ["inputs/everything.raw.json", "--name", "everything_client"],
+    "time_client": ["inputs/time.raw.json", "--name", "time_client"],
+}
+
+
+def _tree(path: Path) -> dict[str, bytes]:
+    return {p.relative_to(path).as_posix(): p.read_bytes() for p in sorted(path.rglob("*")) if p.is_file() and "__pycache__" not in p.parts}
+
+
+@pytest.mark.parametrize("case", sorted(CASES))
+def test_golden(case: str, tmp_path: Path) -> None:
+    src, *opts = CASES[case]
+    out = tmp_path / case
+    with pytest.raises(SystemExit) as ei:
+        main(["client", str(HERE / src), "-o", str(out), *opts])
+    assert ei.value.code == 0
+    expected = HERE / "expected" / case
+    if os.environ.get("MCPGEN_UPDATE_GOLDEN") == "1":
+        shutil.rmtree(expected, ignore_errors=True)
+        shutil.copytree(out, expected)
+    got, want = _tree(out), _tree(expected)
+    assert sorted(got) == sorted(want)
+    for name in want:
+        assert got[name] == want[name], f"{case}/{name} differs from the golden copy (MCPGEN_UPDATE_GOLDEN=1 to refresh)"
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("case", sorted(CASES))
+def test_golden_passes_mypy_strict(case: str, tmp_path: Path) -> None:
+    pkg = tmp_path / case
+    shutil.copytree(HERE / "expected" / case, pkg, ignore=shutil.ignore_patterns("__pycache__"))
+    env = {**os.environ, "MYPYPATH": str(REPO)}
+    r = subprocess.run(
+        [sys.executable, "-m", "mypy", "--strict", "--no-incremental", "--python-version", "3.11", case],
+        cwd=tmp_path, env=env, capture_output=True, text=True,
+    )
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert "Success: no issues found" in r.stdout
