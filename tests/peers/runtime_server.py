@@ -1,10 +1,14 @@
-"""Test peer: an MCP server built on ``mcpgen.runtime.Server``, over stdio.
+"""Test peer: an MCP server built on ``mcpgen.runtime.Server``, over stdio or Streamable HTTP.
 
 Same tool set as ``sdk_server.py`` (echo, add, slow, progress, log, crash, big, weather), so the
 official SDK client can be pointed at it and the benchmark can compare like with like; plus
 ``noisy``, which print()s and logs from a handler (stdout must still carry protocol only).
 
     python tests/peers/runtime_server.py [--cancel-log FILE]
+    python tests/peers/runtime_server.py --http --port N [--stateless] [--cancel-log FILE]
+
+``--http``: serve Streamable HTTP at http://127.0.0.1:N/mcp (uvicorn) instead of stdio;
+``--stateless``: no handshake-era sessions, every request stands alone.
 
 ``--cancel-log FILE``: ``slow`` appends ``started <seconds>`` to FILE when it starts and
 ``cancelled <seconds>`` when it is cancelled (also written to stderr).
@@ -28,6 +32,10 @@ from mcpgen.runtime import RequestContext, Server  # noqa: E402
 
 _args = argparse.ArgumentParser()
 _args.add_argument("--cancel-log", default=None)
+_args.add_argument("--http", action="store_true", help="serve Streamable HTTP instead of stdio")
+_args.add_argument("--host", default="127.0.0.1")
+_args.add_argument("--port", type=int, default=8000)
+_args.add_argument("--stateless", action="store_true", help="HTTP: serve handshake-era requests without sessions")
 ARGS = _args.parse_args()
 
 server = Server("runtime-test-server", "1.0.0", instructions="Test peer for mcpgen")
@@ -135,4 +143,9 @@ server.add_tool(
 )
 
 if __name__ == "__main__":
-    server.run_stdio()
+    if ARGS.http:
+        from mcpgen.runtime.http_server import serve_http
+
+        serve_http(server, host=ARGS.host, port=ARGS.port, stateless=ARGS.stateless)
+    else:
+        server.run_stdio()

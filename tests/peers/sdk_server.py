@@ -1,9 +1,11 @@
-"""Test peer: an MCP server built with the official Python SDK (PyPI ``mcp``), over stdio.
+"""Test peer: an MCP server built with the official Python SDK (PyPI ``mcp``), over stdio or HTTP.
 
 Tool set shared with ``runtime_server.py`` so the same tests and the benchmark can drive either:
 echo, add, slow, progress, log, crash, big, weather (structured output).
 
     python tests/peers/sdk_server.py [--cancel-log FILE]
+    python tests/peers/sdk_server.py --http --port N    # Streamable HTTP at http://127.0.0.1:N/mcp
+    python tests/peers/sdk_server.py --sse --port N     # legacy HTTP+SSE (2024-11-05): GET /sse, POST /messages/
 
 ``--cancel-log FILE``: ``slow`` appends ``started <seconds>`` to FILE when it starts and
 ``cancelled <seconds>`` when it is cancelled (also written to stderr), so a test can wait for
@@ -24,6 +26,10 @@ from mcp.server.mcpserver import Context, MCPServer
 
 _args = argparse.ArgumentParser()
 _args.add_argument("--cancel-log", default=None)
+_args.add_argument("--http", action="store_true", help="serve Streamable HTTP at /mcp instead of stdio")
+_args.add_argument("--sse", action="store_true", help="serve the legacy HTTP+SSE transport at /sse instead of stdio")
+_args.add_argument("--host", default="127.0.0.1")
+_args.add_argument("--port", type=int, default=8000)
 ARGS = _args.parse_args()
 
 # Context.log is marked deprecated at 2026-07-28; the tests exercise it on purpose.
@@ -107,4 +113,9 @@ def _record(event: str, seconds: float) -> None:
 
 
 if __name__ == "__main__":
-    mcp.run("stdio")
+    if ARGS.http:
+        mcp.run("streamable-http", host=ARGS.host, port=ARGS.port)
+    elif ARGS.sse:
+        mcp.run("sse", host=ARGS.host, port=ARGS.port)
+    else:
+        mcp.run("stdio")
