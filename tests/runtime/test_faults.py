@@ -198,6 +198,24 @@ def test_server_stderr_and_junk_lines_are_logged(caplog: pytest.LogCaptureFixtur
     assert any("Starting server... {not json either" in m for m in messages), messages[:20]
 
 
+def test_wire_log_from_environment_records_everything(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    wire = tmp_path / "env-wire.jsonl"
+    monkeypatch.setenv("MCPGEN_WIRE_LOG", str(wire))
+
+    async def main() -> None:
+        async with connect_stdio(PY, faulty("junk")) as s:
+            await s.call_tool("echo", {"text": "teed"})
+
+    run(main())
+    entries = [json.loads(line) for line in read_lines(wire)]
+    assert {e["dir"] for e in entries} == {"c2s", "s2c"}
+    assert all(isinstance(e["t"], (int, float)) for e in entries)
+    lines = [e["line"] for e in entries]
+    # raw traffic: the junk the client skipped is in the tee too, which is how it gets diagnosed
+    assert "Starting server... {not json either" in lines
+    assert any('"teed"' in line for line in lines)
+
+
 # --------------------------------------------------------------------------------------------
 # the era probe falls back on any error, and on silence
 # --------------------------------------------------------------------------------------------

@@ -155,6 +155,40 @@ def test_everything_sampling_request_routed_to_callback() -> None:
     assert asked[0]["maxTokens"] == 10
 
 
+@needs_everything
+def test_everything_elicitation_request_routed_to_callback() -> None:
+    asked: list[dict[str, Any]] = []
+
+    async def on_elicitation(params: dict[str, Any]) -> dict[str, Any]:
+        asked.append(params)
+        return {"action": "decline"}
+
+    async def main() -> None:
+        changed: list[str] = []
+        async with connect_stdio(
+            NODE, EVERYTHING_ARGS, on_elicitation=on_elicitation, on_list_changed=changed.append  # type: ignore[arg-type]
+        ) as s:
+            await wait_until(lambda: "tools" in changed, 10, "notifications/tools/list_changed")
+            assert "trigger-elicitation-request" in {t["name"] for t in await s.list_tools()}
+            result = await s.call_tool("trigger-elicitation-request", {})
+            assert "declined" in text_of(result)
+
+    run(main())
+    assert len(asked) == 1 and "requestedSchema" in asked[0]
+
+
+@needs_everything
+def test_everything_without_callbacks_hides_conditional_tools() -> None:
+    """A client that declares no sampling/elicitation/roots capability gets no tools needing them."""
+
+    async def main() -> None:
+        async with connect_stdio(NODE, EVERYTHING_ARGS) as s:  # type: ignore[arg-type]
+            names = {t["name"] for t in await s.list_tools()}
+            assert not {"trigger-sampling-request", "trigger-elicitation-request", "get-roots-list"} & names
+
+    run(main())
+
+
 def test_mcp_server_time() -> None:
     async def main() -> int | None:
         async with connect_stdio(PY, ["-m", "mcp_server_time", "--local-timezone", "UTC"]) as s:
