@@ -13,6 +13,9 @@ $(STAMP): pyproject.toml tests/peers/package.json tests/peers/package-lock.json
 	$(BIN)/python -m pip install -q --upgrade pip
 	$(BIN)/python -m pip install -q -e '.[test]'
 	cd tests/peers && npm ci --no-audit --no-fund --loglevel=error
+	# inspector-cli 1.0.3 reads ../package.json relative to its build/ folder's parent.
+	cp tests/peers/node_modules/@modelcontextprotocol/inspector-cli/package.json \
+	   tests/peers/node_modules/@modelcontextprotocol/package.json
 	touch $(STAMP)
 
 setup: $(STAMP)

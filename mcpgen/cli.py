@@ -127,6 +127,56 @@ def client_cmd(
     click.echo(f"wrote {len(files.files)} files to {out} ({len(catalog.tools)} tools)", err=True)
 
 
+@cli.command("server")
+@click.argument("sources", nargs=-1)
+@click.option("-o", "--output", "output", required=True, type=click.Path(file_okay=False), help="Package directory to write.")
+@click.option("--name", "name", default=None, help="Package name (default: the output folder's name).")
+@click.option("--add-missing", is_flag=True, help="Append stubs for new tools to handlers.py (nothing else in it changes).")
+@click.option("--templates", "templates", type=click.Path(exists=True, file_okay=False), default=None,
+              help="Directory of templates overriding shipped ones by file name.")
+@_with_source_options
+@click.pass_context
+def server_cmd(
+    ctx: click.Context, sources: tuple[str, ...], output: str, name: str | None, add_missing: bool,
+    templates: str | None, config: str | None, server: str | None, connect_timeout: float,
+) -> None:
+    """Scaffold a server package from SOURCES (files or folders of schemas), --config/--server, or -- COMMAND.
+
+    _generated/ is rewritten every time; handlers.py is written once and then belongs to you.
+    """
+    from .naming import package_name
+    from .servergen import ServerOptions, generate_server, write_server
+
+    out = Path(output)
+    pkg = name or package_name(out.resolve().name)
+    if not pkg.isidentifier():
+        _fail([Problem("--name", f"{pkg!r} is not a valid Python package name")])
+    if len(sources) > 1 or (sources and Path(sources[0]).is_dir()):
+        from .sources.files import load_many
+
+        catalog, problems = load_many([Path(s) for s in sources])
+        if problems or catalog is None:
+            _fail(problems or [Problem(", ".join(sources), "no catalog")])
+    else:
+        catalog = load_source(sources[0] if sources else None, ctx.obj.get("command", ()), config, server, connect_timeout)
+    if out.exists() and not out.is_dir():
+        _fail([Problem(str(out), "output path exists and is not a directory")])
+    try:
+        files = generate_server(catalog, ServerOptions(package=pkg, templates=templates))
+    except StageError as exc:
+        _fail(exc.problems)
+    _warn(files.files.warnings)
+    try:
+        messages, problems = write_server(files, out, add_missing=add_missing)
+    except OSError as exc:
+        _fail([Problem(str(out), f"cannot write output: {exc.strerror or exc}")])
+    if problems:
+        _fail(problems)
+    for line in messages:
+        click.echo(f"mcpgen: {line}", err=True)
+    click.echo(f"wrote server package {pkg} to {out} ({len(catalog.tools)} tools)", err=True)
+
+
 @cli.command("inspect")
 @click.argument("source", required=False)
 @_with_source_options

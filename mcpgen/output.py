@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
 import tempfile
@@ -63,3 +64,47 @@ def write_atomic(fs: FileSet, target: Path) -> None:
     except BaseException:
         shutil.rmtree(tmp, ignore_errors=True)
         raise
+
+
+def replace_files(target: Path, fs: FileSet, extra: dict[str, str] | None = None) -> None:
+    """Update some files inside a folder the user also owns (a server skeleton).
+
+    Each subdirectory of `fs` (e.g. `_generated/`) is rebuilt beside the target and
+    swapped in whole, so files no longer generated disappear with it; each top-level
+    file is replaced on its own through a temp file. Other files are left untouched.
+    """
+    target = target.resolve()
+    target.mkdir(parents=True, exist_ok=True)
+    files = {**fs.files, **(extra or {})}
+    subdirs = sorted({rel.split("/", 1)[0] for rel in files if "/" in rel})
+    for sub in subdirs:
+        tmp = Path(tempfile.mkdtemp(prefix=f".{sub}.mcpgen-", dir=target))
+        try:
+            for rel, text in sorted(files.items()):
+                if rel.startswith(sub + "/"):
+                    p = tmp / rel[len(sub) + 1 :]
+                    p.parent.mkdir(parents=True, exist_ok=True)
+                    p.write_text(text, encoding="utf-8", newline="\n")
+            dest = target / sub
+            old: Path | None = None
+            if dest.exists():
+                old = Path(tempfile.mkdtemp(prefix=f".{sub}.old-", dir=target))
+                os.rename(dest, old / "d")
+            os.rename(tmp, dest)
+            if old is not None:
+                shutil.rmtree(old, ignore_errors=True)
+        except BaseException:
+            shutil.rmtree(tmp, ignore_errors=True)
+            raise
+    for rel, text in sorted(files.items()):
+        if "/" in rel:
+            continue
+        fd, tmp_name = tempfile.mkstemp(prefix=f".{rel}.", dir=target)
+        try:
+            with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as f:
+                f.write(text)
+            os.replace(tmp_name, target / rel)
+        except BaseException:
+            with contextlib.suppress(OSError):
+                os.unlink(tmp_name)
+            raise

@@ -218,11 +218,11 @@ class Server:
         stopping.cancel()
         await connection.session.close("server shutting down")
 
-    def run_stdio(self) -> None:
+    def run_stdio(self, *, wire_log: str | None = None) -> None:
         """Blocking entry point for `python -m pkg`."""
         logging.basicConfig(stream=sys.stderr, level=logging.WARNING)
         with contextlib.suppress(KeyboardInterrupt):
-            asyncio.run(self.serve_stdio())
+            asyncio.run(self.serve_stdio(wire_log=wire_log))
 
 
 class ServerConnection:

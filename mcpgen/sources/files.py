@@ -102,3 +102,41 @@ def load_file(path: str | Path) -> tuple[Catalog | None, list[Problem]]:
     cat, problems = catalog_from_document(doc, str(p))
     # Name the file in every problem so a user with several inputs knows which one.
     return cat, [Problem(f"{p}: {pr.where}" if pr.where != str(p) else pr.where, pr.message, pr.pointer) for pr in problems]
+
+
+SCHEMA_SUFFIXES = (".json", ".yaml", ".yml")
+
+
+def load_many(paths: list[Path]) -> tuple[Catalog | None, list[Problem]]:
+    """Several files and/or folders of them (each one tool or a list), merged in a stable order.
+
+    Folders contribute their *.json / *.yaml / *.yml files sorted by name; a tool name
+    defined twice is an error naming both files.
+    """
+    files: list[Path] = []
+    for path in paths:
+        if path.is_dir():
+            files += sorted(p for p in path.iterdir() if p.is_file() and p.suffix.lower() in SCHEMA_SUFFIXES)
+        else:
+            files.append(path)
+    problems: list[Problem] = []
+    raw_tools: list[Any] = []
+    origin: dict[str, Path] = {}
+    server_info: dict[str, Any] = {}
+    if not files:
+        return None, [Problem(", ".join(map(str, paths)), "no schema files found")]
+    for file in files:
+        cat, found = load_file(file)
+        problems += found
+        if cat is None:
+            continue
+        server_info = server_info or dict(cat.server_info)
+        for tool in cat.tools:
+            if tool.name in origin:
+                problems.append(Problem(str(file), f"tool {tool.name!r} is already defined in {origin[tool.name]}"))
+                continue
+            origin[tool.name] = file
+            raw_tools.append(tool.raw)
+    if problems:
+        return None, problems
+    return _finish(build_catalog(raw_tools, server_info=server_info))
