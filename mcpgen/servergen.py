@@ -103,7 +103,16 @@ def generate_server(catalog: Catalog, opts: ServerOptions) -> ServerFiles:
     stubs = {
         t["method"]: render(env, "server/handler_stub.py.jinja", tool=t, **ctx) for t in contexts
     }
-    handlers_src = render(env, "server/handlers.py.jinja", stubs=[stubs[t["method"]] for t in contexts], **ctx)
+    # handlers.py imports only the modules its stubs' annotations mention (it is the user's file).
+    used = "".join(stubs.values())
+    handler_imports = [line for line in models.client_imports if line.rsplit(" ", 1)[-1] + "." in used]
+    handlers_src = render(
+        env,
+        "server/handlers.py.jinja",
+        stubs=[stubs[t["method"]] for t in contexts],
+        handler_imports=handler_imports,
+        **ctx,
+    )
     fs.add(HANDLERS_FILE, handlers_src)
     fs.warnings = [p for p in problems if p.warning]
     fmt_problems = format_files(fs)
