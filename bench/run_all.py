@@ -1,4 +1,4 @@
-"""Run every benchmark in bench/ (``stdio_roundtrip.py`` and any ``*_bench.py``), one after another.
+"""Run every benchmark in bench/ (``*_roundtrip.py`` and ``*_bench.py``), one after another.
 
     python bench/run_all.py [ARGS...]    # ARGS are passed to every script (e.g. --n 200)
 """
@@ -13,7 +13,7 @@ HERE = Path(__file__).resolve().parent
 
 
 def main() -> int:
-    scripts = sorted({*HERE.glob("*_bench.py"), HERE / "stdio_roundtrip.py"})
+    scripts = sorted({*HERE.glob("*_bench.py"), *HERE.glob("*_roundtrip.py")})
     failed = []
     for script in scripts:
         if not script.exists():
