@@ -241,7 +241,10 @@ class AsyncClient:
         """
         return cast(
             "ToolResult",
-            await self._invoke("get-env", {}),
+            await self._invoke(
+                "get-env",
+                {},
+            ),
         )
 
     async def get_resource_links(
@@ -343,7 +346,10 @@ class AsyncClient:
         """
         return cast(
             "ToolResult",
-            await self._invoke("get-tiny-image", {}),
+            await self._invoke(
+                "get-tiny-image",
+                {},
+            ),
         )
 
     async def gzip_file_as_resource(
@@ -405,7 +411,10 @@ class AsyncClient:
         """
         return cast(
             "ToolResult",
-            await self._invoke("toggle-simulated-logging", {}),
+            await self._invoke(
+                "toggle-simulated-logging",
+                {},
+            ),
         )
 
     async def toggle_subscriber_updates(
@@ -419,7 +428,10 @@ class AsyncClient:
         """
         return cast(
             "ToolResult",
-            await self._invoke("toggle-subscriber-updates", {}),
+            await self._invoke(
+                "toggle-subscriber-updates",
+                {},
+            ),
         )
 
     async def trigger_long_running_operation(
@@ -575,16 +587,10 @@ class Client:
 
         MCP tool: 'echo'
         """
-        return cast(
-            "ToolResult",
-            self._runner.run(
-                self._inner._invoke(
-                    "echo",
-                    {
-                        "message": message,
-                    },
-                )
-            ),
+        return self._runner.run(
+            self._inner.echo(
+                message=message,
+            )
         )
 
     def get_annotated_message(
@@ -599,17 +605,11 @@ class Client:
 
         MCP tool: 'get-annotated-message'
         """
-        return cast(
-            "ToolResult",
-            self._runner.run(
-                self._inner._invoke(
-                    "get-annotated-message",
-                    {
-                        "messageType": message_type,
-                        "includeImage": include_image,
-                    },
-                )
-            ),
+        return self._runner.run(
+            self._inner.get_annotated_message(
+                message_type=message_type,
+                include_image=include_image,
+            )
         )
 
     def get_env(
@@ -621,10 +621,7 @@ class Client:
 
         MCP tool: 'get-env'
         """
-        return cast(
-            "ToolResult",
-            self._runner.run(self._inner._invoke("get-env", {})),
-        )
+        return self._runner.run(self._inner.get_env())
 
     def get_resource_links(
         self,
@@ -637,16 +634,10 @@ class Client:
 
         MCP tool: 'get-resource-links'
         """
-        return cast(
-            "ToolResult",
-            self._runner.run(
-                self._inner._invoke(
-                    "get-resource-links",
-                    {
-                        "count": count,
-                    },
-                )
-            ),
+        return self._runner.run(
+            self._inner.get_resource_links(
+                count=count,
+            )
         )
 
     def get_resource_reference(
@@ -661,17 +652,11 @@ class Client:
 
         MCP tool: 'get-resource-reference'
         """
-        return cast(
-            "ToolResult",
-            self._runner.run(
-                self._inner._invoke(
-                    "get-resource-reference",
-                    {
-                        "resourceType": resource_type,
-                        "resourceId": resource_id,
-                    },
-                )
-            ),
+        return self._runner.run(
+            self._inner.get_resource_reference(
+                resource_type=resource_type,
+                resource_id=resource_id,
+            )
         )
 
     def get_structured_content(
@@ -685,16 +670,10 @@ class Client:
 
         MCP tool: 'get-structured-content'
         """
-        return cast(
-            "_models.GetStructuredContentResult",
-            self._runner.run(
-                self._inner._invoke(
-                    "get-structured-content",
-                    {
-                        "location": location,
-                    },
-                )
-            ),
+        return self._runner.run(
+            self._inner.get_structured_content(
+                location=location,
+            )
         )
 
     def get_sum(
@@ -709,17 +688,11 @@ class Client:
 
         MCP tool: 'get-sum'
         """
-        return cast(
-            "ToolResult",
-            self._runner.run(
-                self._inner._invoke(
-                    "get-sum",
-                    {
-                        "a": a,
-                        "b": b,
-                    },
-                )
-            ),
+        return self._runner.run(
+            self._inner.get_sum(
+                a=a,
+                b=b,
+            )
         )
 
     def get_tiny_image(
@@ -731,10 +704,7 @@ class Client:
 
         MCP tool: 'get-tiny-image'
         """
-        return cast(
-            "ToolResult",
-            self._runner.run(self._inner._invoke("get-tiny-image", {})),
-        )
+        return self._runner.run(self._inner.get_tiny_image())
 
     def gzip_file_as_resource(
         self,
@@ -749,18 +719,12 @@ class Client:
 
         MCP tool: 'gzip-file-as-resource'
         """
-        return cast(
-            "ToolResult",
-            self._runner.run(
-                self._inner._invoke(
-                    "gzip-file-as-resource",
-                    {
-                        "name": name,
-                        "data": data,
-                        "outputType": output_type,
-                    },
-                )
-            ),
+        return self._runner.run(
+            self._inner.gzip_file_as_resource(
+                name=name,
+                data=data,
+                output_type=output_type,
+            )
         )
 
     def simulate_research_query(
@@ -775,17 +739,11 @@ class Client:
 
         MCP tool: 'simulate-research-query'
         """
-        return cast(
-            "ToolResult",
-            self._runner.run(
-                self._inner._invoke(
-                    "simulate-research-query",
-                    {
-                        "topic": topic,
-                        "ambiguous": ambiguous,
-                    },
-                )
-            ),
+        return self._runner.run(
+            self._inner.simulate_research_query(
+                topic=topic,
+                ambiguous=ambiguous,
+            )
         )
 
     def toggle_simulated_logging(
@@ -797,10 +755,7 @@ class Client:
 
         MCP tool: 'toggle-simulated-logging'
         """
-        return cast(
-            "ToolResult",
-            self._runner.run(self._inner._invoke("toggle-simulated-logging", {})),
-        )
+        return self._runner.run(self._inner.toggle_simulated_logging())
 
     def toggle_subscriber_updates(
         self,
@@ -811,10 +766,7 @@ class Client:
 
         MCP tool: 'toggle-subscriber-updates'
         """
-        return cast(
-            "ToolResult",
-            self._runner.run(self._inner._invoke("toggle-subscriber-updates", {})),
-        )
+        return self._runner.run(self._inner.toggle_subscriber_updates())
 
     def trigger_long_running_operation(
         self,
@@ -828,15 +780,9 @@ class Client:
 
         MCP tool: 'trigger-long-running-operation'
         """
-        return cast(
-            "ToolResult",
-            self._runner.run(
-                self._inner._invoke(
-                    "trigger-long-running-operation",
-                    {
-                        "duration": duration,
-                        "steps": steps,
-                    },
-                )
-            ),
+        return self._runner.run(
+            self._inner.trigger_long_running_operation(
+                duration=duration,
+                steps=steps,
+            )
         )

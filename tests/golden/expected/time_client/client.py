@@ -357,18 +357,12 @@ class Client:
 
         MCP tool: 'convert_time'
         """
-        return cast(
-            "_models.ConvertTimeResult",
-            self._runner.run(
-                self._inner._invoke(
-                    "convert_time",
-                    {
-                        "source_timezone": source_timezone,
-                        "time": time,
-                        "target_timezone": target_timezone,
-                    },
-                )
-            ),
+        return self._runner.run(
+            self._inner.convert_time(
+                source_timezone=source_timezone,
+                time=time,
+                target_timezone=target_timezone,
+            )
         )
 
     def get_current_time(
@@ -380,14 +374,8 @@ class Client:
 
         MCP tool: 'get_current_time'
         """
-        return cast(
-            "_models.GetCurrentTimeResult",
-            self._runner.run(
-                self._inner._invoke(
-                    "get_current_time",
-                    {
-                        "timezone": timezone,
-                    },
-                )
-            ),
+        return self._runner.run(
+            self._inner.get_current_time(
+                timezone=timezone,
+            )
         )

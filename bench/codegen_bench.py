@@ -1,0 +1,125 @@
+"""Generation and import-time benchmark for `mcpgen client`.
+
+Runs, in one go (each as a fresh process, median of N):
+  1. `mcpgen client` on the server-everything capture vs `datamodel-codegen --input-file-type mcp-tools`
+     on the same tools (models only) -- the issue's "no slower than DCG alone" target;
+  2. `mcpgen client` on synthetic catalogs of 100 and 2,000 tools (target: 2,000 < 20x of 100);
+  3. import time of the generated client module vs `python -c "import json, asyncio"` (target < 3x),
+     with the official SDK's client import for reference.
+
+Usage: .venv/bin/python bench/codegen_bench.py [--repeat N]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+BIN = Path(sys.executable).parent
+CAPTURE = REPO / "tests" / "golden" / "inputs" / "everything.raw.json"
+
+
+def synthetic(n: int) -> dict[str, object]:
+    tools = []
+    for i in range(n):
+        t: dict[str, object] = {
+            "name": f"tool-{i:05d}",
+            "description": f"Synthetic tool number {i}.",
+            "inputSchema": {
+                "type": "object",
+                "properties": {
+                    "query": {"type": "string", "description": "What to look for"},
+                    "limit": {"type": "integer", "minimum": 1, "maximum": 100, "default": 10},
+                    "mode": {"type": "string", "enum": ["fast", "exact", f"m{i}"]},
+                    "tags": {"type": "array", "items": {"type": "string"}},
+                },
+                "required": ["query"],
+            },
+        }
+        if i % 3 == 0:
+            t["outputSchema"] = {
+                "type": "object",
+                "properties": {"hits": {"type": "array", "items": {"type": "string"}}, "total": {"type": "integer"}},
+                "required": ["hits", "total"],
+            }
+        tools.append(t)
+    return {"tools": tools}
+
+
+def timed(cmd: list[str], repeat: int, **kw: object) -> float:
+    times = []
+    for _ in range(repeat):
+        t0 = time.perf_counter()
+        r = subprocess.run(cmd, capture_output=True, text=True, **kw)  # type: ignore[call-overload]
+        times.append(time.perf_counter() - t0)
+        if r.returncode != 0:
+            raise SystemExit(f"failed: {' '.join(cmd)}\n{r.stderr[-2000:]}")
+    return statistics.median(times)
+
+
+def mcpgen(src: Path, out: Path, repeat: int) -> float:
+    return timed([str(BIN / "mcpgen"), "client", str(src), "-o", str(out)], repeat)
+
+
+def dcg(src: Path, out: Path, repeat: int) -> float:
+    return timed([str(BIN / "datamodel-codegen"), "--input", str(src), "--input-file-type", "mcp-tools",
+                  "--output", str(out), "--output-model-type", "pydantic_v2.BaseModel", "--disable-timestamp"], repeat)
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--repeat", type=int, default=3)
+    ns = ap.parse_args()
+    rows: list[tuple[str, float, str]] = []
+    with tempfile.TemporaryDirectory() as d:
+        tmp = Path(d)
+        tools_doc = tmp / "everything-tools.json"
+        tools_doc.write_text(json.dumps(json.loads(CAPTURE.read_text())["tools"]))
+        t_dcg = dcg(tools_doc, tmp / "dcg_models.py", ns.repeat)
+        t_gen = mcpgen(tools_doc, tmp / "everything_client", ns.repeat)
+        rows.append(("datamodel-codegen --input-file-type mcp-tools (everything, models only)", t_dcg, "1.00x"))
+        rows.append(("mcpgen client (everything: models + client + black)", t_gen, f"{t_gen / t_dcg:.2f}x of DCG"))
+
+        sizes = {}
+        for n in (100, 2000):
+            src = tmp / f"synthetic{n}.json"
+            src.write_text(json.dumps(synthetic(n)))
+            sizes[n] = mcpgen(src, tmp / f"syn{n}", 1 if n > 100 else ns.repeat)
+            t_d = dcg(src, tmp / f"dcg{n}.py", 1 if n > 100 else ns.repeat)
+            rows.append((f"datamodel-codegen mcp-tools, {n} tools", t_d, ""))
+            rows.append((f"mcpgen client, {n} tools", sizes[n], f"{sizes[n] / t_d:.2f}x of DCG"))
+        rows.append(("  ratio 2,000 / 100 tools", sizes[2000] / sizes[100], "target < 20x"))
+
+        env = {**os.environ, "PYTHONPATH": str(tmp)}
+        py = sys.executable
+        reps = max(ns.repeat * 3, 9)
+        t_base = timed([py, "-c", "import json, asyncio"], reps, env=env)
+        t_client = timed([py, "-c", "import everything_client.client"], reps, env=env)
+        t_pkg = timed([py, "-c", "import everything_client"], reps, env=env)
+        t_models = timed([py, "-c", "import everything_client.models"], reps, env=env)
+        rows.append(('python -c "import json, asyncio"', t_base, "1.00x"))
+        rows.append(("import everything_client.client (generated)", t_client, f"{t_client / t_base:.2f}x (target < 3x)"))
+        rows.append(("import everything_client (package)", t_pkg, f"{t_pkg / t_base:.2f}x"))
+        rows.append(("import everything_client.models (pydantic, lazy)", t_models, f"{t_models / t_base:.2f}x"))
+        try:
+            t_sdk = timed([py, "-c", "import mcp.client"], reps, env=env)
+            rows.append(("import mcp.client (official SDK, reference)", t_sdk, f"{t_sdk / t_base:.2f}x"))
+        except SystemExit:
+            pass
+    width = max(len(r[0]) for r in rows)
+    print(f"{'measurement':<{width}}  {'seconds':>8}  ratio")
+    print("-" * (width + 30))
+    for name, secs, ratio in rows:
+        print(f"{name:<{width}}  {secs:8.3f}  {ratio}")
+
+
+if __name__ == "__main__":
+    main()
