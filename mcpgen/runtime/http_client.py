@@ -42,6 +42,17 @@ class HttpError(McpError):
         self.status = status
 
 
+def _describe_bad_body(body: bytes, kind: str) -> str:
+    """One line saying what came instead of JSON-RPC (an error page, a cut-off body, ...)."""
+    what = kind or "no content type"
+    if not body.strip():
+        return f"empty {what} body instead of a JSON-RPC message"
+    first = body[:80].decode("utf-8", "replace").strip().splitlines()[0]
+    if kind == "application/json" or body.lstrip()[:1] in (b"{", b"["):
+        return f"invalid or truncated JSON ({len(body)} bytes of {what}): {first}"
+    return f"{what} instead of a JSON-RPC message: {first}"
+
+
 class StreamableHttpTransport:
     """Streamable HTTP client transport (2025-03-26 and later; both eras)."""
 
@@ -156,7 +167,7 @@ class StreamableHttpTransport:
                 body = await response.aread()
                 if response.status_code == 202:
                     raise ProtocolError("the server accepted a request without answering it")
-                self._deliver_body(body, response.status_code, request_id)
+                self._deliver_body(body, response.status_code, kind, request_id)
         except asyncio.CancelledError:
             raise
         except McpError as exc:
@@ -164,12 +175,11 @@ class StreamableHttpTransport:
         except Exception as exc:  # httpx errors: connection refused, reset, bad chunking
             self._fail(request_id, ConnectionClosed(f"HTTP request failed: {type(exc).__name__}: {exc}"))
 
-    def _deliver_body(self, body: bytes, status: int, request_id: RequestId) -> None:
+    def _deliver_body(self, body: bytes, status: int, kind: str, request_id: RequestId) -> None:
         try:
             message = jsonrpc.decode(body)
         except (ValueError, UnicodeDecodeError):
-            snippet = body[:120].decode("utf-8", "replace").strip().splitlines()
-            raise HttpError(status, snippet[0] if snippet else "") from None
+            raise HttpError(status, _describe_bad_body(body, kind)) from None
         if isinstance(message, dict) and "error" in message and message.get("id") is None:
             message = {**message, "id": request_id}  # an error for "the request" of this POST
         if not isinstance(message, dict) or message.get("id") != request_id:

@@ -197,8 +197,7 @@ class StreamableHttpApp:
         if modern:
             problem = _modern_header_problem(message, headers)
             if problem is not None:
-                code, text = problem
-                await _json(send, 400, jsonrpc.error_response(message.get("id"), code, text))
+                await _json(send, 400, _header_error(message, *problem))
                 return
             # Stateless: a fresh connection per request; nothing outlives the response.
             transport = HttpServerTransport()
@@ -407,6 +406,15 @@ def _modern_header_problem(message: JSONObject, headers: dict[str, str]) -> tupl
     if version is not None and version not in MODERN_VERSIONS:
         return jsonrpc.UNSUPPORTED_PROTOCOL_VERSION, f"Unsupported protocol version: {version}"
     return None
+
+
+def _header_error(message: JSONObject, code: int, text: str) -> JSONObject:
+    data = None
+    if code == jsonrpc.UNSUPPORTED_PROTOCOL_VERSION:
+        # The client steps down to a version named here, exactly as for the body check.
+        meta = (message.get("params") or {}).get("_meta") or {}
+        data = {"supported": [*MODERN_VERSIONS, *HANDSHAKE_VERSIONS], "requested": meta.get(META_PROTOCOL_VERSION)}
+    return jsonrpc.error_response(message.get("id"), code, text, data)
 
 
 def _decode_header(value: str) -> str:

@@ -472,15 +472,7 @@ def _modern_headers(message: dict[str, Any], **override: str) -> dict[str, str]:
 @pytest.mark.parametrize(
     "with_header",
     [
-        pytest.param(
-            True,
-            id="version-header",
-            marks=pytest.mark.xfail(
-                strict=True,
-                reason="runtime bug: http_server._modern_header_problem answers an unsupported MCP-Protocol-Version "
-                "header with -32022 but no error.data {supported, requested}, unlike Server (meta-only path)",
-            ),
-        ),
+        pytest.param(True, id="version-header"),
         pytest.param(False, id="meta-only"),
     ],
 )
@@ -607,11 +599,6 @@ def test_fault_on_tools_call_fails_the_call_promptly(spawn: Any, mode: str) -> N
     run(main())
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="runtime bug: a 200 application/json body that is cut off is reported as 'HTTP 200: <first 120 bytes>' "
-    "(http_client._deliver_body), without saying the JSON is invalid/truncated",
-)
 def test_truncated_body_is_reported_as_broken_json(spawn: Any) -> None:
     server = spawn([PY, FAULTY_HTTP_SERVER, "truncated-call"])
 
