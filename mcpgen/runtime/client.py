@@ -86,6 +86,7 @@ class ClientSession:
         self.server_info: JSONObject = {}
         self.server_capabilities: JSONObject = {}
         self.instructions: str | None = None
+        self._probe_timeout = PROBE_TIMEOUT
 
     # -- connection ----------------------------------------------------------------
 
@@ -106,11 +107,13 @@ class ClientSession:
 
     async def connect(self, protocol: str = "auto", *, connect_timeout: float = 30.0) -> None:
         """Agree on an era and a version. protocol: "auto", "legacy" or an exact version."""
+        # A legacy server may ignore the probe: leave most of the connect time for initialize.
+        self._probe_timeout = min(PROBE_TIMEOUT, connect_timeout / 3)
         self.session.start()
         try:
             await asyncio.wait_for(self._negotiate(protocol), connect_timeout)
         except asyncio.TimeoutError:
-            raise ConnectionClosed(
+            raise RequestTimeout(
                 f"the server did not complete the MCP handshake within {connect_timeout:g}s"
             ) from None
         except ConnectionClosed:
@@ -138,7 +141,7 @@ class ClientSession:
                 result = await self.session.request(
                     "server/discover",
                     {"_meta": self._meta(version)},
-                    timeout=PROBE_TIMEOUT if fallback else None,
+                    timeout=self._probe_timeout if fallback else None,
                     cancellable=False,
                 )
             except RpcError as exc:

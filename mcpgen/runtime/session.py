@@ -81,6 +81,7 @@ class Session:
         self._handling: dict[RequestId, asyncio.Task[None]] = {}
         self._reader: asyncio.Task[None] | None = None
         self._closed: McpError | None = None
+        self._junk_lines = 0
         self.closed_event = asyncio.Event()
         bind = getattr(transport, "bind_session", None)
         if bind is not None:
@@ -237,7 +238,7 @@ class Session:
                     if self.on_invalid is not None:
                         await self.on_invalid(line)
                     else:
-                        log.warning("skipping a non-JSON line from the peer: %.200r", line)
+                        self._log_junk(line)
                     continue
                 self.dispatch(message)
         except asyncio.CancelledError:
@@ -249,6 +250,15 @@ class Session:
             self._fail_all(ConnectionClosed(reason))
             for task in list(self._handling.values()):
                 task.cancel()
+
+    def _log_junk(self, line: bytes) -> None:
+        # Banners on stdout are common; say so clearly a few times, then quietly.
+        self._junk_lines += 1
+        level = logging.WARNING if self._junk_lines <= 5 else logging.DEBUG
+        text = line[:300].decode("utf-8", "replace")
+        log.log(level, "skipping a non-JSON line from the peer: %s", text)
+        if self._junk_lines == 5:
+            log.warning("further non-JSON lines from the peer are logged at DEBUG level")
 
     def dispatch(self, message: Any) -> None:
         """Route one decoded message (also used by transports that deliver objects)."""
