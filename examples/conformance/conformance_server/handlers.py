@@ -1,0 +1,208 @@
+"""Your tool implementations. mcpgen wrote this file once and will never overwrite it.
+
+Fill in each method; a method you delete or leave raising NotImplementedError answers
+"not implemented" to clients. After regenerating with new tools, `mcpgen server ...
+--add-missing` appends stubs for them here.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+from ._generated import Context, ToolError, ToolOutput, ToolResult, ToolsBase, models
+
+__all__ = ["Handlers", "ToolError", "ToolOutput", "ToolResult"]
+
+
+PNG_1X1 = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR4nGNgAAACAAAB4iG8MwAAAABJRU5ErkJggg=="
+WAV_SILENCE = "UklGRjQAAABXQVZFZm10IBAAAAABAAEAQB8AAIA+AAACABAAZGF0YRAAAAAAAAAAAAAAAAAAAAAAAAAA"
+
+
+def text(value: str) -> dict[str, Any]:
+    return {"type": "text", "text": value}
+
+
+class Handlers(ToolsBase):
+    async def json_schema_2020_12_tool(
+        self, args: models.JsonSchema202012ToolArgs, ctx: Context
+    ) -> ToolOutput:
+        """Tool whose input schema uses JSON Schema 2020-12 keywords (kept verbatim)."""
+        return f"Received: {args.model_dump_json(exclude_unset=True)}"
+
+    async def test_audio_content(self, args: models.TestAudioContentArgs, ctx: Context) -> ToolOutput:
+        """Returns audio (a tiny WAV)."""
+        return [{"type": "audio", "data": WAV_SILENCE, "mimeType": "audio/wav"}]
+
+    async def test_elicitation(self, args: models.TestElicitationArgs, ctx: Context) -> ToolOutput:
+        """Asks the user for input (elicitation)."""
+        answer = await ctx.request_elicitation(
+            {
+                "message": args.message,
+                "requestedSchema": {
+                    "type": "object",
+                    "properties": {
+                        "username": {"type": "string", "description": "User's response"},
+                        "email": {"type": "string", "description": "User's email address"},
+                    },
+                    "required": ["username", "email"],
+                },
+            }
+        )
+        return f"User response: action={answer.get('action')}, content={answer.get('content')}"
+
+    async def test_elicitation_sep1034_defaults(
+        self, args: models.TestElicitationSep1034DefaultsArgs, ctx: Context
+    ) -> ToolOutput:
+        """Elicitation whose requested schema carries default values (SEP-1034)."""
+        answer = await ctx.request_elicitation(
+            {
+                "message": "Please review and update the form fields with defaults",
+                "requestedSchema": {
+                    "type": "object",
+                    "properties": {
+                        "name": {"type": "string", "description": "User name", "default": "John Doe"},
+                        "age": {"type": "integer", "description": "User age", "default": 30},
+                        "score": {"type": "number", "description": "User score", "default": 95.5},
+                        "status": {
+                            "type": "string",
+                            "description": "User status",
+                            "enum": ["active", "inactive", "pending"],
+                            "default": "active",
+                        },
+                        "verified": {"type": "boolean", "description": "Verification status", "default": True},
+                    },
+                    "required": [],
+                },
+            }
+        )
+        return f"Elicitation completed: action={answer.get('action')}, content={answer.get('content')}"
+
+    async def test_elicitation_sep1330_enums(
+        self, args: models.TestElicitationSep1330EnumsArgs, ctx: Context
+    ) -> ToolOutput:
+        """Elicitation with every enum shape (SEP-1330)."""
+        answer = await ctx.request_elicitation(
+            {
+                "message": "Please select options from the enum fields",
+                "requestedSchema": {
+                    "type": "object",
+                    "properties": {
+                        "untitledSingle": {"type": "string", "description": "Select one option", "enum": ["option1", "option2", "option3"]},
+                        "titledSingle": {
+                            "type": "string",
+                            "description": "Select one option with titles",
+                            "oneOf": [
+                                {"const": "value1", "title": "First Option"},
+                                {"const": "value2", "title": "Second Option"},
+                                {"const": "value3", "title": "Third Option"},
+                            ],
+                        },
+                        "legacyEnum": {
+                            "type": "string",
+                            "description": "Select one option (legacy)",
+                            "enum": ["opt1", "opt2", "opt3"],
+                            "enumNames": ["Option One", "Option Two", "Option Three"],
+                        },
+                        "untitledMulti": {
+                            "type": "array",
+                            "description": "Select multiple options",
+                            "minItems": 1,
+                            "maxItems": 3,
+                            "items": {"type": "string", "enum": ["option1", "option2", "option3"]},
+                        },
+                        "titledMulti": {
+                            "type": "array",
+                            "description": "Select multiple options with titles",
+                            "minItems": 1,
+                            "maxItems": 3,
+                            "items": {
+                                "anyOf": [
+                                    {"const": "value1", "title": "First Choice"},
+                                    {"const": "value2", "title": "Second Choice"},
+                                    {"const": "value3", "title": "Third Choice"},
+                                ]
+                            },
+                        },
+                    },
+                    "required": [],
+                },
+            }
+        )
+        return f"Elicitation completed: action={answer.get('action')}, content={answer.get('content')}"
+
+    async def test_embedded_resource(
+        self, args: models.TestEmbeddedResourceArgs, ctx: Context
+    ) -> ToolOutput:
+        """Returns an embedded text resource."""
+        return [
+            {
+                "type": "resource",
+                "resource": {
+                    "uri": "test://embedded-resource",
+                    "mimeType": "text/plain",
+                    "text": "This is an embedded resource content.",
+                },
+            }
+        ]
+
+    async def test_error_handling(self, args: models.TestErrorHandlingArgs, ctx: Context) -> ToolOutput:
+        """Always fails with a tool execution error."""
+        raise ToolError("This tool intentionally returns an error for testing")
+
+    async def test_image_content(self, args: models.TestImageContentArgs, ctx: Context) -> ToolOutput:
+        """Returns an image (a 1x1 PNG)."""
+        return [{"type": "image", "data": PNG_1X1, "mimeType": "image/png"}]
+
+    async def test_multiple_content_types(
+        self, args: models.TestMultipleContentTypesArgs, ctx: Context
+    ) -> ToolOutput:
+        """Returns text, an image and an embedded resource."""
+        return [
+            text("Multiple content types test:"),
+            {"type": "image", "data": PNG_1X1, "mimeType": "image/png"},
+            {
+                "type": "resource",
+                "resource": {
+                    "uri": "test://mixed-content-resource",
+                    "mimeType": "application/json",
+                    "text": '{"test": "data", "value": 123}',
+                },
+            },
+        ]
+
+    async def test_reconnection(self, args: models.TestReconnectionArgs, ctx: Context) -> ToolOutput:
+        """Closes its response stream early; the result follows on the resumed stream."""
+        await asyncio.sleep(0.1)
+        return "Reconnection test completed"
+
+    async def test_sampling(self, args: models.TestSamplingArgs, ctx: Context) -> ToolOutput:
+        """Asks the client's LLM to answer a prompt (sampling)."""
+        reply = await ctx.request_sampling(
+            {"messages": [{"role": "user", "content": text(args.prompt)}], "maxTokens": 100}
+        )
+        content = reply.get("content")
+        answer = content.get("text") if isinstance(content, dict) else None
+        return f"LLM response: {answer}"
+
+    async def test_simple_text(self, args: models.TestSimpleTextArgs, ctx: Context) -> ToolOutput:
+        """Returns a simple text response."""
+        return "This is a simple text response for testing."
+
+    async def test_tool_with_logging(
+        self, args: models.TestToolWithLoggingArgs, ctx: Context
+    ) -> ToolOutput:
+        """Sends three log messages while it runs."""
+        for message in ("Tool execution started", "Tool processing data", "Tool execution completed"):
+            await ctx.log("info", message)
+            await asyncio.sleep(0.05)
+        return "Tool with logging executed successfully"
+
+    async def test_tool_with_progress(
+        self, args: models.TestToolWithProgressArgs, ctx: Context
+    ) -> ToolOutput:
+        """Reports progress 0, 50 and 100 of 100."""
+        for step in (0, 50, 100):
+            await ctx.report_progress(step, 100, f"Completed step {step} of 100")
+            await asyncio.sleep(0.05)
+        return "Tool with progress executed successfully"
