@@ -11,7 +11,10 @@ from .naming import name_tools, ordered
 
 def _table(headers: list[str], rows: list[list[str]]) -> str:
     widths = [max(len(h), *(len(r[i]) for r in rows)) if rows else len(h) for i, h in enumerate(headers)]
-    line = lambda cells: "  ".join(c.ljust(w) for c, w in zip(cells, widths)).rstrip()  # noqa: E731
+
+    def line(cells: list[str]) -> str:
+        return "  ".join(c.ljust(w) for c, w in zip(cells, widths)).rstrip()
+
     return "\n".join([line(headers), line(["-" * w for w in widths]), *(line(r) for r in rows)]) + "\n"
 
 
@@ -30,7 +33,8 @@ def format_catalog(catalog: Catalog) -> str:
     rows = []
     for t in tools:
         n = names[t.name]
-        req = t.input_schema.get("required") if isinstance(t.input_schema.get("required"), list) else []
+        req_raw = t.input_schema.get("required")
+        req: list[Any] = req_raw if isinstance(req_raw, list) else []
         args = ", ".join(f.python + ("" if f.wire in req else "?") for f in n.args)
         schema, wrapped = result_view(t)
         ret = "ToolResult" if schema is None else n.result_model + (" (unwrapped)" if wrapped else "")

@@ -177,7 +177,8 @@ def generate_models(catalog: Catalog, tools: list[ToolSpec], names: dict[str, To
 
 
 def _run_dcg(doc: dict[str, Any], aliases: dict[str, str]) -> str:
-    from datamodel_code_generator import DataModelType, InputFileType, PythonVersion, generate
+    from datamodel_code_generator import InputFileType, LiteralType, PythonVersion, generate
+    from datamodel_code_generator.enums import DataModelType
 
     result = generate(
         json.dumps(doc, sort_keys=False),
@@ -191,7 +192,7 @@ def _run_dcg(doc: dict[str, Any], aliases: dict[str, str]) -> str:
         strict_nullable=True,
         use_union_operator=True,
         use_standard_collections=True,
-        enum_field_as_literal="all",
+        enum_field_as_literal=LiteralType.All,
         keep_model_order=True,
         use_schema_description=True,
         use_field_description=False,

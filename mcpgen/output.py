@@ -28,7 +28,9 @@ def format_files(fs: FileSet) -> list[Problem]:
     """Run black over every .py file; a file black cannot parse is a generator bug, reported."""
     import black  # heavy import; only the formatting stage needs it
 
-    mode = black.Mode(target_versions={black.TargetVersion.PY310}, line_length=100)
+    from black.mode import Mode, TargetVersion
+
+    mode = Mode(target_versions={TargetVersion.PY310}, line_length=100)
     problems: list[Problem] = []
     for path in sorted(fs.files):
         if not path.endswith(".py") or path in fs.verbatim:

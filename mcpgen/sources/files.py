@@ -29,7 +29,7 @@ def read_document(path: Path) -> tuple[Any, list[Problem]]:
 
 
 def _yaml(where: str, text: str) -> tuple[Any, list[Problem]]:
-    import yaml  # only needed for YAML input
+    import yaml  # type: ignore[import-untyped]  # only needed for YAML input
 
     try:
         return yaml.safe_load(text), []
@@ -56,7 +56,8 @@ def catalog_from_document(doc: Any, where: str) -> tuple[Catalog | None, list[Pr
         return _finish(build_catalog([doc]))
     if "tools" not in doc:
         return None, [Problem(where, "no tools found: expected a tools/list result, a tool, or a list of tools")]
-    init = doc.get("initialize") if isinstance(doc.get("initialize"), dict) else {}
+    init_raw = doc.get("initialize")
+    init: dict[str, Any] = init_raw if isinstance(init_raw, dict) else {}
     server_info = _first_dict(init.get("serverInfo"), doc.get("serverInfo"), doc.get("server_info"))
     protocol = init.get("protocolVersion") or doc.get("protocolVersion") or doc.get("protocol_version")
     command = doc.get("source_command") or doc.get("command")
