@@ -75,7 +75,10 @@ class StreamableHttpTransport:
         self.param_headers: dict[str, dict[str, str]] = {}
         self._wire = wire_log
         self._own_client = client is None
-        self._client = client or httpx.AsyncClient(timeout=httpx.Timeout(timeout, connect=10.0))
+        # Keep every connection alive: with httpx's default of 20 idle connections, more
+        # calls in flight meant a new TCP connection per call.
+        limits = httpx.Limits(max_connections=100, max_keepalive_connections=100)
+        self._client = client or httpx.AsyncClient(timeout=httpx.Timeout(timeout, connect=10.0), limits=limits)
         self._inbox: asyncio.Queue[bytes | None] = asyncio.Queue()
         self._posts: dict[RequestId, asyncio.Task[None]] = {}
         self._tasks: set[asyncio.Task[None]] = set()
