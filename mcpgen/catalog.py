@@ -51,6 +51,8 @@ class Catalog:
     resource_templates: tuple[dict[str, Any], ...] = ()
     # The stdio command the catalog was read from (None for files): AsyncClient.connect() reuses it.
     source_command: tuple[str, ...] | None = None
+    # The HTTP URL it was read from (None otherwise): AsyncClient.connect() reuses it.
+    source_url: str | None = None
 
 
 def parse_tool(raw: Any, index: int) -> tuple[ToolSpec | None, list[Problem]]:
@@ -116,6 +118,7 @@ def build_catalog(
     resources: list[Any] | None = None,
     resource_templates: list[Any] | None = None,
     source_command: tuple[str, ...] | None = None,
+    source_url: str | None = None,
 ) -> tuple[Catalog, list[Problem]]:
     """Parse every tool, collecting all problems; duplicate wire names are an error."""
     specs: list[ToolSpec] = []
@@ -139,5 +142,6 @@ def build_catalog(
         resources=tuple(r for r in resources or () if isinstance(r, dict)),
         resource_templates=tuple(r for r in resource_templates or () if isinstance(r, dict)),
         source_command=source_command,
+        source_url=source_url,
     )
     return cat, problems

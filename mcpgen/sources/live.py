@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 import os
 import sys
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Coroutine, Mapping, Sequence
 from typing import Any
 
 from ..catalog import Catalog, Problem, build_catalog
@@ -30,6 +30,46 @@ class _Progress:
             sys.stderr.flush()
 
 
+async def read_catalog(session: Any, changed: asyncio.Event, progress: _Progress, **origin: Any) -> Catalog:
+    """Everything a connected server offers; tools listed again if they changed meanwhile."""
+    progress(f"connected to {session.server_info.get('name', 'the server')}; listing tools ...")
+    tools = await session.list_tools()
+    for _ in range(MAX_RELISTS):  # the list changed while we read it: read it again
+        if not changed.is_set():
+            break
+        changed.clear()
+        progress("tool list changed; listing again ...")
+        tools = await session.list_tools()
+    caps = session.server_capabilities
+    prompts = await session.list_prompts() if "prompts" in caps else []
+    resources = await session.list_resources() if "resources" in caps else []
+    templates = await session.list_resource_templates() if "resources" in caps else []
+    catalog, problems = build_catalog(
+        tools,
+        server_info=dict(session.server_info),
+        protocol_version=session.protocol_version or None,
+        prompts=prompts,
+        resources=resources,
+        resource_templates=templates,
+        **origin,
+    )
+    if problems:
+        from ..catalog import StageError
+
+        raise StageError(problems)
+    return catalog
+
+
+def _change_watch() -> tuple[asyncio.Event, Callable[[str], None]]:
+    changed = asyncio.Event()
+
+    def on_list_changed(kind: str) -> None:
+        if kind == "tools":
+            changed.set()
+
+    return changed, on_list_changed
+
+
 async def fetch_catalog(
     command: str,
     args: Sequence[str] = (),
@@ -42,12 +82,7 @@ async def fetch_catalog(
     from ..runtime import connect_stdio
 
     progress = _Progress()
-    changed = asyncio.Event()
-
-    def on_list_changed(kind: str) -> None:
-        if kind == "tools":
-            changed.set()
-
+    changed, on_list_changed = _change_watch()
     full_env = {**os.environ, **env} if env else None
     progress(f"starting {command} ...")
     try:
@@ -55,34 +90,27 @@ async def fetch_catalog(
             command, list(args), env=full_env, cwd=cwd, timeout=timeout,
             connect_timeout=connect_timeout, on_list_changed=on_list_changed,
         ) as session:
-            progress(f"connected to {session.server_info.get('name', command)}; listing tools ...")
-            tools = await session.list_tools()
-            for _ in range(MAX_RELISTS):  # the list changed while we read it: read it again
-                if not changed.is_set():
-                    break
-                changed.clear()
-                progress("tool list changed; listing again ...")
-                tools = await session.list_tools()
-            caps = session.server_capabilities
-            prompts = await session.list_prompts() if "prompts" in caps else []
-            resources = await session.list_resources() if "resources" in caps else []
-            templates = await session.list_resource_templates() if "resources" in caps else []
-            catalog, problems = build_catalog(
-                tools,
-                server_info=dict(session.server_info),
-                protocol_version=session.protocol_version or None,
-                prompts=prompts,
-                resources=resources,
-                resource_templates=templates,
-                source_command=(command, *args),
-            )
+            return await read_catalog(session, changed, progress, source_command=(command, *args))
     finally:
         progress.done()
-    if problems:
-        from ..catalog import StageError
 
-        raise StageError(problems)
-    return catalog
+
+async def fetch_catalog_http(
+    url: str, *, headers: Mapping[str, str] | None = None, connect_timeout: float = 30.0, timeout: float = 60.0
+) -> Catalog:
+    from ..runtime import connect_http
+
+    progress = _Progress()
+    changed, on_list_changed = _change_watch()
+    progress(f"connecting to {url} ...")
+    try:
+        async with connect_http(
+            url, headers=headers, timeout=timeout, connect_timeout=connect_timeout, on_list_changed=on_list_changed
+        ) as session:
+            # Headers (tokens) are never recorded: only the URL travels into generated code.
+            return await read_catalog(session, changed, progress, source_url=url)
+    finally:
+        progress.done()
 
 
 def load_live(
@@ -94,12 +122,22 @@ def load_live(
     connect_timeout: float = 30.0,
 ) -> tuple[Catalog | None, list[Problem]]:
     """Errors are values: a server that cannot be started or read becomes one Problem."""
+    where = " ".join([command, *args])
+    return _run(fetch_catalog(command, args, env=env, cwd=cwd, connect_timeout=connect_timeout), where, connect_timeout)
+
+
+def load_live_http(
+    url: str, *, headers: Mapping[str, str] | None = None, connect_timeout: float = 30.0
+) -> tuple[Catalog | None, list[Problem]]:
+    return _run(fetch_catalog_http(url, headers=headers, connect_timeout=connect_timeout), url, connect_timeout)
+
+
+def _run(fetch: Coroutine[Any, Any, Catalog], where: str, connect_timeout: float) -> tuple[Catalog | None, list[Problem]]:
     from ..catalog import StageError
     from ..runtime import McpError
 
-    where = " ".join([command, *args])
     try:
-        return asyncio.run(fetch_catalog(command, args, env=env, cwd=cwd, connect_timeout=connect_timeout)), []
+        return asyncio.run(fetch), []
     except StageError as exc:
         return None, exc.problems
     except (McpError, OSError, TimeoutError) as exc:

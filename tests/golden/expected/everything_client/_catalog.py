@@ -10,6 +10,9 @@ from typing import Any
 # The stdio command the catalog was read from; `AsyncClient.connect()` starts it again.
 SOURCE_COMMAND: tuple[str, ...] | None = None
 
+# The HTTP URL it was read from (never the headers: tokens stay out of generated code).
+SOURCE_URL: str | None = None
+
 SERVER_INFO: dict[str, Any] = {
     "name": "mcp-servers/everything",
     "title": "Everything Reference Server",

@@ -20,9 +20,10 @@ from collections.abc import (
 from concurrent.futures import Future
 from typing import TYPE_CHECKING, Any, TypeVar, cast
 
+from mcpgen.runtime import connect_http as _connect_http
 from mcpgen.runtime import connect_stdio as _connect_stdio
 
-from ._catalog import SOURCE_COMMAND, TOOL_TABLE, resolve_tool, tool_definitions
+from ._catalog import SOURCE_COMMAND, SOURCE_URL, TOOL_TABLE, resolve_tool, tool_definitions
 from ._types import UNSET, ToolError, ToolOutputError, ToolResult, Unset, structured_of
 
 if TYPE_CHECKING:
@@ -98,14 +99,49 @@ class AsyncClient:
             yield cls(session)
 
     @classmethod
+    @contextlib.asynccontextmanager
+    async def connect_http(
+        cls,
+        url: str,
+        *,
+        headers: Mapping[str, str] | None = None,
+        timeout: float = 60.0,
+        on_log: LogCallback | None = None,
+        on_sampling: RequestCallback | None = None,
+        on_elicitation: RequestCallback | None = None,
+        on_roots: RootsCallback | None = None,
+        wire_log: str | None = None,
+        **options: Any,
+    ) -> AsyncIterator[AsyncClient]:
+        """Connect to an MCP server at `url` (Streamable HTTP, or the legacy HTTP+SSE transport).
+
+        `headers` go on every request (e.g. `{"Authorization": "Bearer ..."}`); `options` go to
+        the runtime's connect_http (e.g. `connect_timeout`, `protocol`, `transport`).
+        """
+        async with _connect_http(
+            url,
+            headers=headers,
+            timeout=timeout,
+            on_log=on_log,
+            on_sampling=on_sampling,
+            on_elicitation=on_elicitation,
+            on_roots=on_roots,
+            wire_log=wire_log,
+            **options,
+        ) as session:
+            yield cls(session)
+
+    @classmethod
     def connect(cls, **options: Any) -> contextlib.AbstractAsyncContextManager[AsyncClient]:
-        """Start the server command this client was generated from."""
-        if not SOURCE_COMMAND:
-            raise RuntimeError(
-                "this client was generated from a file, not a live server: "
-                "use AsyncClient.connect_stdio(command, args)"
-            )
-        return cls.connect_stdio(SOURCE_COMMAND[0], SOURCE_COMMAND[1:], **options)
+        """Connect the way this client was generated: the same stdio command, or the same URL."""
+        if SOURCE_COMMAND:
+            return cls.connect_stdio(SOURCE_COMMAND[0], SOURCE_COMMAND[1:], **options)
+        if SOURCE_URL:
+            return cls.connect_http(SOURCE_URL, **options)
+        raise RuntimeError(
+            "this client was generated from a file, not a live server: "
+            "use AsyncClient.connect_stdio(command, args) or AsyncClient.connect_http(url)"
+        )
 
     def with_options(
         self, *, timeout: float | None = None, progress: ProgressCallback | None = None
@@ -314,6 +350,36 @@ class Client:
             args,
             env=env,
             cwd=cwd,
+            timeout=timeout,
+            on_log=on_log,
+            on_sampling=on_sampling,
+            on_elicitation=on_elicitation,
+            on_roots=on_roots,
+            wire_log=wire_log,
+            **options,
+        )
+        with _hold(cm) as (inner, runner):
+            yield cls(inner, runner)
+
+    @classmethod
+    @contextlib.contextmanager
+    def connect_http(
+        cls,
+        url: str,
+        *,
+        headers: Mapping[str, str] | None = None,
+        timeout: float = 60.0,
+        on_log: LogCallback | None = None,
+        on_sampling: RequestCallback | None = None,
+        on_elicitation: RequestCallback | None = None,
+        on_roots: RootsCallback | None = None,
+        wire_log: str | None = None,
+        **options: Any,
+    ) -> Iterator[Client]:
+        """Connect to an MCP server at `url` (callbacks run on the loop thread)."""
+        cm = AsyncClient.connect_http(
+            url,
+            headers=headers,
             timeout=timeout,
             on_log=on_log,
             on_sampling=on_sampling,
