@@ -11,6 +11,7 @@ A client that disconnects cancels its handler.
 from __future__ import annotations
 
 import asyncio
+import base64
 import contextlib
 import logging
 import secrets
@@ -419,8 +420,6 @@ def _header_error(message: JSONObject, code: int, text: str) -> JSONObject:
 
 def _decode_header(value: str) -> str:
     if value.startswith("=?base64?") and value.endswith("?="):
-        import base64
-
         with contextlib.suppress(ValueError):
             return base64.b64decode(value[9:-2]).decode("utf-8")
     return value

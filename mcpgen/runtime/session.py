@@ -280,10 +280,10 @@ class Session:
             task.add_done_callback(functools.partial(self._done_handling, request_id))
         else:
             log.warning("ignoring an invalid JSON-RPC message: %.200r", message)
-            if isinstance(message, dict) and "method" in message and jsonrpc.is_valid_id(message.get("id")):
-                _spawn(self._send_quietly(jsonrpc.error_response(message["id"], jsonrpc.INVALID_REQUEST, "Invalid request")))
-            elif isinstance(message, dict) and "method" in message and "id" in message:
-                _spawn(self._send_quietly(jsonrpc.error_response(None, jsonrpc.INVALID_REQUEST, "Invalid request")))
+            if isinstance(message, dict) and "method" in message and "id" in message:
+                # A broken request still gets an answer; its id only if that id is usable.
+                rid = message["id"] if jsonrpc.is_valid_id(message["id"]) else None
+                _spawn(self._send_quietly(jsonrpc.error_response(rid, jsonrpc.INVALID_REQUEST, "Invalid request")))
 
     def cancel_incoming(self, request_id: RequestId) -> None:
         """Stop the handler of a request the peer no longer waits for (HTTP disconnect)."""
