@@ -31,6 +31,8 @@ if TYPE_CHECKING:
 log = logging.getLogger("mcpgen.runtime.http")
 
 _ACCEPT = "application/json, text/event-stream"
+_SHARDS = 8
+_SHARD_CONNECTIONS = 8
 _NAME_FIELD = {"tools/call": "name", "prompts/get": "name", "resources/read": "uri"}
 
 
@@ -75,10 +77,17 @@ class StreamableHttpTransport:
         self.param_headers: dict[str, dict[str, str]] = {}
         self._wire = wire_log
         self._own_client = client is None
-        # Keep every connection alive: with httpx's default of 20 idle connections, more
-        # calls in flight meant a new TCP connection per call.
-        limits = httpx.Limits(max_connections=100, max_keepalive_connections=100)
-        self._client = client or httpx.AsyncClient(timeout=httpx.Timeout(timeout, connect=10.0), limits=limits)
+        # Requests in flight are spread over a few small connection pools: httpcore's pool
+        # does work quadratic in its size on every request, so one pool of 32+ connections
+        # spent more time choosing a connection than sending on it. Every connection is kept
+        # alive (httpx's default keeps 20), so calls in flight never re-connect.
+        limits = httpx.Limits(max_connections=_SHARD_CONNECTIONS, max_keepalive_connections=_SHARD_CONNECTIONS)
+        http_timeout = httpx.Timeout(timeout, connect=10.0)
+        self._client = client or httpx.AsyncClient(timeout=http_timeout, limits=limits)
+        self._shards = [self._client]
+        if client is None:
+            self._shards += [httpx.AsyncClient(timeout=http_timeout, limits=limits) for _ in range(_SHARDS - 1)]
+        self._load = [0] * len(self._shards)
         self._inbox: asyncio.Queue[bytes | None] = asyncio.Queue()
         self._posts: dict[RequestId, asyncio.Task[None]] = {}
         self._tasks: set[asyncio.Task[None]] = set()
@@ -156,8 +165,18 @@ class StreamableHttpTransport:
         return headers
 
     async def _post_request(self, request_id: RequestId, data: bytes, headers: dict[str, str]) -> None:
+        shard = min(range(len(self._shards)), key=self._load.__getitem__)
+        self._load[shard] += 1
         try:
-            async with self._client.stream("POST", self.url, content=data, headers=headers) as response:
+            await self._exchange(self._shards[shard], request_id, data, headers)
+        finally:
+            self._load[shard] -= 1
+
+    async def _exchange(
+        self, client: httpx.AsyncClient, request_id: RequestId, data: bytes, headers: dict[str, str]
+    ) -> None:
+        try:
+            async with client.stream("POST", self.url, content=data, headers=headers) as response:
                 if response.status_code == 404 and self.session_id is not None:
                     self.session_id = None
                     raise SessionExpired("the server ended the session (HTTP 404)")
@@ -278,7 +297,8 @@ class StreamableHttpTransport:
             with contextlib.suppress(Exception):
                 await self._client.delete(self.url, headers={**self.headers, "mcp-session-id": self.session_id}, timeout=5.0)
         if self._own_client:
-            await self._client.aclose()
+            for shard in self._shards:
+                await shard.aclose()
         self._inbox.put_nowait(None)
         if self._wire:
             self._wire.close()
