@@ -12,6 +12,7 @@ import asyncio
 import contextlib
 import functools
 import logging
+import ssl
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urljoin
@@ -67,8 +68,6 @@ class StreamableHttpTransport:
         client: httpx.AsyncClient | None = None,
         timeout: float | None = 60.0,
     ) -> None:
-        import httpx
-
         self.url = url
         self.headers = dict(headers or {})
         self.protocol_version: str | None = None
@@ -77,17 +76,15 @@ class StreamableHttpTransport:
         self.param_headers: dict[str, dict[str, str]] = {}
         self._wire = wire_log
         self._own_client = client is None
+        self._ssl: ssl.SSLContext | None = None
         # Requests in flight are spread over a few small connection pools: httpcore's pool
         # does work quadratic in its size on every request, so one pool of 32+ connections
         # spent more time choosing a connection than sending on it. Every connection is kept
         # alive (httpx's default keeps 20), so calls in flight never re-connect.
-        limits = httpx.Limits(max_connections=_SHARD_CONNECTIONS, max_keepalive_connections=_SHARD_CONNECTIONS)
-        http_timeout = httpx.Timeout(timeout, connect=10.0)
-        self._client = client or httpx.AsyncClient(timeout=http_timeout, limits=limits)
+        self._client = client or self._new_pool(timeout)
         self._shards = [self._client]
-        if client is None:
-            self._shards += [httpx.AsyncClient(timeout=http_timeout, limits=limits) for _ in range(_SHARDS - 1)]
-        self._load = [0] * len(self._shards)
+        self._load = [0]
+        self._timeout = timeout
         self._inbox: asyncio.Queue[bytes | None] = asyncio.Queue()
         self._posts: dict[RequestId, asyncio.Task[None]] = {}
         self._tasks: set[asyncio.Task[None]] = set()
@@ -164,8 +161,24 @@ class StreamableHttpTransport:
                         headers[f"mcp-param-{header}"] = value
         return headers
 
-    async def _post_request(self, request_id: RequestId, data: bytes, headers: dict[str, str]) -> None:
+    def _new_pool(self, timeout: float | None) -> httpx.AsyncClient:
+        import httpx
+
+        if self._ssl is None:
+            self._ssl = httpx.create_ssl_context()  # loading CA certificates is slow: once
+        limits = httpx.Limits(max_connections=_SHARD_CONNECTIONS, max_keepalive_connections=_SHARD_CONNECTIONS)
+        return httpx.AsyncClient(timeout=httpx.Timeout(timeout, connect=10.0), limits=limits, verify=self._ssl)
+
+    def _pick_pool(self) -> int:
         shard = min(range(len(self._shards)), key=self._load.__getitem__)
+        if self._load[shard] >= _SHARD_CONNECTIONS and self._own_client and len(self._shards) < _SHARDS:
+            self._shards.append(self._new_pool(self._timeout))  # more calls in flight: another pool
+            self._load.append(0)
+            shard = len(self._shards) - 1
+        return shard
+
+    async def _post_request(self, request_id: RequestId, data: bytes, headers: dict[str, str]) -> None:
+        shard = self._pick_pool()
         self._load[shard] += 1
         try:
             await self._exchange(self._shards[shard], request_id, data, headers)
