@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import ast
 import json
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -28,6 +29,7 @@ GENERATED_FILES = (
     "py.typed",
     "_generated/__init__.py",
     "_generated/base.py",
+    "_generated/features.py",
     "_generated/models.py",
     "_generated/tools.py",
 )
@@ -46,7 +48,7 @@ class ServerFiles:
     files: FileSet
     handlers: str
     stubs: dict[str, str] = field(default_factory=dict)  # python method name -> stub source (class-indented)
-    methods: dict[str, str] = field(default_factory=dict)  # python method name -> wire name
+    methods: dict[str, str] = field(default_factory=dict)  # python method name -> "tool 'wire-name'"
 
 
 def _returns(spec: ToolSpec, n: ToolNames, models: ModelsOutput) -> tuple[str, str]:
@@ -76,6 +78,59 @@ def _tool_context(spec: ToolSpec, n: ToolNames, models: ModelsOutput) -> dict[st
     }
 
 
+def _feature_contexts(catalog: Catalog, taken: set[str]) -> dict[str, list[dict[str, Any]]]:
+    """Handler names and argument models for prompts, resources and resource templates.
+
+    Method names get a kind prefix (prompt_, resource_, template_) and step around the tool
+    methods and each other through the one allocator in naming.py.
+    """
+    from .naming import allocate, field_names, pascal, snake
+
+    entries: list[tuple[str, str, dict[str, Any]]] = []  # (kind, key, definition)
+    for prompt in catalog.prompts:
+        if isinstance(prompt.get("name"), str):
+            entries.append(("prompt", "p:" + prompt["name"], prompt))
+    for resource in catalog.resources:
+        if isinstance(resource.get("uri"), str):
+            entries.append(("resource", "r:" + resource["uri"], resource))
+    for template in catalog.resource_templates:
+        if isinstance(template.get("uriTemplate"), str):
+            entries.append(("template", "t:" + template["uriTemplate"], template))
+    base = {
+        key: f"{kind}_" + snake(str(d.get("name") or d.get("uri") or d.get("uriTemplate")), empty=kind)
+        for kind, key, d in entries
+    }
+    methods = allocate([key for _, key, _ in entries], base, frozenset(taken))
+    out: dict[str, list[dict[str, Any]]] = {"prompts": [], "resources": [], "templates": []}
+    for kind, key, definition in entries:
+        method = methods[key]
+        doc = "\n\n".join(str(x) for x in (definition.get("title"), definition.get("description")) if x)
+        if kind == "prompt":
+            args = [a for a in definition.get("arguments") or [] if isinstance(a, dict) and isinstance(a.get("name"), str)]
+            names = field_names({a["name"]: a for a in args})
+            required = {a["name"] for a in args if a.get("required") is True}
+            fields = [{"python": f.python, "wire": f.wire, "required": f.wire in required} for f in names]
+            out["prompts"].append(
+                {"wire": definition["name"], "method": method, "model": pascal(method) + "Args", "fields": fields,
+                 "doc": (doc or f"The {definition['name']!r} prompt.") + f"\n\nMCP prompt: {definition['name']!r}"}
+            )
+        elif kind == "resource":
+            out["resources"].append(
+                {"uri": definition["uri"], "method": method, "mime": definition.get("mimeType"),
+                 "doc": (doc or f"The resource {definition['uri']!r}.") + f"\n\nMCP resource: {definition['uri']!r}"}
+            )
+        else:
+            variables = list(dict.fromkeys(re.findall(r"\{([A-Za-z0-9_]+)\}", definition["uriTemplate"])))
+            names = field_names({v: v for v in variables})
+            out["templates"].append(
+                {"template": definition["uriTemplate"], "method": method, "model": pascal(method) + "Params",
+                 "mime": definition.get("mimeType"),
+                 "fields": [{"python": f.python, "wire": f.wire, "required": True} for f in names],
+                 "doc": (doc or "Resources matching this URI template.") + f"\n\nMCP resource template: {definition['uriTemplate']!r}"}
+            )
+    return out
+
+
 def generate_server(catalog: Catalog, opts: ServerOptions) -> ServerFiles:
     """Every generated file, formatted, plus the initial handlers.py; raises StageError."""
     tools = ordered(catalog)
@@ -88,7 +143,12 @@ def generate_server(catalog: Catalog, opts: ServerOptions) -> ServerFiles:
     server_name = catalog.server_info.get("name")
     version = catalog.server_info.get("version")
     contexts = [_tool_context(t, names[t.name], models) for t in tools]
+    features = _feature_contexts(catalog, {t["method"] for t in contexts})
     ctx: dict[str, Any] = {
+        **features,
+        "prompts_json": json.dumps(list(catalog.prompts), ensure_ascii=True, separators=(",", ":")),
+        "resources_json": json.dumps(list(catalog.resources), ensure_ascii=True, separators=(",", ":")),
+        "templates_json": json.dumps(list(catalog.resource_templates), ensure_ascii=True, separators=(",", ":")),
         "package": opts.package,
         "tools": contexts,
         "annotation_imports": models.client_imports,
@@ -100,26 +160,36 @@ def generate_server(catalog: Catalog, opts: ServerOptions) -> ServerFiles:
     fs = FileSet()
     for path in GENERATED_FILES:
         fs.add(path, render(env, f"server/{path}.jinja", **ctx))
-    stubs = {
-        t["method"]: render(env, "server/handler_stub.py.jinja", tool=t, **ctx) for t in contexts
-    }
+    stubs = {t["method"]: render(env, "server/handler_stub.py.jinja", tool=t, **ctx) for t in contexts}
+    for kind in ("prompts", "resources", "templates"):
+        for item in features[kind]:
+            stubs[item["method"]] = render(env, f"server/{kind[:-1]}_stub.py.jinja", item=item, **ctx)
     # handlers.py imports only the modules its stubs' annotations mention (it is the user's file).
     used = "".join(stubs.values())
     handler_imports = [line for line in models.client_imports if line.rsplit(" ", 1)[-1] + "." in used]
     handlers_src = render(
         env,
         "server/handlers.py.jinja",
-        stubs=[stubs[t["method"]] for t in contexts],
+        stubs=list(stubs.values()),
         handler_imports=handler_imports,
         **ctx,
     )
     fs.add(HANDLERS_FILE, handlers_src)
+    # Stubs appended later by --add-missing are formatted on their own (the user's file never is).
+    for method, stub in stubs.items():
+        fs.add(f"stub/{method}.py", "class Handlers:\n" + stub)
     fs.warnings = [p for p in problems if p.warning]
     fmt_problems = format_files(fs)
     if fmt_problems:
         raise StageError(fmt_problems)
+    for method in stubs:
+        stubs[method] = fs.files.pop(f"stub/{method}.py").split("\n", 1)[1]
     handlers = fs.files.pop(HANDLERS_FILE)
-    return ServerFiles(fs, handlers, stubs, {t["method"]: t["wire"] for t in contexts})
+    labels = {t["method"]: f"tool {t['wire']!r}" for t in contexts}
+    labels.update({i["method"]: f"prompt {i['wire']!r}" for i in features["prompts"]})
+    labels.update({i["method"]: f"resource {i['uri']!r}" for i in features["resources"]})
+    labels.update({i["method"]: f"resource template {i['template']!r}" for i in features["templates"]})
+    return ServerFiles(fs, handlers, stubs, labels)
 
 
 def implemented_methods(handlers_source: str) -> set[str] | None:
@@ -136,6 +206,17 @@ def implemented_methods(handlers_source: str) -> set[str] | None:
                 if isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef))
             }
     return None
+
+
+# Names the stubs take from `._generated` (a handlers.py from an older mcpgen may lack some).
+_STUB_NAMES = ("Context", "PromptOutput", "ResourceOutput", "ToolOutput", "features", "models")
+
+
+def _unimported(handlers_source: str, stubs: list[str]) -> list[str]:
+    tree = ast.parse(handlers_source)
+    imported = {alias.asname or alias.name for node in ast.walk(tree) if isinstance(node, (ast.Import, ast.ImportFrom)) for alias in node.names}
+    used = "\n".join(stubs)
+    return [name for name in _STUB_NAMES if name not in imported and re.search(rf"\b{name}\b", used)]
 
 
 def append_stubs(handlers_source: str, stubs: list[str]) -> str | None:
@@ -178,10 +259,15 @@ def write_server(result: ServerFiles, out: Path, *, add_missing: bool) -> tuple[
                 return messages, [Problem(str(handlers_path), f"cannot find class {HANDLERS_CLASS}; left it alone")]
             extra[HANDLERS_FILE] = extended
             messages.append(f"added stubs to {handlers_path}: {', '.join(missing)}")
+            lacking = _unimported(current, [result.stubs[m] for m in missing])
+            if lacking:
+                messages.append(
+                    f"{handlers_path}: the new stubs use {', '.join(lacking)}; import them from ._generated"
+                )
         elif missing:
             for m in missing:
                 messages.append(
-                    f"{handlers_path}: no handler for tool {result.methods[m]!r} (method {m}); "
+                    f"{handlers_path}: no handler for {result.methods[m]} (method {m}); "
                     "it answers 'not implemented' (--add-missing appends a stub)"
                 )
     replace_files(out, result.files, extra)

@@ -18,6 +18,7 @@ from typing import Any
 
 from . import jsonrpc
 from .errors import McpError, ProtocolError, RpcError
+from .features import CompletionHandler, Features, PromptHandler, ResourceHandler, SubscribeHandler, TemplateHandler
 from .jsonrpc import JSONObject, RequestId
 from .protocol import (
     BATCH_VERSION,
@@ -174,6 +175,7 @@ class Server:
         self.extra_capabilities = dict(capabilities or {})
         self._tools: dict[str, _Tool] = {}
         self._methods: dict[str, MethodHandler] = {}
+        self.features = Features()
 
     # -- registration --------------------------------------------------------------
 
@@ -185,6 +187,25 @@ class Server:
             raise ValueError(f"tool {name!r} is registered twice")
         self._tools[name] = _Tool(dict(definition), handler)
 
+    def add_prompt(self, definition: Mapping[str, Any], handler: PromptHandler) -> None:
+        """A prompt advertised as given; the handler gets its string arguments."""
+        self.features.add_prompt(dict(definition), handler)
+
+    def add_resource(self, definition: Mapping[str, Any], handler: ResourceHandler) -> None:
+        """A resource at a fixed URI; the handler returns a ReadResourceResult."""
+        self.features.add_resource(dict(definition), handler)
+
+    def add_resource_template(self, definition: Mapping[str, Any], handler: TemplateHandler) -> None:
+        """Resources matching an RFC 6570 level-1 `uriTemplate`; the handler gets the variables."""
+        self.features.add_template(dict(definition), handler)
+
+    def set_completion(self, handler: CompletionHandler) -> None:
+        self.features.completion = handler
+
+    def set_subscribe(self, handler: SubscribeHandler) -> None:
+        """Called with (uri, subscribed?, ctx) for resources/subscribe and unsubscribe."""
+        self.features.subscribe = handler
+
     def add_method(self, method: str, handler: MethodHandler) -> None:
         """Serve another request method (prompts/get, resources/read, ...)."""
         self._methods[method] = handler
@@ -193,6 +214,7 @@ class Server:
         caps: JSONObject = {"logging": {}}
         if self._tools:
             caps["tools"] = {"listChanged": False}
+        caps.update(self.features.capabilities())
         caps.update(self.extra_capabilities)
         return caps
 
@@ -382,7 +404,7 @@ class ServerConnection:
             return {"tools": [tool.definition for tool in self.server._tools.values()]}
         if method == "tools/call":
             return await self._call_tool(params, context)
-        handler = self.server._methods.get(method)
+        handler = self.server._methods.get(method) or self.server.features.methods().get(method)
         if handler is None:
             raise RpcError(jsonrpc.METHOD_NOT_FOUND, f"Method not found: {method}")
         return await handler(params, context)

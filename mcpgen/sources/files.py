@@ -124,6 +124,8 @@ def load_many(paths: list[Path]) -> tuple[Catalog | None, list[Problem]]:
     raw_tools: list[Any] = []
     origin: dict[str, Path] = {}
     server_info: dict[str, Any] = {}
+    # A file may also declare prompts, resources and resource templates (the snapshot shape).
+    extras: dict[str, list[dict[str, Any]]] = {"prompts": [], "resources": [], "resource_templates": []}
     if not files:
         return None, [Problem(", ".join(map(str, paths)), "no schema files found")]
     for file in files:
@@ -132,6 +134,8 @@ def load_many(paths: list[Path]) -> tuple[Catalog | None, list[Problem]]:
         if cat is None:
             continue
         server_info = server_info or dict(cat.server_info)
+        for key in extras:
+            extras[key] += getattr(cat, key)
         for tool in cat.tools:
             if tool.name in origin:
                 problems.append(Problem(str(file), f"tool {tool.name!r} is already defined in {origin[tool.name]}"))
@@ -140,4 +144,12 @@ def load_many(paths: list[Path]) -> tuple[Catalog | None, list[Problem]]:
             raw_tools.append(tool.raw)
     if problems:
         return None, problems
-    return _finish(build_catalog(raw_tools, server_info=server_info))
+    return _finish(
+        build_catalog(
+            raw_tools,
+            server_info=server_info,
+            prompts=extras["prompts"],
+            resources=extras["resources"],
+            resource_templates=extras["resource_templates"],
+        )
+    )

@@ -8,9 +8,21 @@ Fill in each method; a method you delete or leave raising NotImplementedError an
 from __future__ import annotations
 
 import asyncio
+import base64
+import json
 from typing import Any
 
-from ._generated import Context, ToolError, ToolOutput, ToolResult, ToolsBase, models
+from ._generated import (
+    Context,
+    PromptOutput,
+    ResourceOutput,
+    ToolError,
+    ToolOutput,
+    ToolResult,
+    ToolsBase,
+    features,
+    models,
+)
 
 __all__ = ["Handlers", "ToolError", "ToolOutput", "ToolResult"]
 
@@ -206,3 +218,93 @@ class Handlers(ToolsBase):
             await ctx.report_progress(step, 100, f"Completed step {step} of 100")
             await asyncio.sleep(0.05)
         return "Tool with progress executed successfully"
+
+    async def prompt_test_simple_prompt(
+        self, args: features.PromptTestSimplePromptArgs, ctx: Context
+    ) -> PromptOutput:
+        """A simple prompt without arguments
+
+        MCP prompt: 'test_simple_prompt'
+        """
+        return "This is a simple prompt for testing."
+
+    async def prompt_test_prompt_with_arguments(
+        self, args: features.PromptTestPromptWithArgumentsArgs, ctx: Context
+    ) -> PromptOutput:
+        """A prompt with required arguments
+
+        MCP prompt: 'test_prompt_with_arguments'
+        """
+        return f"Prompt with arguments: arg1='{args.arg1}', arg2='{args.arg2}'"
+
+    async def prompt_test_prompt_with_embedded_resource(
+        self, args: features.PromptTestPromptWithEmbeddedResourceArgs, ctx: Context
+    ) -> PromptOutput:
+        """A prompt that includes an embedded resource
+
+        MCP prompt: 'test_prompt_with_embedded_resource'
+        """
+        return [
+            {
+                "role": "user",
+                "content": {
+                    "type": "resource",
+                    "resource": {
+                        "uri": args.resource_uri,
+                        "mimeType": "text/plain",
+                        "text": "Embedded resource content for testing.",
+                    },
+                },
+            },
+            {"role": "user", "content": text("Please process the embedded resource above.")},
+        ]
+
+    async def prompt_test_prompt_with_image(
+        self, args: features.PromptTestPromptWithImageArgs, ctx: Context
+    ) -> PromptOutput:
+        """A prompt that includes an image
+
+        MCP prompt: 'test_prompt_with_image'
+        """
+        return [
+            {"role": "user", "content": {"type": "image", "data": PNG_1X1, "mimeType": "image/png"}},
+            {"role": "user", "content": text("Please analyze the image above.")},
+        ]
+
+    async def resource_static_text(self, ctx: Context) -> ResourceOutput:
+        """A static text resource for testing
+
+        MCP resource: 'test://static-text'
+        """
+        return "This is the content of the static text resource."
+
+    async def resource_static_binary(self, ctx: Context) -> ResourceOutput:
+        """A static binary resource (image) for testing
+
+        MCP resource: 'test://static-binary'
+        """
+        return base64.b64decode(PNG_1X1)
+
+    async def resource_watched_resource(self, ctx: Context) -> ResourceOutput:
+        """A resource that can be subscribed to
+
+        MCP resource: 'test://watched-resource'
+        """
+        return "Watched resource content"
+
+    async def template_template(
+        self, params: features.TemplateTemplateParams, ctx: Context
+    ) -> ResourceOutput:
+        """A resource template with parameter substitution
+
+        MCP resource template: 'test://template/{id}/data'
+        """
+        data = {"id": params.id_, "templateTest": True, "data": f"Data for ID: {params.id_}"}
+        return json.dumps(data)
+
+    async def complete(
+        self, ref: dict[str, Any], argument: dict[str, Any], context: dict[str, Any], ctx: Context
+    ) -> list[str]:
+        """Suggest values for prompt arguments: a fixed list filtered by what was typed."""
+        prefix = str(argument.get("value", ""))
+        return [v for v in ("paris", "park", "parrot") if v.startswith(prefix)]

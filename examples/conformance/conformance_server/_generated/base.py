@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import base64
 import json
 import logging
 from collections.abc import Sequence
@@ -11,11 +12,14 @@ from typing import Any, Union
 
 import pydantic
 
-from mcpgen.runtime import RequestContext, Server, error_result
+from mcpgen.runtime import RequestContext, RpcError, Server, error_result
+from mcpgen.runtime.jsonrpc import INTERNAL_ERROR, INVALID_PARAMS
 from mcpgen.runtime.protocol import ERA_MODERN
 from mcpgen.runtime.validation import compile_validator
 
+from . import features as _features
 from . import models as _models
+from .features import prompt_definitions, resource_definitions, template_definitions
 from .tools import tool_definitions
 
 # What a handler gets to report progress, log, notice cancellation and (where the
@@ -46,6 +50,10 @@ class ToolResult:
 
 # A tool without an outputSchema returns text, content blocks, or a whole ToolResult.
 ToolOutput = Union[str, Sequence[dict[str, Any]], ToolResult]
+# A prompt returns text (one user message), a list of messages, or a whole GetPromptResult.
+PromptOutput = Union[str, Sequence[dict[str, Any]], dict[str, Any]]
+# A resource returns text, bytes, a list of resource contents, or a whole ReadResourceResult.
+ResourceOutput = Union[str, bytes, Sequence[dict[str, Any]], dict[str, Any]]
 
 
 class ToolsBase:
@@ -170,6 +178,112 @@ class ToolsBase:
         MCP tool: 'test_tool_with_progress'
         """
         raise NotImplementedError
+
+    async def prompt_test_simple_prompt(
+        self, args: _features.PromptTestSimplePromptArgs, ctx: Context
+    ) -> PromptOutput:
+        """A simple prompt without arguments
+
+        MCP prompt: 'test_simple_prompt'
+        """
+        raise NotImplementedError
+
+    async def prompt_test_prompt_with_arguments(
+        self, args: _features.PromptTestPromptWithArgumentsArgs, ctx: Context
+    ) -> PromptOutput:
+        """A prompt with required arguments
+
+        MCP prompt: 'test_prompt_with_arguments'
+        """
+        raise NotImplementedError
+
+    async def prompt_test_prompt_with_embedded_resource(
+        self, args: _features.PromptTestPromptWithEmbeddedResourceArgs, ctx: Context
+    ) -> PromptOutput:
+        """A prompt that includes an embedded resource
+
+        MCP prompt: 'test_prompt_with_embedded_resource'
+        """
+        raise NotImplementedError
+
+    async def prompt_test_prompt_with_image(
+        self, args: _features.PromptTestPromptWithImageArgs, ctx: Context
+    ) -> PromptOutput:
+        """A prompt that includes an image
+
+        MCP prompt: 'test_prompt_with_image'
+        """
+        raise NotImplementedError
+
+    async def resource_static_text(self, ctx: Context) -> ResourceOutput:
+        """A static text resource for testing
+
+        MCP resource: 'test://static-text'
+        """
+        raise NotImplementedError
+
+    async def resource_static_binary(self, ctx: Context) -> ResourceOutput:
+        """A static binary resource (image) for testing
+
+        MCP resource: 'test://static-binary'
+        """
+        raise NotImplementedError
+
+    async def resource_watched_resource(self, ctx: Context) -> ResourceOutput:
+        """A resource that can be subscribed to
+
+        MCP resource: 'test://watched-resource'
+        """
+        raise NotImplementedError
+
+    async def template_template(
+        self, params: _features.TemplateTemplateParams, ctx: Context
+    ) -> ResourceOutput:
+        """A resource template with parameter substitution
+
+        MCP resource template: 'test://template/{id}/data'
+        """
+        raise NotImplementedError
+
+    async def complete(
+        self, ref: dict[str, Any], argument: dict[str, Any], context: dict[str, Any], ctx: Context
+    ) -> list[str]:
+        """Suggestions for a prompt argument or template variable (`completion/complete`).
+
+        `ref` names the prompt or template, `argument` is `{"name": ..., "value": ...}`,
+        `context` may hold the other arguments already given. No suggestions by default.
+        """
+        return []
+
+    async def subscribe(self, uri: str, subscribed: bool, ctx: Context) -> None:
+        """A client (un)subscribed to updates of `uri`; accepted and ignored by default."""
+        return None
+
+
+def _prompt_result(value: PromptOutput) -> dict[str, Any]:
+    if isinstance(value, str):
+        return {"messages": [{"role": "user", "content": {"type": "text", "text": value}}]}
+    if isinstance(value, dict):
+        return value
+    return {"messages": list(value)}
+
+
+def _resource_result(uri: str, mime: str | None, value: ResourceOutput) -> dict[str, Any]:
+    if isinstance(value, dict):
+        return value
+    if isinstance(value, str):
+        item: dict[str, Any] = {"uri": uri, "text": value}
+    elif isinstance(value, bytes):
+        item = {"uri": uri, "blob": base64.b64encode(value).decode("ascii")}
+    else:
+        return {"contents": list(value)}
+    if mime is not None:
+        item["mimeType"] = mime
+    return {"contents": [item]}
+
+
+def _not_implemented(what: str) -> RpcError:
+    return RpcError(INTERNAL_ERROR, f"{what} is not implemented yet")
 
 
 def _text(value: str) -> list[dict[str, Any]]:
@@ -487,4 +601,113 @@ def build_server(handlers: ToolsBase) -> Server:
         return _plain_output(value)
 
     server.add_tool(definitions["test_tool_with_progress"], call_14)
+
+    prompts = {prompt["name"]: prompt for prompt in prompt_definitions()}
+
+    async def prompt_1(arguments: dict[str, str], ctx: Context) -> dict[str, Any]:
+        try:
+            args = _features.PromptTestSimplePromptArgs.model_validate(arguments)
+        except pydantic.ValidationError as exc:
+            raise RpcError(
+                INVALID_PARAMS, f"Invalid prompt arguments: {exc.errors()[0]['msg']}"
+            ) from None
+        try:
+            return _prompt_result(await handlers.prompt_test_simple_prompt(args, ctx))
+        except NotImplementedError:
+            raise _not_implemented("Prompt 'test_simple_prompt'") from None
+
+    server.add_prompt(prompts["test_simple_prompt"], prompt_1)
+
+    async def prompt_2(arguments: dict[str, str], ctx: Context) -> dict[str, Any]:
+        try:
+            args = _features.PromptTestPromptWithArgumentsArgs.model_validate(arguments)
+        except pydantic.ValidationError as exc:
+            raise RpcError(
+                INVALID_PARAMS, f"Invalid prompt arguments: {exc.errors()[0]['msg']}"
+            ) from None
+        try:
+            return _prompt_result(await handlers.prompt_test_prompt_with_arguments(args, ctx))
+        except NotImplementedError:
+            raise _not_implemented("Prompt 'test_prompt_with_arguments'") from None
+
+    server.add_prompt(prompts["test_prompt_with_arguments"], prompt_2)
+
+    async def prompt_3(arguments: dict[str, str], ctx: Context) -> dict[str, Any]:
+        try:
+            args = _features.PromptTestPromptWithEmbeddedResourceArgs.model_validate(arguments)
+        except pydantic.ValidationError as exc:
+            raise RpcError(
+                INVALID_PARAMS, f"Invalid prompt arguments: {exc.errors()[0]['msg']}"
+            ) from None
+        try:
+            return _prompt_result(
+                await handlers.prompt_test_prompt_with_embedded_resource(args, ctx)
+            )
+        except NotImplementedError:
+            raise _not_implemented("Prompt 'test_prompt_with_embedded_resource'") from None
+
+    server.add_prompt(prompts["test_prompt_with_embedded_resource"], prompt_3)
+
+    async def prompt_4(arguments: dict[str, str], ctx: Context) -> dict[str, Any]:
+        try:
+            args = _features.PromptTestPromptWithImageArgs.model_validate(arguments)
+        except pydantic.ValidationError as exc:
+            raise RpcError(
+                INVALID_PARAMS, f"Invalid prompt arguments: {exc.errors()[0]['msg']}"
+            ) from None
+        try:
+            return _prompt_result(await handlers.prompt_test_prompt_with_image(args, ctx))
+        except NotImplementedError:
+            raise _not_implemented("Prompt 'test_prompt_with_image'") from None
+
+    server.add_prompt(prompts["test_prompt_with_image"], prompt_4)
+
+    resources = {resource["uri"]: resource for resource in resource_definitions()}
+
+    async def resource_1(uri: str, ctx: Context) -> dict[str, Any]:
+        try:
+            return _resource_result(uri, "text/plain", await handlers.resource_static_text(ctx))
+        except NotImplementedError:
+            raise _not_implemented("Resource 'test://static-text'") from None
+
+    server.add_resource(resources["test://static-text"], resource_1)
+
+    async def resource_2(uri: str, ctx: Context) -> dict[str, Any]:
+        try:
+            return _resource_result(uri, "image/png", await handlers.resource_static_binary(ctx))
+        except NotImplementedError:
+            raise _not_implemented("Resource 'test://static-binary'") from None
+
+    server.add_resource(resources["test://static-binary"], resource_2)
+
+    async def resource_3(uri: str, ctx: Context) -> dict[str, Any]:
+        try:
+            return _resource_result(
+                uri, "text/plain", await handlers.resource_watched_resource(ctx)
+            )
+        except NotImplementedError:
+            raise _not_implemented("Resource 'test://watched-resource'") from None
+
+    server.add_resource(resources["test://watched-resource"], resource_3)
+
+    templates = {template["uriTemplate"]: template for template in template_definitions()}
+
+    async def template_1(uri: str, values: dict[str, str], ctx: Context) -> dict[str, Any]:
+        params = _features.TemplateTemplateParams.model_validate(values)
+        try:
+            return _resource_result(
+                uri, "application/json", await handlers.template_template(params, ctx)
+            )
+        except NotImplementedError:
+            raise _not_implemented("Resource template 'test://template/{id}/data'") from None
+
+    server.add_resource_template(templates["test://template/{id}/data"], template_1)
+
+    async def complete(params: dict[str, Any], ctx: Context) -> list[str]:
+        return await handlers.complete(
+            params.get("ref") or {}, params.get("argument") or {}, params.get("context") or {}, ctx
+        )
+
+    server.set_completion(complete)
+    server.set_subscribe(handlers.subscribe)
     return server

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import base64
 import json
 import logging
 from collections.abc import Sequence
@@ -11,12 +12,15 @@ from typing import Any, Union
 
 import pydantic
 
-from mcpgen.runtime import RequestContext, Server, error_result
+from mcpgen.runtime import RequestContext, RpcError, Server, error_result
+from mcpgen.runtime.jsonrpc import INTERNAL_ERROR, INVALID_PARAMS
 from mcpgen.runtime.protocol import ERA_MODERN
 from mcpgen.runtime.validation import compile_validator
 
+from . import features as _features
 from . import models as _models
 import typing as _typing
+from .features import prompt_definitions, resource_definitions, template_definitions
 from .tools import tool_definitions
 
 # What a handler gets to report progress, log, notice cancellation and (where the
@@ -47,6 +51,10 @@ class ToolResult:
 
 # A tool without an outputSchema returns text, content blocks, or a whole ToolResult.
 ToolOutput = Union[str, Sequence[dict[str, Any]], ToolResult]
+# A prompt returns text (one user message), a list of messages, or a whole GetPromptResult.
+PromptOutput = Union[str, Sequence[dict[str, Any]], dict[str, Any]]
+# A resource returns text, bytes, a list of resource contents, or a whole ReadResourceResult.
+ResourceOutput = Union[str, bytes, Sequence[dict[str, Any]], dict[str, Any]]
 
 
 class ToolsBase:
@@ -76,6 +84,32 @@ class ToolsBase:
         MCP tool: 'weather.alert'
         """
         raise NotImplementedError
+
+
+def _prompt_result(value: PromptOutput) -> dict[str, Any]:
+    if isinstance(value, str):
+        return {"messages": [{"role": "user", "content": {"type": "text", "text": value}}]}
+    if isinstance(value, dict):
+        return value
+    return {"messages": list(value)}
+
+
+def _resource_result(uri: str, mime: str | None, value: ResourceOutput) -> dict[str, Any]:
+    if isinstance(value, dict):
+        return value
+    if isinstance(value, str):
+        item: dict[str, Any] = {"uri": uri, "text": value}
+    elif isinstance(value, bytes):
+        item = {"uri": uri, "blob": base64.b64encode(value).decode("ascii")}
+    else:
+        return {"contents": list(value)}
+    if mime is not None:
+        item["mimeType"] = mime
+    return {"contents": [item]}
+
+
+def _not_implemented(what: str) -> RpcError:
+    return RpcError(INTERNAL_ERROR, f"{what} is not implemented yet")
 
 
 def _text(value: str) -> list[dict[str, Any]]:
