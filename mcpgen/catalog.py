@@ -49,6 +49,7 @@ class Catalog:
     prompts: tuple[dict[str, Any], ...] = ()
     resources: tuple[dict[str, Any], ...] = ()
     resource_templates: tuple[dict[str, Any], ...] = ()
+    instructions: str | None = None
     # The stdio command the catalog was read from (None for files): AsyncClient.connect() reuses it.
     source_command: tuple[str, ...] | None = None
 
@@ -116,6 +117,7 @@ def build_catalog(
     resources: list[Any] | None = None,
     resource_templates: list[Any] | None = None,
     source_command: tuple[str, ...] | None = None,
+    instructions: str | None = None,
 ) -> tuple[Catalog, list[Problem]]:
     """Parse every tool, collecting all problems; duplicate wire names are an error."""
     specs: list[ToolSpec] = []
@@ -139,5 +141,6 @@ def build_catalog(
         resources=tuple(r for r in resources or () if isinstance(r, dict)),
         resource_templates=tuple(r for r in resource_templates or () if isinstance(r, dict)),
         source_command=source_command,
+        instructions=instructions,
     )
     return cat, problems

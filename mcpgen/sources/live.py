@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 import os
 import sys
-from collections.abc import Mapping, Sequence
+from collections.abc import Coroutine, Mapping, Sequence
 from typing import Any
 
 from ..catalog import Catalog, Problem, build_catalog
@@ -38,46 +38,83 @@ async def fetch_catalog(
     cwd: str | None = None,
     connect_timeout: float = 30.0,
     timeout: float = 60.0,
+    record_command: bool = True,
 ) -> Catalog:
     from ..runtime import connect_stdio
 
     progress = _Progress()
     changed = asyncio.Event()
-
-    def on_list_changed(kind: str) -> None:
-        if kind == "tools":
-            changed.set()
-
     full_env = {**os.environ, **env} if env else None
     progress(f"starting {command} ...")
     try:
         async with connect_stdio(
             command, list(args), env=full_env, cwd=cwd, timeout=timeout,
-            connect_timeout=connect_timeout, on_list_changed=on_list_changed,
+            connect_timeout=connect_timeout, on_list_changed=_on_tools_changed(changed),
         ) as session:
-            progress(f"connected to {session.server_info.get('name', command)}; listing tools ...")
-            tools = await session.list_tools()
-            for _ in range(MAX_RELISTS):  # the list changed while we read it: read it again
-                if not changed.is_set():
-                    break
-                changed.clear()
-                progress("tool list changed; listing again ...")
-                tools = await session.list_tools()
-            caps = session.server_capabilities
-            prompts = await session.list_prompts() if "prompts" in caps else []
-            resources = await session.list_resources() if "resources" in caps else []
-            templates = await session.list_resource_templates() if "resources" in caps else []
-            catalog, problems = build_catalog(
-                tools,
-                server_info=dict(session.server_info),
-                protocol_version=session.protocol_version or None,
-                prompts=prompts,
-                resources=resources,
-                resource_templates=templates,
-                source_command=(command, *args),
+            return await _read_catalog(
+                session, changed, progress, (command, *args) if record_command else None
             )
     finally:
         progress.done()
+
+
+async def fetch_catalog_http(
+    url: str,
+    *,
+    headers: Mapping[str, str] | None = None,
+    connect_timeout: float = 30.0,
+    timeout: float = 60.0,
+) -> Catalog:
+    from ..runtime import connect_http
+
+    progress = _Progress()
+    changed = asyncio.Event()
+    progress(f"connecting to {url} ...")
+    try:
+        async with connect_http(
+            url, headers=headers, timeout=timeout, connect_timeout=connect_timeout,
+            on_list_changed=_on_tools_changed(changed),
+        ) as session:
+            return await _read_catalog(session, changed, progress, None)
+    finally:
+        progress.done()
+
+
+def _on_tools_changed(changed: asyncio.Event) -> Any:
+    def on_list_changed(kind: str) -> None:
+        if kind == "tools":
+            changed.set()
+
+    return on_list_changed
+
+
+async def _read_catalog(
+    session: Any, changed: asyncio.Event, progress: _Progress, source_command: tuple[str, ...] | None
+) -> Catalog:
+    """Everything a connected session offers: tools (re-read while they change), prompts, resources."""
+    progress(f"connected to {session.server_info.get('name', 'server')}; listing tools ...")
+    tools = await session.list_tools()
+    for _ in range(MAX_RELISTS):  # the list changed while we read it: read it again
+        if not changed.is_set():
+            break
+        changed.clear()
+        progress("tool list changed; listing again ...")
+        tools = await session.list_tools()
+    caps = session.server_capabilities
+    prompts = await session.list_prompts() if "prompts" in caps else []
+    resources = await session.list_resources() if "resources" in caps else []
+    templates = await session.list_resource_templates() if "resources" in caps else []
+    instructions = session.instructions
+    catalog, problems = build_catalog(
+        tools,
+        server_info=dict(session.server_info),
+        protocol_version=session.protocol_version or None,
+        prompts=prompts,
+        resources=resources,
+        resource_templates=templates,
+        source_command=source_command,
+        instructions=instructions if isinstance(instructions, str) else None,
+    )
     if problems:
         from ..catalog import StageError
 
@@ -92,14 +129,36 @@ def load_live(
     env: Mapping[str, str] | None = None,
     cwd: str | None = None,
     connect_timeout: float = 30.0,
+    record_command: bool = True,
 ) -> tuple[Catalog | None, list[Problem]]:
-    """Errors are values: a server that cannot be started or read becomes one Problem."""
+    """Errors are values: a server that cannot be started or read becomes one Problem.
+
+    record_command=False keeps the command out of the catalog (and so out of generated
+    code), e.g. when it holds expanded secrets.
+    """
+    where = " ".join([command, *args])
+    return _run(
+        fetch_catalog(
+            command, args, env=env, cwd=cwd, connect_timeout=connect_timeout, record_command=record_command
+        ),
+        where,
+        connect_timeout,
+    )
+
+
+def load_live_http(
+    url: str, *, headers: Mapping[str, str] | None = None, connect_timeout: float = 30.0
+) -> tuple[Catalog | None, list[Problem]]:
+    """A catalog from a Streamable HTTP (or legacy HTTP+SSE) server; errors are values."""
+    return _run(fetch_catalog_http(url, headers=headers, connect_timeout=connect_timeout), url, connect_timeout)
+
+
+def _run(coro: Coroutine[Any, Any, Catalog], where: str, connect_timeout: float) -> tuple[Catalog | None, list[Problem]]:
     from ..catalog import StageError
     from ..runtime import McpError
 
-    where = " ".join([command, *args])
     try:
-        return asyncio.run(fetch_catalog(command, args, env=env, cwd=cwd, connect_timeout=connect_timeout)), []
+        return asyncio.run(coro), []
     except StageError as exc:
         return None, exc.problems
     except (McpError, OSError, TimeoutError) as exc:
