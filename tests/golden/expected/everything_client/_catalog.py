@@ -38,6 +38,23 @@ TOOL_TABLE: dict[str, tuple[str, str | None, bool, bool]] = {
     "trigger-long-running-operation": ("TriggerLongRunningOperationArgs", None, False, False),
 }
 
+# wire name -> hash of its inputSchema + outputSchema; compared with the live server on connect.
+SCHEMA_HASHES: dict[str, str] = {
+    "echo": "ca45bbede34b8d52",
+    "get-annotated-message": "23fff0b3d7b8964d",
+    "get-env": "fa76ec3510efafc0",
+    "get-resource-links": "b0bc261a761c55bc",
+    "get-resource-reference": "f65e8a29c708aa95",
+    "get-structured-content": "1f16fc3ae23525ad",
+    "get-sum": "b8213568cad2654e",
+    "get-tiny-image": "fa76ec3510efafc0",
+    "gzip-file-as-resource": "08f44881ac98b4d8",
+    "simulate-research-query": "d8e40fff220e8047",
+    "toggle-simulated-logging": "fa76ec3510efafc0",
+    "toggle-subscriber-updates": "fa76ec3510efafc0",
+    "trigger-long-running-operation": "d54611cc3c956323",
+}
+
 # Python method name -> wire name (LLMs sometimes call a tool by its method name).
 METHOD_NAMES: dict[str, str] = {
     "echo": "echo",

@@ -18,6 +18,12 @@ TOOL_TABLE: dict[str, tuple[str, str | None, bool, bool]] = {
     "get_current_time": ("GetCurrentTimeArgs", "GetCurrentTimeResult", False, False),
 }
 
+# wire name -> hash of its inputSchema + outputSchema; compared with the live server on connect.
+SCHEMA_HASHES: dict[str, str] = {
+    "convert_time": "2d8a16502429a2ff",
+    "get_current_time": "f057f6621ba1e862",
+}
+
 # Python method name -> wire name (LLMs sometimes call a tool by its method name).
 METHOD_NAMES: dict[str, str] = {
     "convert_time": "convert_time",
