@@ -271,6 +271,44 @@ def _write_file(path: Path, text: str) -> None:
         raise
 
 
+@cli.command("diff")
+@click.argument("old")
+@click.argument("new")
+@click.option("--json", "as_json", is_flag=True, help="Print the changes as JSON.")
+@click.option("--header", "headers", multiple=True, metavar="NAME:VALUE", help="HTTP header for URL sources (repeatable).")
+@click.option("--connect-timeout", type=float, default=30.0, show_default=True, help="Seconds a live server gets to answer.")
+def diff_cmd(old: str, new: str, as_json: bool, headers: tuple[str, ...], connect_timeout: float) -> None:
+    """Classify every change from OLD to NEW as breaking or compatible; exit 1 if any is breaking.
+
+    OLD and NEW are each a schema file or snapshot, an http(s):// URL of a live server,
+    or "stdio:COMMAND ARGS..." (a stdio server to start).
+    """
+    import json
+
+    from .schemadiff import diff_tools, format_table, summary
+
+    catalogs = [load_source(_diff_source(s, headers, connect_timeout)) for s in (old, new)]
+    changes = diff_tools([t.raw for t in catalogs[0].tools], [t.raw for t in catalogs[1].tools])
+    if as_json:
+        click.echo(json.dumps(summary(changes), indent=2, sort_keys=True))
+    else:
+        click.echo(format_table(changes), nl=False)
+    sys.exit(EXIT_DIFFERENT if any(c.breaking for c in changes) else 0)
+
+
+def _diff_source(text: str, headers: Sequence[str], connect_timeout: float) -> SourceSpec:
+    import shlex
+
+    if text.startswith(("http://", "https://")):
+        return cli_source([], [], text, headers, None, None, connect_timeout)
+    if text.startswith("stdio:"):
+        argv = shlex.split(text[len("stdio:"):])
+        if not argv:
+            _fail([Problem(text, "stdio: needs a command")])
+        return cli_source([], argv, None, [], None, None, connect_timeout)
+    return cli_source([text], [], None, [], None, None, connect_timeout)
+
+
 def main(argv: Sequence[str] | None = None) -> None:
     """Entry point. Everything after the first `--` is a server command (kept out of click's hands)."""
     args = list(sys.argv[1:] if argv is None else argv)
