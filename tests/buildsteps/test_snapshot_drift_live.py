@@ -138,3 +138,18 @@ def test_no_drift_no_warning_and_off_skips_the_check(generated_client: ModuleTyp
         assert asyncio.run(go(changed, "off")).city == "Rome"
     with pytest.raises(ValueError):
         asyncio.run(go(same, "loud"))
+
+
+def test_schema_hash_ignores_prose_but_not_property_names() -> None:
+    from mcpgen.runtime import schema_hash
+
+    documented = copy.deepcopy(FORECAST)
+    documented["inputSchema"]["properties"]["city"]["description"] = "Where."
+    documented["inputSchema"]["title"] = "Args"
+    assert schema_hash(documented) == schema_hash(FORECAST)
+    renamed = copy.deepcopy(FORECAST)
+    renamed["inputSchema"]["properties"]["description"] = renamed["inputSchema"]["properties"].pop("days")
+    assert schema_hash(renamed) != schema_hash(FORECAST)
+    tighter = copy.deepcopy(FORECAST)
+    tighter["inputSchema"]["properties"]["days"]["maximum"] = 7
+    assert schema_hash(tighter) != schema_hash(FORECAST)

@@ -40,19 +40,19 @@ TOOL_TABLE: dict[str, tuple[str, str | None, bool, bool]] = {
 
 # wire name -> hash of its inputSchema + outputSchema; compared with the live server on connect.
 SCHEMA_HASHES: dict[str, str] = {
-    "echo": "ca45bbede34b8d52",
-    "get-annotated-message": "23fff0b3d7b8964d",
+    "echo": "e36caa488640c88c",
+    "get-annotated-message": "f0180920a2ee34bd",
     "get-env": "fa76ec3510efafc0",
-    "get-resource-links": "b0bc261a761c55bc",
-    "get-resource-reference": "f65e8a29c708aa95",
-    "get-structured-content": "1f16fc3ae23525ad",
-    "get-sum": "b8213568cad2654e",
+    "get-resource-links": "7d0ab33222a95f3f",
+    "get-resource-reference": "a0fd7ad330942adf",
+    "get-structured-content": "1bb51f609a30896b",
+    "get-sum": "81add9cbaa4e873a",
     "get-tiny-image": "fa76ec3510efafc0",
-    "gzip-file-as-resource": "08f44881ac98b4d8",
-    "simulate-research-query": "d8e40fff220e8047",
+    "gzip-file-as-resource": "c4da1ddc3a2419ea",
+    "simulate-research-query": "6a467d4a24cc3e40",
     "toggle-simulated-logging": "fa76ec3510efafc0",
     "toggle-subscriber-updates": "fa76ec3510efafc0",
-    "trigger-long-running-operation": "d54611cc3c956323",
+    "trigger-long-running-operation": "9fe18bbbfef84341",
 }
 
 # Python method name -> wire name (LLMs sometimes call a tool by its method name).

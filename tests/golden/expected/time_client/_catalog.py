@@ -20,8 +20,8 @@ TOOL_TABLE: dict[str, tuple[str, str | None, bool, bool]] = {
 
 # wire name -> hash of its inputSchema + outputSchema; compared with the live server on connect.
 SCHEMA_HASHES: dict[str, str] = {
-    "convert_time": "2d8a16502429a2ff",
-    "get_current_time": "f057f6621ba1e862",
+    "convert_time": "9c98651a5faf7b34",
+    "get_current_time": "95ca492224f35532",
 }
 
 # Python method name -> wire name (LLMs sometimes call a tool by its method name).
