@@ -49,6 +49,7 @@ class Catalog:
     prompts: tuple[dict[str, Any], ...] = ()
     resources: tuple[dict[str, Any], ...] = ()
     resource_templates: tuple[dict[str, Any], ...] = ()
+    instructions: str | None = None
     # The stdio command the catalog was read from (None for files): AsyncClient.connect() reuses it.
     source_command: tuple[str, ...] | None = None
     # The HTTP URL it was read from (None otherwise): AsyncClient.connect() reuses it.
@@ -119,6 +120,7 @@ def build_catalog(
     resource_templates: list[Any] | None = None,
     source_command: tuple[str, ...] | None = None,
     source_url: str | None = None,
+    instructions: str | None = None,
 ) -> tuple[Catalog, list[Problem]]:
     """Parse every tool, collecting all problems; duplicate wire names are an error."""
     specs: list[ToolSpec] = []
@@ -143,5 +145,6 @@ def build_catalog(
         resource_templates=tuple(r for r in resource_templates or () if isinstance(r, dict)),
         source_command=source_command,
         source_url=source_url,
+        instructions=instructions,
     )
     return cat, problems

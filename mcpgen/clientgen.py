@@ -12,6 +12,7 @@ from .models import ModelsOutput, generate_models, result_props, result_view
 from .naming import ToolNames, name_tools, ordered
 from .output import FileSet, format_files
 from .render import make_environment, render
+from .runtime.drift import schema_hash
 
 RUNTIME_DIR = Path(__file__).parent / "runtime"
 
@@ -47,6 +48,7 @@ def _tool_context(spec: Any, n: ToolNames, models: ModelsOutput) -> dict[str, An
     doc += f"\n\nMCP tool: {spec.name!r}"
     return {
         "wire": spec.name,
+        "schema_hash": schema_hash(spec.raw),
         "method": n.method,
         "args_model": n.args_model,
         "result_model": result_model,

@@ -233,14 +233,14 @@ def append_stubs(handlers_source: str, stubs: list[str]) -> str | None:
     return None
 
 
-def write_server(result: ServerFiles, out: Path, *, add_missing: bool) -> tuple[list[str], list[Problem]]:
-    """Write the generated files atomically; create or extend handlers.py.
+def plan_handlers(
+    result: ServerFiles, out: Path, *, add_missing: bool
+) -> tuple[dict[str, str], list[str], list[Problem]]:
+    """What to write to handlers.py, if anything: ({path: text}, messages for the user, problems).
 
-    Returns (messages for the user, problems). handlers.py is never rewritten: only
-    created when absent, or extended with stubs when add_missing is set.
+    handlers.py is never rewritten: only created when absent, or extended with stubs
+    when add_missing is set.
     """
-    from .output import replace_files
-
     messages: list[str] = []
     handlers_path = out / HANDLERS_FILE
     extra: dict[str, str] = {}
@@ -251,12 +251,12 @@ def write_server(result: ServerFiles, out: Path, *, add_missing: bool) -> tuple[
         current = handlers_path.read_text(encoding="utf-8")
         have = implemented_methods(current)
         if have is None:
-            return messages, [Problem(str(handlers_path), f"cannot find class {HANDLERS_CLASS} (or the file does not parse); left it alone")]
+            return {}, messages, [Problem(str(handlers_path), f"cannot find class {HANDLERS_CLASS} (or the file does not parse); left it alone")]
         missing = [m for m in result.stubs if m not in have]
         if missing and add_missing:
             extended = append_stubs(current, [result.stubs[m] for m in missing])
             if extended is None:
-                return messages, [Problem(str(handlers_path), f"cannot find class {HANDLERS_CLASS}; left it alone")]
+                return {}, messages, [Problem(str(handlers_path), f"cannot find class {HANDLERS_CLASS}; left it alone")]
             extra[HANDLERS_FILE] = extended
             messages.append(f"added stubs to {handlers_path}: {', '.join(missing)}")
             lacking = _unimported(current, [result.stubs[m] for m in missing])
@@ -270,5 +270,4 @@ def write_server(result: ServerFiles, out: Path, *, add_missing: bool) -> tuple[
                     f"{handlers_path}: no handler for {result.methods[m]} (method {m}); "
                     "it answers 'not implemented' (--add-missing appends a stub)"
                 )
-    replace_files(out, result.files, extra)
-    return messages, []
+    return extra, messages, []

@@ -5,6 +5,7 @@ Imports nothing from the rest of mcpgen and only the standard library, so that
 """
 
 from .client import ClientSession, connect_http, connect_stdio
+from .drift import Drift, SchemaDriftError, SchemaDriftWarning, compare_tools, schema_hash
 from .errors import ConnectionClosed, McpError, ProtocolError, RequestTimeout, RpcError, SessionExpired
 from .protocol import HANDSHAKE_VERSIONS, MODERN_VERSIONS
 from .server import RequestContext, Server, ServerConnection, error_result
@@ -13,6 +14,7 @@ from .session import ProgressCallback, Session
 __all__ = [
     "ClientSession",
     "ConnectionClosed",
+    "Drift",
     "HANDSHAKE_VERSIONS",
     "McpError",
     "MODERN_VERSIONS",
@@ -21,11 +23,15 @@ __all__ = [
     "RequestContext",
     "RequestTimeout",
     "RpcError",
+    "SchemaDriftError",
+    "SchemaDriftWarning",
     "Server",
     "ServerConnection",
     "Session",
     "SessionExpired",
     "connect_http",
+    "compare_tools",
     "connect_stdio",
     "error_result",
+    "schema_hash",
 ]

@@ -61,6 +61,7 @@ def catalog_from_document(doc: Any, where: str) -> tuple[Catalog | None, list[Pr
     server_info = _first_dict(init.get("serverInfo"), doc.get("serverInfo"), doc.get("server_info"))
     protocol = init.get("protocolVersion") or doc.get("protocolVersion") or doc.get("protocol_version")
     command = doc.get("source_command") or doc.get("command")
+    instructions = init.get("instructions", doc.get("instructions"))
     return _finish(
         build_catalog(
             _items(doc.get("tools"), "tools"),
@@ -72,6 +73,7 @@ def catalog_from_document(doc: Any, where: str) -> tuple[Catalog | None, list[Pr
                 doc.get("resourceTemplates", doc.get("resource_templates")), "resourceTemplates"
             ),
             source_command=tuple(command) if isinstance(command, list) and command else None,
+            instructions=instructions if isinstance(instructions, str) else None,
         )
     )
 

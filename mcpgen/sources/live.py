@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 import os
 import sys
-from collections.abc import Callable, Coroutine, Mapping, Sequence
+from collections.abc import Coroutine, Mapping, Sequence
 from typing import Any
 
 from ..catalog import Catalog, Problem, build_catalog
@@ -30,9 +30,74 @@ class _Progress:
             sys.stderr.flush()
 
 
-async def read_catalog(session: Any, changed: asyncio.Event, progress: _Progress, **origin: Any) -> Catalog:
-    """Everything a connected server offers; tools listed again if they changed meanwhile."""
-    progress(f"connected to {session.server_info.get('name', 'the server')}; listing tools ...")
+async def fetch_catalog(
+    command: str,
+    args: Sequence[str] = (),
+    *,
+    env: Mapping[str, str] | None = None,
+    cwd: str | None = None,
+    connect_timeout: float = 30.0,
+    timeout: float = 60.0,
+    record_command: bool = True,
+) -> Catalog:
+    from ..runtime import connect_stdio
+
+    progress = _Progress()
+    changed = asyncio.Event()
+    full_env = {**os.environ, **env} if env else None
+    progress(f"starting {command} ...")
+    try:
+        async with connect_stdio(
+            command, list(args), env=full_env, cwd=cwd, timeout=timeout,
+            connect_timeout=connect_timeout, on_list_changed=_on_tools_changed(changed),
+        ) as session:
+            return await _read_catalog(
+                session, changed, progress, (command, *args) if record_command else None
+            )
+    finally:
+        progress.done()
+
+
+async def fetch_catalog_http(
+    url: str,
+    *,
+    headers: Mapping[str, str] | None = None,
+    connect_timeout: float = 30.0,
+    timeout: float = 60.0,
+) -> Catalog:
+    from ..runtime import connect_http
+
+    progress = _Progress()
+    changed = asyncio.Event()
+    progress(f"connecting to {url} ...")
+    try:
+        async with connect_http(
+            url, headers=headers, timeout=timeout, connect_timeout=connect_timeout,
+            on_list_changed=_on_tools_changed(changed),
+        ) as session:
+            # Headers (tokens) are never recorded: only the URL travels into generated code.
+            return await _read_catalog(session, changed, progress, None, url)
+    finally:
+        progress.done()
+
+
+def _on_tools_changed(changed: asyncio.Event) -> Any:
+    def on_list_changed(kind: str) -> None:
+        if kind == "tools":
+            changed.set()
+
+    return on_list_changed
+
+
+async def _read_catalog(
+    session: Any,
+    changed: asyncio.Event,
+    progress: _Progress,
+    source_command: tuple[str, ...] | None,
+    source_url: str | None = None,
+) -> Catalog:
+    """Everything a connected session offers: tools (re-read while they change), prompts, resources."""
+    progress(f"connected to {session.server_info.get('name', 'server')}; listing tools ...")
     tools = await session.list_tools()
     for _ in range(MAX_RELISTS):  # the list changed while we read it: read it again
         if not changed.is_set():
@@ -44,6 +109,7 @@ async def read_catalog(session: Any, changed: asyncio.Event, progress: _Progress
     prompts = await session.list_prompts() if "prompts" in caps else []
     resources = await session.list_resources() if "resources" in caps else []
     templates = await session.list_resource_templates() if "resources" in caps else []
+    instructions = session.instructions
     catalog, problems = build_catalog(
         tools,
         server_info=dict(session.server_info),
@@ -51,66 +117,15 @@ async def read_catalog(session: Any, changed: asyncio.Event, progress: _Progress
         prompts=prompts,
         resources=resources,
         resource_templates=templates,
-        **origin,
+        source_command=source_command,
+        source_url=source_url,
+        instructions=instructions if isinstance(instructions, str) else None,
     )
     if problems:
         from ..catalog import StageError
 
         raise StageError(problems)
     return catalog
-
-
-def _change_watch() -> tuple[asyncio.Event, Callable[[str], None]]:
-    changed = asyncio.Event()
-
-    def on_list_changed(kind: str) -> None:
-        if kind == "tools":
-            changed.set()
-
-    return changed, on_list_changed
-
-
-async def fetch_catalog(
-    command: str,
-    args: Sequence[str] = (),
-    *,
-    env: Mapping[str, str] | None = None,
-    cwd: str | None = None,
-    connect_timeout: float = 30.0,
-    timeout: float = 60.0,
-) -> Catalog:
-    from ..runtime import connect_stdio
-
-    progress = _Progress()
-    changed, on_list_changed = _change_watch()
-    full_env = {**os.environ, **env} if env else None
-    progress(f"starting {command} ...")
-    try:
-        async with connect_stdio(
-            command, list(args), env=full_env, cwd=cwd, timeout=timeout,
-            connect_timeout=connect_timeout, on_list_changed=on_list_changed,
-        ) as session:
-            return await read_catalog(session, changed, progress, source_command=(command, *args))
-    finally:
-        progress.done()
-
-
-async def fetch_catalog_http(
-    url: str, *, headers: Mapping[str, str] | None = None, connect_timeout: float = 30.0, timeout: float = 60.0
-) -> Catalog:
-    from ..runtime import connect_http
-
-    progress = _Progress()
-    changed, on_list_changed = _change_watch()
-    progress(f"connecting to {url} ...")
-    try:
-        async with connect_http(
-            url, headers=headers, timeout=timeout, connect_timeout=connect_timeout, on_list_changed=on_list_changed
-        ) as session:
-            # Headers (tokens) are never recorded: only the URL travels into generated code.
-            return await read_catalog(session, changed, progress, source_url=url)
-    finally:
-        progress.done()
 
 
 def load_live(
@@ -120,24 +135,36 @@ def load_live(
     env: Mapping[str, str] | None = None,
     cwd: str | None = None,
     connect_timeout: float = 30.0,
+    record_command: bool = True,
 ) -> tuple[Catalog | None, list[Problem]]:
-    """Errors are values: a server that cannot be started or read becomes one Problem."""
+    """Errors are values: a server that cannot be started or read becomes one Problem.
+
+    record_command=False keeps the command out of the catalog (and so out of generated
+    code), e.g. when it holds expanded secrets.
+    """
     where = " ".join([command, *args])
-    return _run(fetch_catalog(command, args, env=env, cwd=cwd, connect_timeout=connect_timeout), where, connect_timeout)
+    return _run(
+        fetch_catalog(
+            command, args, env=env, cwd=cwd, connect_timeout=connect_timeout, record_command=record_command
+        ),
+        where,
+        connect_timeout,
+    )
 
 
 def load_live_http(
     url: str, *, headers: Mapping[str, str] | None = None, connect_timeout: float = 30.0
 ) -> tuple[Catalog | None, list[Problem]]:
+    """A catalog from a Streamable HTTP (or legacy HTTP+SSE) server; errors are values."""
     return _run(fetch_catalog_http(url, headers=headers, connect_timeout=connect_timeout), url, connect_timeout)
 
 
-def _run(fetch: Coroutine[Any, Any, Catalog], where: str, connect_timeout: float) -> tuple[Catalog | None, list[Problem]]:
+def _run(coro: Coroutine[Any, Any, Catalog], where: str, connect_timeout: float) -> tuple[Catalog | None, list[Problem]]:
     from ..catalog import StageError
     from ..runtime import McpError
 
     try:
-        return asyncio.run(fetch), []
+        return asyncio.run(coro), []
     except StageError as exc:
         return None, exc.problems
     except (McpError, OSError, TimeoutError) as exc:

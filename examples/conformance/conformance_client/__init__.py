@@ -6,7 +6,15 @@ from __future__ import annotations
 import importlib
 from typing import TYPE_CHECKING, Any
 
-from mcpgen.runtime import ConnectionClosed, McpError, ProtocolError, RequestTimeout, RpcError
+from mcpgen.runtime import (
+    ConnectionClosed,
+    McpError,
+    ProtocolError,
+    RequestTimeout,
+    RpcError,
+    SchemaDriftError,
+    SchemaDriftWarning,
+)
 
 from ._types import (
     UNSET,
@@ -40,6 +48,8 @@ __all__ = [
     "RequestTimeout",
     "ResourceLink",
     "RpcError",
+    "SchemaDriftError",
+    "SchemaDriftWarning",
     "TextContent",
     "ToolError",
     "ToolOutputError",

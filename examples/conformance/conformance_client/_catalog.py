@@ -10,6 +10,9 @@ from typing import Any
 # The stdio command the catalog was read from; `AsyncClient.connect()` starts it again.
 SOURCE_COMMAND: tuple[str, ...] | None = None
 
+# The HTTP URL it was read from (never the headers: tokens stay out of generated code).
+SOURCE_URL: str | None = None
+
 SERVER_INFO: dict[str, Any] = {}
 
 # wire name -> (Args model, Result model or None, unwrap {"result": X}, result is a RootModel)
@@ -17,6 +20,13 @@ TOOL_TABLE: dict[str, tuple[str, str | None, bool, bool]] = {
     "add_numbers": ("AddNumbersArgs", None, False, False),
     "test_client_elicitation_defaults": ("TestClientElicitationDefaultsArgs", None, False, False),
     "test_reconnection": ("TestReconnectionArgs", None, False, False),
+}
+
+# wire name -> hash of its inputSchema + outputSchema; compared with the live server on connect.
+SCHEMA_HASHES: dict[str, str] = {
+    "add_numbers": "933aa5f56160a00c",
+    "test_client_elicitation_defaults": "e04ab914272827fe",
+    "test_reconnection": "e04ab914272827fe",
 }
 
 # Python method name -> wire name (LLMs sometimes call a tool by its method name).

@@ -41,6 +41,23 @@ TOOL_TABLE: dict[str, tuple[str, str | None, bool, bool]] = {
     "trigger-long-running-operation": ("TriggerLongRunningOperationArgs", None, False, False),
 }
 
+# wire name -> hash of its inputSchema + outputSchema; compared with the live server on connect.
+SCHEMA_HASHES: dict[str, str] = {
+    "echo": "e36caa488640c88c",
+    "get-annotated-message": "f0180920a2ee34bd",
+    "get-env": "fa76ec3510efafc0",
+    "get-resource-links": "7d0ab33222a95f3f",
+    "get-resource-reference": "a0fd7ad330942adf",
+    "get-structured-content": "1bb51f609a30896b",
+    "get-sum": "81add9cbaa4e873a",
+    "get-tiny-image": "fa76ec3510efafc0",
+    "gzip-file-as-resource": "c4da1ddc3a2419ea",
+    "simulate-research-query": "6a467d4a24cc3e40",
+    "toggle-simulated-logging": "fa76ec3510efafc0",
+    "toggle-subscriber-updates": "fa76ec3510efafc0",
+    "trigger-long-running-operation": "9fe18bbbfef84341",
+}
+
 # Python method name -> wire name (LLMs sometimes call a tool by its method name).
 METHOD_NAMES: dict[str, str] = {
     "echo": "echo",

@@ -21,6 +21,12 @@ TOOL_TABLE: dict[str, tuple[str, str | None, bool, bool]] = {
     "get_current_time": ("GetCurrentTimeArgs", "GetCurrentTimeResult", False, False),
 }
 
+# wire name -> hash of its inputSchema + outputSchema; compared with the live server on connect.
+SCHEMA_HASHES: dict[str, str] = {
+    "convert_time": "9c98651a5faf7b34",
+    "get_current_time": "95ca492224f35532",
+}
+
 # Python method name -> wire name (LLMs sometimes call a tool by its method name).
 METHOD_NAMES: dict[str, str] = {
     "convert_time": "convert_time",

@@ -8,6 +8,7 @@ import contextlib
 import copy
 import json
 import threading
+import warnings
 from collections.abc import (
     AsyncIterator,
     Awaitable,
@@ -20,10 +21,19 @@ from collections.abc import (
 from concurrent.futures import Future
 from typing import TYPE_CHECKING, Any, TypeVar, cast
 
+from mcpgen.runtime import SchemaDriftError, SchemaDriftWarning
+from mcpgen.runtime import compare_tools as _compare_tools
 from mcpgen.runtime import connect_http as _connect_http
 from mcpgen.runtime import connect_stdio as _connect_stdio
 
-from ._catalog import SOURCE_COMMAND, SOURCE_URL, TOOL_TABLE, resolve_tool, tool_definitions
+from ._catalog import (
+    SCHEMA_HASHES,
+    SOURCE_COMMAND,
+    SOURCE_URL,
+    TOOL_TABLE,
+    resolve_tool,
+    tool_definitions,
+)
 from ._types import UNSET, ToolError, ToolOutputError, ToolResult, Unset, structured_of
 
 if TYPE_CHECKING:
@@ -37,6 +47,19 @@ ProgressCallback = Callable[[float, float | None, str | None], Awaitable[None] |
 LogCallback = Callable[[dict[str, Any]], Awaitable[None] | None]
 RequestCallback = Callable[[dict[str, Any]], Awaitable[dict[str, Any]]]
 RootsCallback = Callable[[], Awaitable[list[dict[str, Any]]]]
+_DRIFT_MODES = ("warn", "strict", "off")
+
+
+async def _check_drift(session: ClientSession, mode: str) -> None:
+    """One tools/list: are the live schemas the ones this client was generated from?"""
+    if mode == "off":
+        return
+    drift = _compare_tools(SCHEMA_HASHES, await session.list_tools())
+    if not drift:
+        return
+    if mode == "strict":
+        raise SchemaDriftError(drift)
+    warnings.warn(SchemaDriftWarning(drift.describe()), stacklevel=2)
 
 
 class AsyncClient:
@@ -76,13 +99,18 @@ class AsyncClient:
         on_elicitation: RequestCallback | None = None,
         on_roots: RootsCallback | None = None,
         wire_log: str | None = None,
+        drift: str = "warn",
         **options: Any,
     ) -> AsyncIterator[AsyncClient]:
         """Start `command args` as a stdio MCP server and connect to it.
 
         `timeout` is the default per-call timeout; `options` go to the runtime's connect_stdio
-        (e.g. `connect_timeout`, `protocol`, `client_info`).
+        (e.g. `connect_timeout`, `protocol`, `client_info`). `drift` compares the server's tool
+        schemas with the generated ones after connecting: "warn" (a SchemaDriftWarning),
+        "strict" (raise SchemaDriftError naming the tools) or "off" (no extra tools/list).
         """
+        if drift not in _DRIFT_MODES:
+            raise ValueError(f"drift must be one of {_DRIFT_MODES}, not {drift!r}")
         async with _connect_stdio(
             command,
             list(args),
@@ -96,6 +124,7 @@ class AsyncClient:
             wire_log=wire_log,
             **options,
         ) as session:
+            await _check_drift(session, drift)
             yield cls(session)
 
     @classmethod
@@ -111,13 +140,17 @@ class AsyncClient:
         on_elicitation: RequestCallback | None = None,
         on_roots: RootsCallback | None = None,
         wire_log: str | None = None,
+        drift: str = "warn",
         **options: Any,
     ) -> AsyncIterator[AsyncClient]:
         """Connect to an MCP server at `url` (Streamable HTTP, or the legacy HTTP+SSE transport).
 
         `headers` go on every request (e.g. `{"Authorization": "Bearer ..."}`); `options` go to
-        the runtime's connect_http (e.g. `connect_timeout`, `protocol`, `transport`).
+        the runtime's connect_http (e.g. `connect_timeout`, `protocol`, `transport`). `drift`
+        works as for connect_stdio.
         """
+        if drift not in _DRIFT_MODES:
+            raise ValueError(f"drift must be one of {_DRIFT_MODES}, not {drift!r}")
         async with _connect_http(
             url,
             headers=headers,
@@ -129,6 +162,7 @@ class AsyncClient:
             wire_log=wire_log,
             **options,
         ) as session:
+            await _check_drift(session, drift)
             yield cls(session)
 
     @classmethod
@@ -342,6 +376,7 @@ class Client:
         on_elicitation: RequestCallback | None = None,
         on_roots: RootsCallback | None = None,
         wire_log: str | None = None,
+        drift: str = "warn",
         **options: Any,
     ) -> Iterator[Client]:
         """Start `command args` as a stdio MCP server and connect to it (callbacks run on the loop thread)."""
@@ -356,6 +391,7 @@ class Client:
             on_elicitation=on_elicitation,
             on_roots=on_roots,
             wire_log=wire_log,
+            drift=drift,
             **options,
         )
         with _hold(cm) as (inner, runner):
@@ -374,6 +410,7 @@ class Client:
         on_elicitation: RequestCallback | None = None,
         on_roots: RootsCallback | None = None,
         wire_log: str | None = None,
+        drift: str = "warn",
         **options: Any,
     ) -> Iterator[Client]:
         """Connect to an MCP server at `url` (callbacks run on the loop thread)."""
@@ -386,6 +423,7 @@ class Client:
             on_elicitation=on_elicitation,
             on_roots=on_roots,
             wire_log=wire_log,
+            drift=drift,
             **options,
         )
         with _hold(cm) as (inner, runner):

@@ -1,0 +1,265 @@
+"""`[tool.mcpgen]` in pyproject.toml (and the flags of `mcpgen client|server`) -> frozen targets.
+
+```toml
+[tool.mcpgen.targets.weather]
+kind = "client"                      # or "server"
+source = "schemas/weather.json"      # or url = "...", command = [...], config = "mcp.json" + server = "NAME"
+output = "src/weather_client"
+headers = { Authorization = "Bearer ${TOKEN}" }   # ${VAR} expands from the environment
+```
+
+Paths are relative to the folder holding the pyproject.toml; `${VAR}` expands in headers,
+commands and URLs, so tokens stay out of the file (and out of the generated code).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shlex
+import sys
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from .catalog import Problem
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover - Python 3.10 only (tomli is a dependency there)
+    import tomli as tomllib
+
+PYPROJECT = "pyproject.toml"
+KINDS = ("client", "server")
+RUNTIMES = ("import", "vendor")
+_VAR = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}")
+# Keys of one target table (kebab-case; snake_case is accepted too).
+_KEYS = {
+    "kind", "source", "url", "headers", "command", "config", "server", "output", "name",
+    "runtime", "templates", "add-missing", "force", "connect-timeout",
+}
+
+
+@dataclass(frozen=True)
+class SourceSpec:
+    """Exactly one of: files, url, command, or config + server."""
+
+    files: tuple[Path, ...] = ()
+    url: str | None = None
+    headers: tuple[tuple[str, str], ...] = ()
+    command: tuple[str, ...] = ()
+    config: Path | None = None
+    server: str | None = None
+    connect_timeout: float = 30.0
+    cwd: Path | None = None  # where a command runs (the project folder for pyproject targets)
+    # The command had ${VAR}s in it: never record it in generated code (it may hold a secret).
+    secret_command: bool = False
+
+    def describe(self) -> str:
+        if self.files:
+            return ", ".join(str(f) for f in self.files)
+        if self.url:
+            return self.url
+        if self.config:
+            return f"{self.config} --server {self.server}"
+        return " ".join(self.command)
+
+
+@dataclass(frozen=True)
+class Target:
+    name: str  # the table name ("" for a plain `mcpgen client` run)
+    kind: str  # "client" | "server"
+    source: SourceSpec
+    output: Path
+    package: str
+    runtime: str = "import"
+    templates: Path | None = None
+    add_missing: bool = False
+    force: bool = False
+    display: str = ""  # how to name the output folder in messages
+
+    def label(self) -> str:
+        return self.name or self.display or str(self.output)
+
+
+@dataclass(frozen=True)
+class Project:
+    pyproject: Path
+    root: Path
+    targets: tuple[Target, ...] = field(default_factory=tuple)
+
+
+def find_pyproject(start: Path) -> Path | None:
+    """The nearest pyproject.toml from `start` upward that has a [tool.mcpgen] table."""
+    for folder in (start.resolve(), *start.resolve().parents):
+        candidate = folder / PYPROJECT
+        if candidate.is_file():
+            try:
+                if "mcpgen" in tomllib.loads(candidate.read_text(encoding="utf-8")).get("tool", {}):
+                    return candidate
+            except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError):
+                return candidate  # report its problem rather than silently skipping it
+    return None
+
+
+def load_project(start: Path, environ: Mapping[str, str] | None = None) -> tuple[Project | None, list[Problem]]:
+    path = find_pyproject(start)
+    if path is None:
+        return None, [Problem(str(start), f"no {PYPROJECT} with a [tool.mcpgen] table here or in any folder above")]
+    try:
+        doc = tomllib.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError) as exc:
+        return None, [Problem(str(path), f"cannot read: {exc}")]
+    except tomllib.TOMLDecodeError as exc:
+        return None, [Problem(str(path), f"invalid TOML: {exc}")]
+    return parse_project(doc.get("tool", {}).get("mcpgen"), path, os.environ if environ is None else environ)
+
+
+def parse_project(table: Any, path: Path, environ: Mapping[str, str]) -> tuple[Project | None, list[Problem]]:
+    where = f"{path} [tool.mcpgen]"
+    if not isinstance(table, dict):
+        return None, [Problem(where, "must be a table")]
+    problems = [Problem(where, f"unknown key {k!r} (targets go in [tool.mcpgen.targets.NAME])") for k in table if k != "targets"]
+    targets_raw = table.get("targets")
+    if not isinstance(targets_raw, dict) or not targets_raw:
+        return None, problems + [Problem(where, "no targets: add a [tool.mcpgen.targets.NAME] table")]
+    targets: list[Target] = []
+    for name in sorted(targets_raw):
+        target, found = parse_target(name, targets_raw[name], path.parent, environ, f"{path} [tool.mcpgen.targets.{name}]")
+        problems += found
+        if target is not None:
+            targets.append(target)
+    if problems:
+        return None, problems
+    return Project(pyproject=path, root=path.parent, targets=tuple(targets)), []
+
+
+def expand(text: str, environ: Mapping[str, str], where: str, problems: list[Problem]) -> str:
+    """`${VAR}` from the environment; an unset variable is a problem, not an empty string."""
+
+    def one(m: re.Match[str]) -> str:
+        if m.group(1) not in environ:
+            problems.append(Problem(where, f"environment variable {m.group(1)} is not set"))
+            return ""
+        return environ[m.group(1)]
+
+    return _VAR.sub(one, text)
+
+
+def parse_target(
+    name: str, raw: Any, root: Path, environ: Mapping[str, str], where: str
+) -> tuple[Target | None, list[Problem]]:
+    if not isinstance(raw, dict):
+        return None, [Problem(where, "must be a table")]
+    opts = {str(k).replace("_", "-"): v for k, v in raw.items()}
+    problems = [Problem(where, f"unknown option {k!r}") for k in sorted(opts) if k not in _KEYS]
+
+    def text(key: str) -> str | None:
+        value = opts.get(key)
+        if value is not None and not isinstance(value, str):
+            problems.append(Problem(where, f"{key!r} must be a string"))
+            return None
+        return value
+
+    def flag(key: str) -> bool:
+        value = opts.get(key, False)
+        if not isinstance(value, bool):
+            problems.append(Problem(where, f"{key!r} must be true or false"))
+            return False
+        return value
+
+    kind = text("kind")
+    if kind not in KINDS:
+        problems.append(Problem(where, f"'kind' must be one of {', '.join(KINDS)}"))
+    output = text("output")
+    if not output:
+        problems.append(Problem(where, "'output' is required"))
+    runtime = text("runtime") or "import"
+    if runtime not in RUNTIMES:
+        problems.append(Problem(where, f"'runtime' must be one of {', '.join(RUNTIMES)}"))
+    templates = text("templates")
+    timeout = opts.get("connect-timeout", 30.0)
+    if not isinstance(timeout, (int, float)) or isinstance(timeout, bool) or timeout <= 0:
+        problems.append(Problem(where, "'connect-timeout' must be a positive number"))
+        timeout = 30.0
+    source = _parse_source(opts, root, environ, where, problems, float(timeout))
+    package = text("name")
+    add_missing, force = flag("add-missing"), flag("force")
+    if problems or kind is None or output is None or source is None:
+        return None, problems
+    out = root / output
+    pkg, found = package_for(out, package, where)
+    if found:
+        return None, found
+    return (
+        Target(
+            name=name,
+            kind=kind,
+            source=source,
+            output=out,
+            package=pkg,
+            runtime=runtime,
+            templates=root / templates if templates else None,
+            add_missing=add_missing,
+            force=force,
+            display=output,
+        ),
+        [],
+    )
+
+
+def _parse_source(
+    opts: Mapping[str, Any], root: Path, environ: Mapping[str, str], where: str, problems: list[Problem], timeout: float
+) -> SourceSpec | None:
+    given = [k for k in ("source", "url", "command", "config") if k in opts]
+    if len(given) != 1:
+        problems.append(Problem(where, "give exactly one of 'source', 'url', 'command', or 'config' (with 'server')"))
+        return None
+    headers_raw = opts.get("headers", {})
+    if not isinstance(headers_raw, dict) or not all(isinstance(v, str) for v in headers_raw.values()):
+        problems.append(Problem(where, "'headers' must be a table of strings"))
+        headers_raw = {}
+    headers = tuple((str(k), expand(v, environ, where, problems)) for k, v in sorted(headers_raw.items()))
+    if headers and "url" not in opts:
+        problems.append(Problem(where, "'headers' only apply to a 'url' source"))
+    key = given[0]
+    value = opts[key]
+    if key == "source":
+        files = [value] if isinstance(value, str) else value
+        if not isinstance(files, list) or not files or not all(isinstance(f, str) for f in files):
+            problems.append(Problem(where, "'source' must be a path or a list of paths"))
+            return None
+        return SourceSpec(files=tuple(root / f for f in files), connect_timeout=timeout)
+    if key == "url":
+        if not isinstance(value, str) or not value.startswith(("http://", "https://")):
+            problems.append(Problem(where, "'url' must be an http:// or https:// URL"))
+            return None
+        return SourceSpec(url=expand(value, environ, where, problems), headers=headers, connect_timeout=timeout)
+    if key == "command":
+        argv = shlex.split(value) if isinstance(value, str) else value
+        if not isinstance(argv, list) or not argv or not all(isinstance(a, str) for a in argv):
+            problems.append(Problem(where, "'command' must be a list of strings (or one string)"))
+            return None
+        secret = any(_VAR.search(a) for a in argv)
+        return SourceSpec(
+            command=tuple(expand(a, environ, where, problems) for a in argv),
+            connect_timeout=timeout,
+            cwd=root,
+            secret_command=secret,
+        )
+    server = opts.get("server")
+    if not isinstance(value, str) or not isinstance(server, str):
+        problems.append(Problem(where, "'config' must be a path and needs 'server' (a name in that file)"))
+        return None
+    return SourceSpec(config=root / value, server=server, connect_timeout=timeout)
+
+
+def package_for(output: Path, name: str | None, where: str) -> tuple[str, list[Problem]]:
+    """The package name: given, or made from the output folder's name."""
+    from .naming import package_name
+
+    pkg = name or package_name(output.resolve().name)
+    if not pkg.isidentifier():
+        return pkg, [Problem(where, f"{pkg!r} is not a valid Python package name")]
+    return pkg, []

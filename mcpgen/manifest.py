@@ -1,0 +1,122 @@
+"""`.mcpgen-manifest.json`: what mcpgen wrote into an output folder, and from what.
+
+It is how regeneration knows which files it may replace or remove (only those listed),
+and what `--check` compares. No timestamps, no absolute paths: same input, same bytes.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Mapping
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any
+
+from . import __version__
+from .catalog import Problem
+
+MANIFEST_NAME = ".mcpgen-manifest.json"
+MANIFEST_FORMAT = 1
+
+
+def sha256_text(text: str) -> str:
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def black_version() -> str:
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("black")
+    except PackageNotFoundError:
+        return "unknown"
+
+
+@dataclass(frozen=True)
+class Manifest:
+    kind: str  # "client" | "server"
+    options: Mapping[str, Any]
+    source_sha256: str
+    files: Mapping[str, str]  # posix path -> sha256 of the text mcpgen wrote
+    user_files: tuple[str, ...] = ()  # written once by mcpgen, then the user's (never checked, never removed)
+    mcpgen_version: str = __version__
+    black_version: str = field(default_factory=black_version)
+
+    def to_text(self) -> str:
+        doc = {
+            "black_version": self.black_version,
+            "files": dict(sorted(self.files.items())),
+            "format": MANIFEST_FORMAT,
+            "generator": "mcpgen",
+            "kind": self.kind,
+            "mcpgen_version": self.mcpgen_version,
+            "options": dict(self.options),
+            "source_sha256": self.source_sha256,
+            "user_files": sorted(self.user_files),
+        }
+        return json.dumps(doc, indent=2, sort_keys=True) + "\n"
+
+    def comparable(self, current: Manifest) -> Manifest:
+        """This manifest with tool versions that do not decide the output taken from `current`.
+
+        A different black with identical output is not a difference worth failing CI for;
+        the files themselves are compared byte for byte anyway.
+        """
+        return replace(self, black_version=current.black_version)
+
+
+def build_manifest(
+    kind: str, options: Mapping[str, Any], source_sha256: str, files: Mapping[str, str], user_files: tuple[str, ...] = ()
+) -> Manifest:
+    return Manifest(
+        kind=kind,
+        options=options,
+        source_sha256=source_sha256,
+        files={path: sha256_text(text) for path, text in files.items()},
+        user_files=user_files,
+    )
+
+
+def parse_manifest(text: str, where: str) -> tuple[Manifest | None, list[Problem]]:
+    try:
+        doc = json.loads(text)
+    except json.JSONDecodeError as exc:
+        return None, [Problem(where, f"unreadable manifest: {exc.msg} at line {exc.lineno}")]
+    files = doc.get("files") if isinstance(doc, dict) else None
+    if not isinstance(doc, dict) or doc.get("generator") != "mcpgen" or not isinstance(files, dict):
+        return None, [Problem(where, "not an mcpgen manifest")]
+    if not all(isinstance(k, str) and isinstance(v, str) and _safe_relpath(k) for k, v in files.items()):
+        return None, [Problem(where, "manifest lists a file outside the output folder or a bad hash")]
+    users = doc.get("user_files", [])
+    options = doc.get("options", {})
+    return (
+        Manifest(
+            kind=str(doc.get("kind", "")),
+            options=options if isinstance(options, dict) else {},
+            source_sha256=str(doc.get("source_sha256", "")),
+            files=files,
+            user_files=tuple(u for u in users if isinstance(u, str)) if isinstance(users, list) else (),
+            mcpgen_version=str(doc.get("mcpgen_version", "")),
+            black_version=str(doc.get("black_version", "")),
+        ),
+        [],
+    )
+
+
+def read_manifest(folder: Path) -> tuple[Manifest | None, list[Problem]]:
+    """(None, []) when there is no manifest; a problem when there is one mcpgen cannot trust."""
+    path = folder / MANIFEST_NAME
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        return None, []
+    except (OSError, UnicodeDecodeError) as exc:
+        return None, [Problem(str(path), f"cannot read manifest: {exc}")]
+    return parse_manifest(text, str(path))
+
+
+def _safe_relpath(rel: str) -> bool:
+    """A stale-file list must never reach outside the output folder (the manifest is a file on disk)."""
+    parts = rel.split("/")
+    return bool(rel) and not rel.startswith("/") and "\\" not in rel and all(p not in ("", ".", "..") for p in parts)
