@@ -194,3 +194,14 @@ output = "live_client"
     finally:
         proc.terminate()
         proc.wait(timeout=10)
+
+
+def test_added_tools_alone_are_not_drift() -> None:
+    from mcpgen.runtime import compare_tools
+    from mcpgen.runtime.drift import schema_hash
+
+    tool = {"name": "a", "inputSchema": {"type": "object"}}
+    only_added = compare_tools({"a": schema_hash(tool)}, [tool, {"name": "b", "inputSchema": {"type": "object"}}])
+    assert not only_added and only_added.added == ("b",)
+    removed = compare_tools({"a": schema_hash(tool), "c": "0"}, [tool])
+    assert removed and removed.removed == ("c",)
