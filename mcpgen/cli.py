@@ -28,9 +28,13 @@ def _warn(problems: Sequence[Problem]) -> None:
 
 
 def load_source(
-    source: str | None, command: Sequence[str], config: str | None, server: str | None, connect_timeout: float
+    source: str | None, command: Sequence[str], config: str | None, server: str | None, connect_timeout: float,
+    *, skip_invalid: bool = False,
 ) -> Catalog:
-    """Exactly one of: a file, `--config F --server N`, or a command after `--`."""
+    """Exactly one of: a file, `--config F --server N`, or a command after `--`.
+
+    Tools refused one by one (catalog.refused) fail the load unless `skip_invalid`.
+    """
     given = sum(bool(x) for x in (source, command, config))
     if given != 1:
         _fail([Problem("usage", "give exactly one source: FILE, --config FILE --server NAME, or -- COMMAND ARGS...")])
@@ -48,7 +52,7 @@ def load_source(
         from .sources.files import load_file
 
         cat, problems = load_file(str(source))
-    if problems or cat is None:
+    if cat is None or (problems and not skip_invalid):
         _fail(problems or [Problem(str(source), "no catalog")])
     return cat
 
@@ -96,11 +100,13 @@ def cli() -> None:
               help="import: use the installed mcpgen.runtime; vendor: copy it into the package.")
 @click.option("--templates", "templates", type=click.Path(exists=True, file_okay=False), default=None,
               help="Directory of templates overriding shipped ones by file name.")
+@click.option("--skip-invalid", is_flag=True,
+              help="Leave out (with a warning) each tool that cannot be generated exactly; generate the rest.")
 @_with_source_options
 @click.pass_context
 def client_cmd(
     ctx: click.Context, source: str | None, output: str, name: str | None, runtime: str,
-    templates: str | None, config: str | None, server: str | None, connect_timeout: float,
+    templates: str | None, skip_invalid: bool, config: str | None, server: str | None, connect_timeout: float,
 ) -> None:
     """Generate a typed client package from SOURCE (file), --config/--server, or -- COMMAND ARGS..."""
     from .clientgen import ClientOptions, generate_client
@@ -111,12 +117,13 @@ def client_cmd(
     pkg = name or package_name(out.resolve().name)
     if not pkg.isidentifier():
         _fail([Problem("--name", f"{pkg!r} is not a valid Python package name")])
-    catalog = load_source(source, ctx.obj.get("command", ()), config, server, connect_timeout)
+    catalog = load_source(source, ctx.obj.get("command", ()), config, server, connect_timeout, skip_invalid=skip_invalid)
     problems = _check_target(out)
     if problems:
         _fail(problems)
     try:
-        files = generate_client(catalog, ClientOptions(package=pkg, runtime=runtime, templates=templates))
+        options = ClientOptions(package=pkg, runtime=runtime, templates=templates, skip_invalid=skip_invalid)
+        files = generate_client(catalog, options)
     except StageError as exc:
         _fail(exc.problems)
     _warn(files.warnings)

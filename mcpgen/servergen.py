@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from .catalog import Catalog, Problem, StageError, ToolSpec
-from .models import ModelsOutput, generate_models, result_props, result_view
+from .models import ModelsOutput, check_tools, generate_models, result_props, result_view
 from .naming import ToolNames, name_tools, ordered
 from .output import FileSet, format_files
 from .render import make_environment, render
@@ -80,6 +80,9 @@ def generate_server(catalog: Catalog, opts: ServerOptions) -> ServerFiles:
     """Every generated file, formatted, plus the initial handlers.py; raises StageError."""
     tools = ordered(catalog)
     names = name_tools(tools, {t.name: result_props(t) for t in tools})
+    problems = check_tools(tools)
+    if problems:
+        raise StageError(problems)
     models, problems = generate_models(catalog, tools, names)
     errors = [p for p in problems if not p.warning]
     if models is None or errors:

@@ -6,6 +6,7 @@ import asyncio
 import os
 import sys
 from collections.abc import Mapping, Sequence
+from dataclasses import replace
 from typing import Any
 
 from ..catalog import Catalog, Problem, build_catalog
@@ -78,11 +79,11 @@ async def fetch_catalog(
             )
     finally:
         progress.done()
-    if problems:
+    if not all(p.skippable for p in problems):
         from ..catalog import StageError
 
         raise StageError(problems)
-    return catalog
+    return replace(catalog, refused=tuple(problems))
 
 
 def load_live(
@@ -99,7 +100,8 @@ def load_live(
 
     where = " ".join([command, *args])
     try:
-        return asyncio.run(fetch_catalog(command, args, env=env, cwd=cwd, connect_timeout=connect_timeout)), []
+        catalog = asyncio.run(fetch_catalog(command, args, env=env, cwd=cwd, connect_timeout=connect_timeout))
+        return catalog, list(catalog.refused)
     except StageError as exc:
         return None, exc.problems
     except (McpError, OSError, TimeoutError) as exc:
