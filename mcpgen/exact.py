@@ -50,7 +50,7 @@ def ref_problems(schema: Any) -> list[tuple[str, str]]:
     from jsonschema_specifications import REGISTRY as SPECS
     from referencing import Registry
     from referencing.exceptions import Unresolvable
-    from referencing.jsonschema import DRAFT202012, specification_with
+    from referencing.jsonschema import DRAFT202012, UnknownDialect, specification_with
 
     spec = specification_with(str(schema.get("$schema", "")), default=DRAFT202012)
     root = spec.create_resource(schema)
@@ -64,6 +64,14 @@ def ref_problems(schema: Any) -> list[tuple[str, str]]:
         node = res.contents
         ptr = where.get(id(node), "")
         if isinstance(node, dict):
+            dialect = node.get("$schema")
+            if dialect is not None:
+                try:
+                    specification_with(str(dialect))
+                except UnknownDialect:
+                    # Its vocabularies live in a metaschema mcpgen would have to fetch.
+                    out.append((f"{ptr}/$schema", f"unknown $schema {str(dialect)[:80]!r} (known: JSON Schema "
+                                                  "draft-04 to 2020-12; mcpgen never fetches a metaschema)"))
             for kw in ("$ref", "$dynamicRef", "$recursiveRef"):
                 ref = node.get(kw)
                 if not isinstance(ref, str):
