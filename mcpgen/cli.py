@@ -117,7 +117,8 @@ def client_cmd(
     pkg = name or package_name(out.resolve().name)
     if not pkg.isidentifier():
         _fail([Problem("--name", f"{pkg!r} is not a valid Python package name")])
-    catalog = load_source(source, ctx.obj.get("command", ()), config, server, connect_timeout, skip_invalid=skip_invalid)
+    # Refused tools travel in catalog.refused: generate_client reports them with its own findings.
+    catalog = load_source(source, ctx.obj.get("command", ()), config, server, connect_timeout, skip_invalid=True)
     problems = _check_target(out)
     if problems:
         _fail(problems)

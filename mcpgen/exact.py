@@ -17,8 +17,8 @@ from typing import Any
 
 # Deeper than this, annotations become Any (jsonschema still checks every level).
 MAX_TYPED_DEPTH = 24
-# Deeper than this, a schema is refused: jsonschema recurses per level at run time.
-MAX_DEPTH = 300
+# Deeper than this (JSON nesting, about two levels per subschema), a schema is refused.
+MAX_DEPTH = 1000
 _SCALARS = ("string", "integer", "number", "boolean", "null")
 _INT_LIMIT = 2**63
 
