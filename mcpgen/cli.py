@@ -132,7 +132,8 @@ def client_cmd(
         write_atomic(files, out)
     except OSError as exc:
         _fail([Problem(str(out), f"cannot write output: {exc.strerror or exc}")])
-    click.echo(f"wrote {len(files.files)} files to {out} ({len(catalog.tools)} tools)", err=True)
+    made = len(catalog.tools) - len({p.tool for p in files.warnings if p.tool is not None})
+    click.echo(f"wrote {len(files.files)} files to {out} ({made} tools)", err=True)
 
 
 @cli.command("server")
