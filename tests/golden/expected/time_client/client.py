@@ -18,12 +18,21 @@ from collections.abc import (
     Sequence,
 )
 from concurrent.futures import Future
-from typing import TYPE_CHECKING, Any, TypeVar, cast
+import warnings
+from typing import TYPE_CHECKING, Any, Literal, TypeVar, cast
 
 from mcpgen.runtime import connect_stdio as _connect_stdio
 
 from ._catalog import SOURCE_COMMAND, TOOL_TABLE, resolve_tool, tool_definitions
-from ._types import UNSET, ToolError, ToolOutputError, ToolResult, Unset, structured_of
+from ._types import (
+    UNSET,
+    ToolError,
+    ToolOutputError,
+    ToolOutputWarning,
+    ToolResult,
+    Unset,
+    structured_of,
+)
 
 if TYPE_CHECKING:
     from mcpgen.runtime import ClientSession
@@ -36,6 +45,16 @@ ProgressCallback = Callable[[float, float | None, str | None], Awaitable[None] |
 LogCallback = Callable[[dict[str, Any]], Awaitable[None] | None]
 RequestCallback = Callable[[dict[str, Any]], Awaitable[dict[str, Any]]]
 RootsCallback = Callable[[], Awaitable[list[dict[str, Any]]]]
+# How results are checked against outputSchema: "strict" raises ToolOutputError, "warn" warns
+# (ToolOutputWarning) and returns the unchecked result, "off" skips the JSON Schema check.
+ValidateOutput = Literal["strict", "warn", "off"]
+_VALIDATE_OUTPUT = ("strict", "warn", "off")
+
+
+def _output_mode(value: str) -> ValidateOutput:
+    if value not in _VALIDATE_OUTPUT:
+        raise ValueError(f"validate_output must be one of {_VALIDATE_OUTPUT}, not {value!r}")
+    return cast(ValidateOutput, value)
 
 
 class AsyncClient:
@@ -50,10 +69,12 @@ class AsyncClient:
         *,
         timeout: float | None = None,
         progress: ProgressCallback | None = None,
+        validate_output: ValidateOutput = "strict",
     ) -> None:
         self._session = session
         self._timeout = timeout
         self._progress = progress
+        self._validate_output = _output_mode(validate_output)
 
     @property
     def session(self) -> ClientSession:
@@ -75,13 +96,16 @@ class AsyncClient:
         on_elicitation: RequestCallback | None = None,
         on_roots: RootsCallback | None = None,
         wire_log: str | None = None,
+        validate_output: ValidateOutput = "strict",
         **options: Any,
     ) -> AsyncIterator[AsyncClient]:
         """Start `command args` as a stdio MCP server and connect to it.
 
-        `timeout` is the default per-call timeout; `options` go to the runtime's connect_stdio
-        (e.g. `connect_timeout`, `protocol`, `client_info`).
+        `timeout` is the default per-call timeout; `validate_output` how results are checked
+        against outputSchema ("strict", "warn" or "off"); `options` go to the runtime's
+        connect_stdio (e.g. `connect_timeout`, `protocol`, `client_info`).
         """
+        mode = _output_mode(validate_output)
         async with _connect_stdio(
             command,
             list(args),
@@ -95,7 +119,7 @@ class AsyncClient:
             wire_log=wire_log,
             **options,
         ) as session:
-            yield cls(session)
+            yield cls(session, validate_output=mode)
 
     @classmethod
     def connect(cls, **options: Any) -> contextlib.AbstractAsyncContextManager[AsyncClient]:
@@ -108,7 +132,11 @@ class AsyncClient:
         return cls.connect_stdio(SOURCE_COMMAND[0], SOURCE_COMMAND[1:], **options)
 
     def with_options(
-        self, *, timeout: float | None = None, progress: ProgressCallback | None = None
+        self,
+        *,
+        timeout: float | None = None,
+        progress: ProgressCallback | None = None,
+        validate_output: ValidateOutput | None = None,
     ) -> AsyncClient:
         """A view of this client whose calls use these per-call options."""
         view = copy.copy(self)
@@ -116,6 +144,8 @@ class AsyncClient:
             view._timeout = timeout
         if progress is not None:
             view._progress = progress
+        if validate_output is not None:
+            view._validate_output = _output_mode(validate_output)
         return view
 
     async def call_tool(
@@ -177,12 +207,18 @@ class AsyncClient:
         data = structured_of(raw)
         if wrapped and isinstance(data, dict) and "result" in data:
             data = data["result"]
+        model = getattr(models, result_model)
+        mode = self._validate_output
         try:
-            parsed = getattr(models, result_model).model_validate(data)
+            # "off" skips the JSON Schema check; pydantic still builds the typed value.
+            parsed = model.model_validate(data, context={"mcpgen_exact": mode != "off"})
         except ValueError as exc:  # pydantic.ValidationError
-            raise ToolOutputError(
-                wire, f"output does not match outputSchema: {exc}", result
-            ) from exc
+            message = f"output does not match outputSchema: {exc}"
+            if mode == "strict":
+                raise ToolOutputError(wire, message, result) from exc
+            if mode == "warn":
+                warnings.warn(ToolOutputWarning(wire, message), stacklevel=3)
+            return data  # unchecked, exactly as the server sent it
         return parsed.root if is_root else parsed
 
     async def convert_time(
@@ -306,6 +342,7 @@ class Client:
         on_elicitation: RequestCallback | None = None,
         on_roots: RootsCallback | None = None,
         wire_log: str | None = None,
+        validate_output: ValidateOutput = "strict",
         **options: Any,
     ) -> Iterator[Client]:
         """Start `command args` as a stdio MCP server and connect to it (callbacks run on the loop thread)."""
@@ -320,6 +357,7 @@ class Client:
             on_elicitation=on_elicitation,
             on_roots=on_roots,
             wire_log=wire_log,
+            validate_output=validate_output,
             **options,
         )
         with _hold(cm) as (inner, runner):
@@ -333,9 +371,16 @@ class Client:
             yield cls(inner, runner)
 
     def with_options(
-        self, *, timeout: float | None = None, progress: ProgressCallback | None = None
+        self,
+        *,
+        timeout: float | None = None,
+        progress: ProgressCallback | None = None,
+        validate_output: ValidateOutput | None = None,
     ) -> Client:
-        return Client(self._inner.with_options(timeout=timeout, progress=progress), self._runner)
+        view = self._inner.with_options(
+            timeout=timeout, progress=progress, validate_output=validate_output
+        )
+        return Client(view, self._runner)
 
     def call_tool(self, name: str, arguments: Mapping[str, Any] | None = None) -> dict[str, Any]:
         return self._runner.run(self._inner.call_tool(name, arguments))
