@@ -47,7 +47,7 @@ def ref_problems(schema: Any) -> list[tuple[str, str]]:
     """
     if not isinstance(schema, dict):
         return []
-    from jsonschema_specifications import REGISTRY as SPECS
+    from jsonschema_specifications import REGISTRY as SPECS  # type: ignore[import-untyped]
     from referencing import Registry
     from referencing.exceptions import Unresolvable
     from referencing.jsonschema import DRAFT202012, UnknownDialect, specification_with
@@ -145,10 +145,10 @@ class _View:
                     if v:
                         return v
             return {}
-        views = [self.one_type(x, s, depth, nested_id) for x in dict.fromkeys(types)]
-        if not views or any(v is None for v in views):
+        per_type = [self.one_type(x, s, depth, nested_id) for x in dict.fromkeys(types)]
+        if not per_type or any(v is None for v in per_type):
             return {}
-        typed = [v for v in views if v is not None]
+        typed = [v for v in per_type if v is not None]
         return typed[0] if len(typed) == 1 else {"anyOf": typed}
 
     def one_type(self, name: str, s: dict[str, Any], depth: int, nested_id: bool) -> dict[str, Any] | None:
