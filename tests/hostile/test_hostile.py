@@ -102,7 +102,7 @@ def test_every_generated_file_is_inert(generated: tuple[Path, ModuleType, list[A
                 assert not any(m.split(".")[0] in {"subprocess", "os", "shutil", "socket"} for m in mods), path
         # Untrusted text only inside string literals: no other token may carry the marker.
         for tok in tokenize.generate_tokens(io.StringIO(src).readline):
-            if tok.type != tokenize.STRING and tok.type != tokenize.FSTRING_MIDDLE if hasattr(tokenize, "FSTRING_MIDDLE") else tok.type != tokenize.STRING:
+            if tok.type not in (tokenize.STRING, getattr(tokenize, "FSTRING_MIDDLE", tokenize.STRING)):
                 assert MARK not in tok.string, f"{path.name}:{tok.start}: {tok.string[:80]!r}"
 
 
