@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 
@@ -14,6 +14,9 @@ class Problem:
     message: str
     pointer: str = ""  # JSON pointer inside `where`, "" for the whole thing
     warning: bool = False  # reported, but generation goes on
+    # The problem concerns one tool only: `--skip-invalid` leaves that tool out and goes on.
+    skippable: bool = False
+    tool: str | None = None  # the wire name of that tool, when it has one
 
     def __str__(self) -> str:
         loc = f"{self.where}{'#' + self.pointer if self.pointer else ''}"
@@ -54,10 +57,17 @@ class Catalog:
     source_command: tuple[str, ...] | None = None
     # The HTTP URL it was read from (None otherwise): AsyncClient.connect() reuses it.
     source_url: str | None = None
+    # Tools left out because they are invalid (each a skippable Problem); only --skip-invalid accepts them.
+    refused: tuple[Problem, ...] = ()
 
 
 def parse_tool(raw: Any, index: int) -> tuple[ToolSpec | None, list[Problem]]:
-    """Validate one tool object's envelope; schemas are checked, not interpreted, here."""
+    """Validate one tool object's envelope; every problem found refuses this tool only."""
+    spec, problems = _parse_tool(raw, index)
+    return spec, [replace(p, skippable=True) for p in problems]
+
+
+def _parse_tool(raw: Any, index: int) -> tuple[ToolSpec | None, list[Problem]]:
     where = f"tool[{index}]"
     if not isinstance(raw, dict):
         return None, [Problem(where, f"a tool must be a JSON object, got {type(raw).__name__}")]
@@ -101,12 +111,22 @@ def _check_schema(where: str, pointer: str, schema: Any) -> list[Problem]:
         return []
     from jsonschema import exceptions, validators  # slow import, only when used
 
+    from .exact import MAX_DEPTH, schema_depth
+
+    if schema_depth(schema) > MAX_DEPTH:
+        return [Problem(where, f"schema nested deeper than {MAX_DEPTH} levels", pointer)]
     cls = validators.validator_for(schema, default=validators.Draft202012Validator)
     try:
         cls.check_schema(schema)
     except exceptions.SchemaError as exc:
         sub = "".join(f"/{p}" for p in exc.path)
-        return [Problem(where, f"invalid JSON Schema: {exc.message}", pointer + sub)]
+        if exc.validator == "format" and exc.validator_value == "regex":
+            # e.g. \p{L}: valid ECMA-262, but Python's re (which jsonschema checks with) rejects it.
+            msg = f"pattern {str(exc.instance)[:100]!r} cannot be checked (not a regular expression Python's re accepts)"
+            return [Problem(where, msg, pointer + sub)]
+        return [Problem(where, f"invalid JSON Schema: {exc.message[:300]}", pointer + sub)]
+    except RecursionError:
+        return [Problem(where, "schema nested too deeply to check", pointer)]
     return []
 
 
@@ -132,7 +152,7 @@ def build_catalog(
         if spec is None:
             continue
         if spec.name in seen:
-            problems.append(Problem(repr(spec.name), "duplicate tool name"))
+            problems.append(Problem(repr(spec.name), "duplicate tool name", skippable=True))
             continue
         seen.add(spec.name)
         specs.append(spec)

@@ -115,18 +115,21 @@ def _cli_target(kind: str, output: str, name: str | None, source: SourceSpec, **
               help="import: use the installed mcpgen.runtime; vendor: copy it into the package.")
 @click.option("--templates", "templates", type=click.Path(exists=True, file_okay=False), default=None,
               help="Directory of templates overriding shipped ones by file name.")
+@click.option("--skip-invalid", is_flag=True,
+              help="Leave out (with a warning) each tool that cannot be generated exactly; generate the rest.")
 @_with_source_options
 @_with_mode_options
 @click.pass_context
 def client_cmd(
     ctx: click.Context, source: str | None, output: str, name: str | None, runtime: str, templates: str | None,
-    url: str | None, headers: tuple[str, ...], config: str | None, server: str | None, connect_timeout: float,
+    skip_invalid: bool, url: str | None, headers: tuple[str, ...], config: str | None, server: str | None, connect_timeout: float,
     check: bool, show_diff: bool, force: bool,
 ) -> None:
     """Generate a typed client package from SOURCE (file), --url, --config/--server, or -- COMMAND ARGS..."""
     spec = cli_source([source] if source else [], ctx.obj.get("command", ()), url, headers, config, server, connect_timeout)
     target = _cli_target(
-        "client", output, name, spec, runtime=runtime, templates=Path(templates) if templates else None, force=force
+        "client", output, name, spec, runtime=runtime, templates=Path(templates) if templates else None, force=force,
+        skip_invalid=skip_invalid,
     )
     sys.exit(_run([target], _mode(check, show_diff)))
 
@@ -138,12 +141,14 @@ def client_cmd(
 @click.option("--add-missing", is_flag=True, help="Append stubs for new tools to handlers.py (nothing else in it changes).")
 @click.option("--templates", "templates", type=click.Path(exists=True, file_okay=False), default=None,
               help="Directory of templates overriding shipped ones by file name.")
+@click.option("--skip-invalid", is_flag=True,
+              help="Leave out (with a warning) each tool that cannot be generated exactly; generate the rest.")
 @_with_source_options
 @_with_mode_options
 @click.pass_context
 def server_cmd(
     ctx: click.Context, sources: tuple[str, ...], output: str, name: str | None, add_missing: bool,
-    templates: str | None, url: str | None, headers: tuple[str, ...], config: str | None, server: str | None,
+    templates: str | None, skip_invalid: bool, url: str | None, headers: tuple[str, ...], config: str | None, server: str | None,
     connect_timeout: float, check: bool, show_diff: bool, force: bool,
 ) -> None:
     """Scaffold a server package from SOURCES (files or folders of schemas), --url, --config/--server, or -- COMMAND.
@@ -153,7 +158,7 @@ def server_cmd(
     spec = cli_source(sources, ctx.obj.get("command", ()), url, headers, config, server, connect_timeout)
     target = _cli_target(
         "server", output, name, spec, templates=Path(templates) if templates else None,
-        add_missing=add_missing, force=force,
+        add_missing=add_missing, force=force, skip_invalid=skip_invalid,
     )
     sys.exit(_run([target], _mode(check, show_diff)))
 

@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from .catalog import Catalog, StageError
-from .models import ModelsOutput, generate_models, result_props, result_view
+from .catalog import Catalog, Problem, StageError, ToolSpec
+from .models import ModelsOutput, check_tools, generate_models, result_props, result_view
 from .naming import ToolNames, name_tools, ordered
 from .output import FileSet, format_files
 from .render import make_environment, render
@@ -22,6 +22,8 @@ class ClientOptions:
     package: str
     runtime: str = "import"  # "import" | "vendor"
     templates: str | None = None
+    # Leave out (with a warning) each tool that cannot be generated exactly, instead of failing.
+    skip_invalid: bool = False
 
 
 def _tool_context(spec: Any, n: ToolNames, models: ModelsOutput) -> dict[str, Any]:
@@ -60,16 +62,27 @@ def _tool_context(spec: Any, n: ToolNames, models: ModelsOutput) -> dict[str, An
     }
 
 
+def usable_tools(catalog: Catalog, skip_invalid: bool) -> tuple[list[ToolSpec], list[Problem]]:
+    """The tools to generate, and the refused ones as warnings; without skip_invalid a refusal is an error."""
+    tools = ordered(catalog)
+    refused = list(catalog.refused) + check_tools(tools)
+    if refused and not skip_invalid:
+        raise StageError(refused)
+    bad = {p.tool for p in refused}
+    notes = [replace(p, warning=True, message=p.message + " (tool skipped)") for p in refused]
+    return [t for t in tools if t.name not in bad], notes
+
+
 def generate_client(catalog: Catalog, opts: ClientOptions) -> FileSet:
     """Every file of the package, formatted; raises StageError with all problems found."""
-    tools = ordered(catalog)
+    tools, refused = usable_tools(catalog, opts.skip_invalid)
     names = name_tools(tools, {t.name: result_props(t) for t in tools})
-    models, problems = generate_models(catalog, tools, names)
+    runtime_module = "._runtime" if opts.runtime == "vendor" else "mcpgen.runtime"
+    models, problems = generate_models(catalog, tools, names, runtime_module=runtime_module)
     errors = [p for p in problems if not p.warning]
     if models is None or errors:
         raise StageError(errors or problems)
     env = make_environment(opts.templates)
-    runtime_module = "._runtime" if opts.runtime == "vendor" else "mcpgen.runtime"
     server = catalog.server_info.get("name") if isinstance(catalog.server_info.get("name"), str) else None
     ctx: dict[str, Any] = {
         "tools": [_tool_context(t, names[t.name], models) for t in tools],
@@ -90,7 +103,7 @@ def generate_client(catalog: Catalog, opts: ClientOptions) -> FileSet:
     if opts.runtime == "vendor":
         for src in sorted(RUNTIME_DIR.glob("*.py")):
             fs.add(f"_runtime/{src.name}", src.read_text(encoding="utf-8"), format=False)
-    fs.warnings = [p for p in problems if p.warning]
+    fs.warnings = refused + [p for p in problems if p.warning]
     fmt_problems = format_files(fs)
     if fmt_problems:
         raise StageError(fmt_problems)

@@ -37,7 +37,7 @@ _VAR = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}")
 # Keys of one target table (kebab-case; snake_case is accepted too).
 _KEYS = {
     "kind", "source", "url", "headers", "command", "config", "server", "output", "name",
-    "runtime", "templates", "add-missing", "force", "connect-timeout",
+    "runtime", "templates", "add-missing", "force", "connect-timeout", "skip-invalid",
 }
 
 
@@ -77,6 +77,7 @@ class Target:
     templates: Path | None = None
     add_missing: bool = False
     force: bool = False
+    skip_invalid: bool = False  # leave out (with a warning) tools that cannot be generated exactly
     display: str = ""  # how to name the output folder in messages
 
     def label(self) -> str:
@@ -185,7 +186,7 @@ def parse_target(
         timeout = 30.0
     source = _parse_source(opts, root, environ, where, problems, float(timeout))
     package = text("name")
-    add_missing, force = flag("add-missing"), flag("force")
+    add_missing, force, skip_invalid = flag("add-missing"), flag("force"), flag("skip-invalid")
     if problems or kind is None or output is None or source is None:
         return None, problems
     out = root / output
@@ -203,6 +204,7 @@ def parse_target(
             templates=root / templates if templates else None,
             add_missing=add_missing,
             force=force,
+            skip_invalid=skip_invalid,
             display=output,
         ),
         [],

@@ -1,9 +1,12 @@
 """The only adapter to datamodel-code-generator (DCG).
 
-One combined JSON Schema document holds every `<Pascal>Args` / `<Pascal>Result` under
-`$defs`, with each tool's local `$defs`/`definitions` hoisted beside them and every `$ref`
-rewritten to point inside that document. DCG is called once, in-process, on that document.
-External refs never reach DCG: they are reported and replaced by an empty (any) schema.
+One combined JSON Schema document holds the *typing view* (see `exact.py`) of every
+`<Pascal>Args` / `<Pascal>Result` under `$defs`, with each tool's local `$defs`/`definitions`
+hoisted beside them and every `$ref` rewritten to point inside that document. DCG is called
+once, in-process, on that document. Each Args/Result class then gets a `mode="before"`
+validator that checks the raw instance against the tool's own schema (kept verbatim in
+`_EXACT_SCHEMAS`), so the models accept exactly what the schemas accept.
+A tool whose refs leave the document is refused (`check_tools`): never a file, never a URL.
 """
 
 from __future__ import annotations
@@ -15,6 +18,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from .catalog import Catalog, Problem, ToolSpec
+from .exact import MAX_DEPTH, ref_problems, schema_depth, typing_view
 from .naming import ToolNames, pascal, snake
 
 ROOT_CLASS = "McpgenDocumentRoot"
@@ -133,8 +137,44 @@ class _Hoister:
         return f"#/$defs/{key}{ref[1:]}" if ref != "#" else f"#/$defs/{key}"
 
 
+def check_tools(tools: list[ToolSpec]) -> list[Problem]:
+    """Tools no model can check exactly (refs leaving the document, hostile depth): refused one by one."""
+    problems: list[Problem] = []
+    for t in tools:
+        for pointer, schema in (("/inputSchema", t.input_schema), ("/outputSchema", t.output_schema)):
+            if schema is None:
+                continue
+            if schema_depth(schema) > MAX_DEPTH:
+                problems.append(Problem(repr(t.name), f"schema nested deeper than {MAX_DEPTH} levels", pointer,
+                                        skippable=True, tool=t.name))
+                continue
+            try:
+                found = ref_problems(schema)
+            except RecursionError:
+                found = [("", "schema nested too deeply to resolve its references")]
+            problems += [Problem(repr(t.name), msg, pointer + ptr, skippable=True, tool=t.name) for ptr, msg in found]
+    return problems
+
+
+def exact_schemas(tools: list[ToolSpec], names: dict[str, ToolNames]) -> dict[str, tuple[str, str | None]]:
+    """Class name -> (the tool's own schema as JSON text, key it wraps the instance in or None)."""
+    out: dict[str, tuple[str, str | None]] = {}
+    for t in tools:
+        n = names[t.name]
+        out[n.args_model] = (_json(t.input_schema), None)
+        if t.output_schema is not None:
+            _, wrapped = result_view(t)
+            # A wrapped result is checked as {"result": X} against the schema the server declared.
+            out[n.result_model] = (_json(t.output_schema), "result" if wrapped else None)
+    return out
+
+
+def _json(schema: Any) -> str:
+    return json.dumps(schema, ensure_ascii=True, separators=(",", ":"), allow_nan=True)
+
+
 def build_document(tools: list[ToolSpec], names: dict[str, ToolNames]) -> tuple[dict[str, Any], dict[str, str], list[Problem]]:
-    """The combined schema document and DCG's scoped field aliases (Class.wire -> python)."""
+    """The combined typing-view document and DCG's scoped field aliases (Class.wire -> python)."""
     problems: list[Problem] = []
     defs: dict[str, Any] = {}
     hoist = _Hoister(defs, problems)
@@ -146,21 +186,33 @@ def build_document(tools: list[ToolSpec], names: dict[str, ToolNames]) -> tuple[
     aliases: dict[str, str] = {}
     for t in tools:
         n = names[t.name]
-        args = dict(t.input_schema)
-        args.setdefault("type", "object")
-        hoist.add(n.args_model, args, repr(t.name), "/inputSchema")
+        hoist.add(n.args_model, typing_view(t.input_schema, root_object=True), repr(t.name), "/inputSchema")
         for f in n.args:
             aliases[f"{n.args_model}.{f.wire}"] = f.python
-        res, _wrapped = result_view(t)
+        res, wrapped = result_view(t)
         if res is not None:
-            hoist.add(n.result_model, res, repr(t.name), "/outputSchema")
+            root_object = not wrapped and (res.get("type") == "object" or "properties" in res)
+            hoist.add(n.result_model, typing_view(res, root_object=root_object), repr(t.name), "/outputSchema")
             for f in n.result_fields:
                 aliases[f"{n.result_model}.{f.wire}"] = f.python
     doc = {"$schema": "https://json-schema.org/draft/2020-12/schema", "$defs": {k: defs[k] for k in sorted(defs)}}
     return doc, aliases, problems
 
 
-def generate_models(catalog: Catalog, tools: list[ToolSpec], names: dict[str, ToolNames]) -> tuple[ModelsOutput | None, list[Problem]]:
+def _docs(tools: list[ToolSpec], names: dict[str, ToolNames]) -> dict[str, str]:
+    out: dict[str, str] = {}
+    for t in tools:
+        n = names[t.name]
+        for cls, schema in ((n.args_model, t.input_schema), (n.result_model, result_view(t)[0])):
+            desc = schema.get("description") if isinstance(schema, dict) else None
+            if isinstance(desc, str) and desc.strip():
+                out[cls] = desc.strip()[:4000]
+    return out
+
+
+def generate_models(
+    catalog: Catalog, tools: list[ToolSpec], names: dict[str, ToolNames], *, runtime_module: str = "mcpgen.runtime"
+) -> tuple[ModelsOutput | None, list[Problem]]:
     doc, aliases, problems = build_document(tools, names)
     if not tools:
         return ModelsOutput("from __future__ import annotations\n", {}, ()), problems
@@ -168,11 +220,12 @@ def generate_models(catalog: Catalog, tools: list[ToolSpec], names: dict[str, To
         source = _run_dcg(doc, aliases)
     except Exception as exc:  # DCG raises many types; all mean "these schemas could not be modelled"
         msg = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
-        return None, problems + [Problem("models", f"datamodel-code-generator failed: {msg}")]
+        return None, problems + [Problem("models", f"datamodel-code-generator failed: {msg[:300]}")]
     wanted = {names[t.name].args_model for t in tools} | {
         names[t.name].result_model for t in tools if t.output_schema is not None
     }
-    out, probs = _postprocess(source, wanted)
+    exact = _Exact(exact_schemas(tools, names), _docs(tools, names), runtime_module)
+    out, probs = _postprocess(source, wanted, exact)
     return out, problems + probs
 
 
@@ -194,7 +247,9 @@ def _run_dcg(doc: dict[str, Any], aliases: dict[str, str]) -> str:
         use_standard_collections=True,
         enum_field_as_literal=LiteralType.All,
         keep_model_order=True,
-        use_schema_description=True,
+        use_schema_description=False,
+        # Unknown keys are kept (and sent); the exact check already judged them.
+        extra_fields="allow",
         use_field_description=False,
         formatters=[],
         # URLs stay strings: AnyUrl would rewrite what is sent (adds "/") and rejects plain-str defaults.
@@ -208,8 +263,48 @@ def _run_dcg(doc: dict[str, Any], aliases: dict[str, str]) -> str:
 _SAFE_TOP = (ast.Import, ast.ImportFrom, ast.ClassDef, ast.Assign, ast.AnnAssign)
 
 
-def _postprocess(source: str, wanted: set[str]) -> tuple[ModelsOutput | None, list[Problem]]:
-    """Drop DCG's header and root class, check the module is inert, read field annotations."""
+@dataclass(frozen=True)
+class _Exact:
+    schemas: dict[str, tuple[str, str | None]]  # class -> (schema JSON, wrap key)
+    docs: dict[str, str]  # class -> docstring
+    runtime_module: str
+
+
+_EXACT_NAME = "_EXACT_SCHEMAS"
+
+
+def _exact_imports(runtime_module: str) -> list[ast.stmt]:
+    return ast.parse(
+        "from typing import Any\n"
+        "from pydantic import ValidationInfo, model_validator\n"
+        f"from {runtime_module}.validation import check_exact as _check_exact\n"
+    ).body
+
+
+def _exact_validator(cls: str, wrap: str | None) -> ast.stmt:
+    """The method every Args/Result gets: jsonschema on the raw instance, then pydantic builds."""
+    extra = f", wrap={wrap!r}" if wrap else ""
+    src = (
+        "@model_validator(mode='before')\n"
+        "@classmethod\n"
+        "def _mcpgen_exact(cls, data: Any, info: ValidationInfo) -> Any:\n"
+        f"    return _check_exact({_EXACT_NAME}[{cls!r}], data, info.context{extra})\n"
+    )
+    return ast.parse(src).body[0]
+
+
+def _add_exact(cls: ast.ClassDef, exact: _Exact) -> None:
+    body = [s for s in cls.body if not (isinstance(s, ast.Expr) and isinstance(s.value, ast.Constant)
+                                         and isinstance(s.value.value, str))]
+    body = [s for s in body if not isinstance(s, ast.Pass)]
+    doc = exact.docs.get(cls.name)
+    head: list[ast.stmt] = [ast.Expr(ast.Constant(doc))] if doc else []
+    cls.body = head + body + [_exact_validator(cls.name, exact.schemas[cls.name][1])]
+
+
+def _postprocess(source: str, wanted: set[str], exact: _Exact) -> tuple[ModelsOutput | None, list[Problem]]:
+    """Drop DCG's header and root class, check the module is inert, read field annotations,
+    add the exact validators and the schemas they check against."""
     try:
         tree = ast.parse(source)
     except SyntaxError as exc:
@@ -234,17 +329,40 @@ def _postprocess(source: str, wanted: set[str]) -> tuple[ModelsOutput | None, li
             classes[stmt.name] = stmt
             _drop_same_alias(stmt)
             _wrap_str_defaults(stmt)
+            _open_protected_namespaces(stmt)
         body.append(stmt)
     missing = sorted(wanted - set(classes))
     if missing:
         problems.append(Problem("models", f"datamodel-code-generator renamed models: {', '.join(missing)}"))
     if problems:
         return None, problems
+    for name in sorted(wanted):
+        _add_exact(classes[name], exact)
+    first = 1 if body and isinstance(body[0], ast.ImportFrom) and body[0].module == "__future__" else 0
+    body[first:first] = _exact_imports(exact.runtime_module)
+    table = ast.Dict(
+        keys=[ast.Constant(k) for k in sorted(exact.schemas)],
+        values=[ast.Constant(exact.schemas[k][0]) for k in sorted(exact.schemas)],
+    )
+    # JSON text, not a dict literal: the schemas stay exactly as the server sent them.
+    body.append(ast.AnnAssign(ast.Name(_EXACT_NAME, ast.Store()), ast.parse("dict[str, str]", mode="eval").body, table, 1))
     # Re-emitting through ast.unparse makes every string literal a repr() (DESIGN §6).
     text = ast.unparse(ast.Module(body=body, type_ignores=[])) + "\n"
     qualify = _Qualifier(set(classes), module_of)
     infos = {name: _info(classes[name], qualify) for name in sorted(wanted)}
     return ModelsOutput(text, infos, tuple(sorted(qualify.imports))), []
+
+
+def _open_protected_namespaces(cls: ast.ClassDef) -> None:
+    """A wire field may be called `model_dump_x`: pydantic would warn at import. Tell it not to."""
+    for stmt in cls.body:
+        if (
+            isinstance(stmt, ast.Assign)
+            and any(isinstance(t, ast.Name) and t.id == "model_config" for t in stmt.targets)
+            and isinstance(stmt.value, ast.Call)
+            and not any(k.arg == "protected_namespaces" for k in stmt.value.keywords)
+        ):
+            stmt.value.keywords.append(ast.keyword("protected_namespaces", ast.Tuple([], ast.Load())))
 
 
 def _drop_same_alias(cls: ast.ClassDef) -> None:

@@ -89,7 +89,8 @@ def run_target(t: Target, mode: str, cwd: Path) -> Outcome:
     if problems:
         return Outcome(problems=problems)
     catalog, problems = load_catalog(t.source)
-    if problems or catalog is None:
+    # Problems that refuse single tools travel in catalog.refused; the generators decide on them.
+    if catalog is None or not all(p.skippable for p in problems):
         return Outcome(problems=problems or [Problem(t.source.describe(), "no catalog")])
     try:
         if t.kind == "client":
@@ -113,9 +114,10 @@ def _client(t: Target, catalog: Catalog, mode: str, old: Manifest | None) -> Out
     from .clientgen import ClientOptions, generate_client
 
     templates = str(t.templates) if t.templates else None
-    fs = generate_client(catalog, ClientOptions(package=t.package, runtime=t.runtime, templates=templates))
+    options = ClientOptions(package=t.package, runtime=t.runtime, templates=templates, skip_invalid=t.skip_invalid)
+    fs = generate_client(catalog, options)
     manifest = build_manifest("client", _options(t), catalog_digest(catalog), fs.files)
-    outcome = Outcome(warnings=list(fs.warnings), tools=len(catalog.tools))
+    outcome = Outcome(warnings=list(fs.warnings), tools=_generated_count(catalog, fs.warnings))
     if mode != "write":
         return _finish(t, mode, fs.files, manifest, old, outcome)
     owned = set(old.files) if old else _legacy_owned(t.output, set(fs.files))
@@ -131,10 +133,12 @@ def _server(t: Target, catalog: Catalog, mode: str, old: Manifest | None) -> Out
     from .servergen import HANDLERS_FILE, ServerOptions, generate_server, plan_handlers
 
     templates = str(t.templates) if t.templates else None
-    result = generate_server(catalog, ServerOptions(package=t.package, templates=templates))
+    result = generate_server(
+        catalog, ServerOptions(package=t.package, templates=templates, skip_invalid=t.skip_invalid)
+    )
     files = result.files.files
     manifest = build_manifest("server", _options(t), catalog_digest(catalog), files, (HANDLERS_FILE,))
-    outcome = Outcome(warnings=list(result.files.warnings), tools=len(catalog.tools))
+    outcome = Outcome(warnings=list(result.files.warnings), tools=_generated_count(catalog, result.files.warnings))
     if mode != "write":
         # handlers.py is the user's: never part of the comparison.
         return _finish(t, mode, files, manifest, old, outcome)
@@ -149,6 +153,12 @@ def _server(t: Target, catalog: Catalog, mode: str, old: Manifest | None) -> Out
     outcome.messages = messages
     outcome.written = len(files) + len(extra)
     return outcome
+
+
+def _generated_count(catalog: Catalog, warnings: list[Problem]) -> int:
+    """Tools that made it into the output (--skip-invalid leaves some out, with a warning each)."""
+    skipped = {p.tool for p in warnings if p.tool is not None}
+    return sum(1 for t in catalog.tools if t.name not in skipped)
 
 
 def _foreign_problem(t: Target, foreign: list[str]) -> Problem:

@@ -15,8 +15,9 @@ from pathlib import Path
 from typing import Any
 
 from .catalog import Catalog, Problem, StageError, ToolSpec
+from .clientgen import usable_tools
 from .models import ModelsOutput, generate_models, result_props, result_view
-from .naming import ToolNames, name_tools, ordered
+from .naming import ToolNames, name_tools
 from .output import FileSet, format_files
 from .render import make_environment, render
 
@@ -39,6 +40,7 @@ GENERATED_FILES = (
 class ServerOptions:
     package: str
     templates: str | None = None
+    skip_invalid: bool = False
 
 
 @dataclass
@@ -133,12 +135,13 @@ def _feature_contexts(catalog: Catalog, taken: set[str]) -> dict[str, list[dict[
 
 def generate_server(catalog: Catalog, opts: ServerOptions) -> ServerFiles:
     """Every generated file, formatted, plus the initial handlers.py; raises StageError."""
-    tools = ordered(catalog)
+    tools, refused = usable_tools(catalog, opts.skip_invalid)  # refused: warnings, or StageError
     names = name_tools(tools, {t.name: result_props(t) for t in tools})
     models, problems = generate_models(catalog, tools, names)
     errors = [p for p in problems if not p.warning]
     if models is None or errors:
         raise StageError(errors or problems)
+    problems = refused + problems
     env = make_environment(opts.templates)
     server_name = catalog.server_info.get("name")
     version = catalog.server_info.get("version")

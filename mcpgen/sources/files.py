@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -93,8 +94,11 @@ def _first_dict(*values: Any) -> dict[str, Any]:
 
 
 def _finish(res: tuple[Catalog, list[Problem]]) -> tuple[Catalog | None, list[Problem]]:
+    """The catalog survives only problems that refuse single tools (the CLI decides on them)."""
     cat, problems = res
-    return (None if problems else cat), problems
+    if all(p.skippable for p in problems):
+        return replace(cat, refused=tuple(problems)), problems
+    return None, problems
 
 
 def load_file(path: str | Path) -> tuple[Catalog | None, list[Problem]]:
@@ -104,7 +108,9 @@ def load_file(path: str | Path) -> tuple[Catalog | None, list[Problem]]:
         return None, problems
     cat, problems = catalog_from_document(doc, str(p))
     # Name the file in every problem so a user with several inputs knows which one.
-    return cat, [Problem(f"{p}: {pr.where}" if pr.where != str(p) else pr.where, pr.message, pr.pointer) for pr in problems]
+    return cat, [
+        replace(pr, where=f"{p}: {pr.where}" if pr.where != str(p) else pr.where) for pr in problems
+    ]
 
 
 SCHEMA_SUFFIXES = (".json", ".yaml", ".yml")

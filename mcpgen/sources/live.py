@@ -6,6 +6,7 @@ import asyncio
 import os
 import sys
 from collections.abc import Coroutine, Mapping, Sequence
+from dataclasses import replace
 from typing import Any
 
 from ..catalog import Catalog, Problem, build_catalog
@@ -121,11 +122,12 @@ async def _read_catalog(
         source_url=source_url,
         instructions=instructions if isinstance(instructions, str) else None,
     )
-    if problems:
+    if not all(p.skippable for p in problems):
         from ..catalog import StageError
 
         raise StageError(problems)
-    return catalog
+    # Invalid tools that --skip-invalid may leave out travel with the catalog.
+    return replace(catalog, refused=tuple(problems))
 
 
 def load_live(
@@ -164,7 +166,8 @@ def _run(coro: Coroutine[Any, Any, Catalog], where: str, connect_timeout: float)
     from ..runtime import McpError
 
     try:
-        return asyncio.run(coro), []
+        catalog = asyncio.run(coro)
+        return catalog, list(catalog.refused)
     except StageError as exc:
         return None, exc.problems
     except (McpError, OSError, TimeoutError) as exc:

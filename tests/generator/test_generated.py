@@ -128,18 +128,24 @@ def test_connect_without_source_command_is_clear(generate: GenerateFn) -> None:
         pkg.AsyncClient.connect()
 
 
-def test_refs_hoisted_and_external_refs_stripped(generate: GenerateFn) -> None:
+def test_refs_hoisted_and_external_refs_refused(generate: GenerateFn) -> None:
     schema = {
         "type": "object",
         "$defs": {"Point": {"type": "object", "properties": {"x": {"type": "integer"}}, "required": ["x"]}},
-        "properties": {"p": {"$ref": "#/$defs/Point"}, "q": {"$ref": "https://evil.example/schema.json"},
-                       "r": {"$ref": "/etc/passwd"}},
+        "properties": {"p": {"$ref": "#/$defs/Point"}, "q": {}},
         "required": ["p"],
     }
     pkg = generate([{"name": "t", "inputSchema": schema}])
     s = FakeSession()
     run(pkg.AsyncClient(s).t(p=pkg.models.TArgsPoint(x=1), q={"any": "thing"}))
     assert s.calls[-1][1] == {"p": {"x": 1}, "q": {"any": "thing"}}
+    from mcpgen.catalog import StageError
+
+    external = {"type": "object", "properties": {"q": {"$ref": "https://evil.example/schema.json"}, "r": {"$ref": "/etc/passwd"}}}
+    with pytest.raises(StageError) as ei:
+        generate([{"name": "t", "inputSchema": external}])
+    text = str(ei.value)
+    assert "evil.example" in text and "/etc/passwd" in text and "/properties/q/$ref" in text
 
 
 def test_hostile_strings_do_not_execute(generate: GenerateFn, tmp_path: Path) -> None:

@@ -3,17 +3,43 @@
 
 from __future__ import annotations
 from typing import Any
-from pydantic import BaseModel, Field, RootModel
+from pydantic import ValidationInfo, model_validator
+from mcpgen.runtime.validation import check_exact as _check_exact
+from typing import Any
+from pydantic import BaseModel, ConfigDict, Field, RootModel
 
 
 class AddNumbersArgs(BaseModel):
-    a: float = Field(..., description="First number")
-    b: float = Field(..., description="Second number")
+    model_config = ConfigDict(extra="allow", protected_namespaces=())
+    a: float
+    b: float
+
+    @model_validator(mode="before")
+    @classmethod
+    def _mcpgen_exact(cls, data: Any, info: ValidationInfo) -> Any:
+        return _check_exact(_EXACT_SCHEMAS["AddNumbersArgs"], data, info.context)
 
 
 class TestClientElicitationDefaultsArgs(BaseModel):
-    pass
+    model_config = ConfigDict(extra="allow", protected_namespaces=())
+
+    @model_validator(mode="before")
+    @classmethod
+    def _mcpgen_exact(cls, data: Any, info: ValidationInfo) -> Any:
+        return _check_exact(_EXACT_SCHEMAS["TestClientElicitationDefaultsArgs"], data, info.context)
 
 
 class TestReconnectionArgs(BaseModel):
-    pass
+    model_config = ConfigDict(extra="allow", protected_namespaces=())
+
+    @model_validator(mode="before")
+    @classmethod
+    def _mcpgen_exact(cls, data: Any, info: ValidationInfo) -> Any:
+        return _check_exact(_EXACT_SCHEMAS["TestReconnectionArgs"], data, info.context)
+
+
+_EXACT_SCHEMAS: dict[str, str] = {
+    "AddNumbersArgs": '{"type":"object","properties":{"a":{"type":"number","description":"First number"},"b":{"type":"number","description":"Second number"}},"required":["a","b"]}',
+    "TestClientElicitationDefaultsArgs": '{"type":"object","properties":{},"required":[]}',
+    "TestReconnectionArgs": '{"type":"object","properties":{},"required":[]}',
+}

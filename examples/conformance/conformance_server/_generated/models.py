@@ -3,67 +3,163 @@
 
 from __future__ import annotations
 from typing import Any
+from pydantic import ValidationInfo, model_validator
+from mcpgen.runtime.validation import check_exact as _check_exact
+from typing import Any
 from pydantic import BaseModel, ConfigDict, Field, RootModel
 
 
 class JsonSchema202012ToolArgs(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="allow", protected_namespaces=())
     name: str | None = None
     address: JsonSchema202012ToolArgsAddress | None = None
 
+    @model_validator(mode="before")
+    @classmethod
+    def _mcpgen_exact(cls, data: Any, info: ValidationInfo) -> Any:
+        return _check_exact(_EXACT_SCHEMAS["JsonSchema202012ToolArgs"], data, info.context)
+
 
 class JsonSchema202012ToolArgsAddress(BaseModel):
+    model_config = ConfigDict(extra="allow", protected_namespaces=())
     street: str | None = None
     city: str | None = None
 
 
 class TestAudioContentArgs(BaseModel):
-    pass
+    model_config = ConfigDict(extra="allow", protected_namespaces=())
+
+    @model_validator(mode="before")
+    @classmethod
+    def _mcpgen_exact(cls, data: Any, info: ValidationInfo) -> Any:
+        return _check_exact(_EXACT_SCHEMAS["TestAudioContentArgs"], data, info.context)
 
 
 class TestElicitationArgs(BaseModel):
-    message: str = Field(..., description="The message to show the user")
+    model_config = ConfigDict(extra="allow", protected_namespaces=())
+    message: str
+
+    @model_validator(mode="before")
+    @classmethod
+    def _mcpgen_exact(cls, data: Any, info: ValidationInfo) -> Any:
+        return _check_exact(_EXACT_SCHEMAS["TestElicitationArgs"], data, info.context)
 
 
 class TestElicitationSep1034DefaultsArgs(BaseModel):
-    pass
+    model_config = ConfigDict(extra="allow", protected_namespaces=())
+
+    @model_validator(mode="before")
+    @classmethod
+    def _mcpgen_exact(cls, data: Any, info: ValidationInfo) -> Any:
+        return _check_exact(
+            _EXACT_SCHEMAS["TestElicitationSep1034DefaultsArgs"], data, info.context
+        )
 
 
 class TestElicitationSep1330EnumsArgs(BaseModel):
-    pass
+    model_config = ConfigDict(extra="allow", protected_namespaces=())
+
+    @model_validator(mode="before")
+    @classmethod
+    def _mcpgen_exact(cls, data: Any, info: ValidationInfo) -> Any:
+        return _check_exact(_EXACT_SCHEMAS["TestElicitationSep1330EnumsArgs"], data, info.context)
 
 
 class TestEmbeddedResourceArgs(BaseModel):
-    pass
+    model_config = ConfigDict(extra="allow", protected_namespaces=())
+
+    @model_validator(mode="before")
+    @classmethod
+    def _mcpgen_exact(cls, data: Any, info: ValidationInfo) -> Any:
+        return _check_exact(_EXACT_SCHEMAS["TestEmbeddedResourceArgs"], data, info.context)
 
 
 class TestErrorHandlingArgs(BaseModel):
-    pass
+    model_config = ConfigDict(extra="allow", protected_namespaces=())
+
+    @model_validator(mode="before")
+    @classmethod
+    def _mcpgen_exact(cls, data: Any, info: ValidationInfo) -> Any:
+        return _check_exact(_EXACT_SCHEMAS["TestErrorHandlingArgs"], data, info.context)
 
 
 class TestImageContentArgs(BaseModel):
-    pass
+    model_config = ConfigDict(extra="allow", protected_namespaces=())
+
+    @model_validator(mode="before")
+    @classmethod
+    def _mcpgen_exact(cls, data: Any, info: ValidationInfo) -> Any:
+        return _check_exact(_EXACT_SCHEMAS["TestImageContentArgs"], data, info.context)
 
 
 class TestMultipleContentTypesArgs(BaseModel):
-    pass
+    model_config = ConfigDict(extra="allow", protected_namespaces=())
+
+    @model_validator(mode="before")
+    @classmethod
+    def _mcpgen_exact(cls, data: Any, info: ValidationInfo) -> Any:
+        return _check_exact(_EXACT_SCHEMAS["TestMultipleContentTypesArgs"], data, info.context)
 
 
 class TestReconnectionArgs(BaseModel):
-    pass
+    model_config = ConfigDict(extra="allow", protected_namespaces=())
+
+    @model_validator(mode="before")
+    @classmethod
+    def _mcpgen_exact(cls, data: Any, info: ValidationInfo) -> Any:
+        return _check_exact(_EXACT_SCHEMAS["TestReconnectionArgs"], data, info.context)
 
 
 class TestSamplingArgs(BaseModel):
-    prompt: str = Field(..., description="The prompt to send")
+    model_config = ConfigDict(extra="allow", protected_namespaces=())
+    prompt: str
+
+    @model_validator(mode="before")
+    @classmethod
+    def _mcpgen_exact(cls, data: Any, info: ValidationInfo) -> Any:
+        return _check_exact(_EXACT_SCHEMAS["TestSamplingArgs"], data, info.context)
 
 
 class TestSimpleTextArgs(BaseModel):
-    pass
+    model_config = ConfigDict(extra="allow", protected_namespaces=())
+
+    @model_validator(mode="before")
+    @classmethod
+    def _mcpgen_exact(cls, data: Any, info: ValidationInfo) -> Any:
+        return _check_exact(_EXACT_SCHEMAS["TestSimpleTextArgs"], data, info.context)
 
 
 class TestToolWithLoggingArgs(BaseModel):
-    pass
+    model_config = ConfigDict(extra="allow", protected_namespaces=())
+
+    @model_validator(mode="before")
+    @classmethod
+    def _mcpgen_exact(cls, data: Any, info: ValidationInfo) -> Any:
+        return _check_exact(_EXACT_SCHEMAS["TestToolWithLoggingArgs"], data, info.context)
 
 
 class TestToolWithProgressArgs(BaseModel):
-    pass
+    model_config = ConfigDict(extra="allow", protected_namespaces=())
+
+    @model_validator(mode="before")
+    @classmethod
+    def _mcpgen_exact(cls, data: Any, info: ValidationInfo) -> Any:
+        return _check_exact(_EXACT_SCHEMAS["TestToolWithProgressArgs"], data, info.context)
+
+
+_EXACT_SCHEMAS: dict[str, str] = {
+    "JsonSchema202012ToolArgs": '{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","$defs":{"address":{"type":"object","properties":{"street":{"type":"string"},"city":{"type":"string"}}}},"properties":{"name":{"type":"string"},"address":{"$ref":"#/$defs/address"}},"additionalProperties":false}',
+    "TestAudioContentArgs": '{"type":"object","properties":{}}',
+    "TestElicitationArgs": '{"type":"object","properties":{"message":{"type":"string","description":"The message to show the user"}},"required":["message"]}',
+    "TestElicitationSep1034DefaultsArgs": '{"type":"object","properties":{}}',
+    "TestElicitationSep1330EnumsArgs": '{"type":"object","properties":{}}',
+    "TestEmbeddedResourceArgs": '{"type":"object","properties":{}}',
+    "TestErrorHandlingArgs": '{"type":"object","properties":{}}',
+    "TestImageContentArgs": '{"type":"object","properties":{}}',
+    "TestMultipleContentTypesArgs": '{"type":"object","properties":{}}',
+    "TestReconnectionArgs": '{"type":"object","properties":{}}',
+    "TestSamplingArgs": '{"type":"object","properties":{"prompt":{"type":"string","description":"The prompt to send"}},"required":["prompt"]}',
+    "TestSimpleTextArgs": '{"type":"object","properties":{}}',
+    "TestToolWithLoggingArgs": '{"type":"object","properties":{}}',
+    "TestToolWithProgressArgs": '{"type":"object","properties":{}}',
+}

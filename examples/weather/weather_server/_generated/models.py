@@ -2,11 +2,15 @@
 """Pydantic v2 models: `<Tool>Args` for inputs, `<Tool>Result` for outputs."""
 
 from __future__ import annotations
+from typing import Any
+from pydantic import ValidationInfo, model_validator
+from mcpgen.runtime.validation import check_exact as _check_exact
 from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, RootModel
 
 
 class Day(BaseModel):
+    model_config = ConfigDict(extra="allow", protected_namespaces=())
     day: int
     high: float
     low: float
@@ -14,28 +18,64 @@ class Day(BaseModel):
 
 
 class GetForecastArgs(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-    city: str = Field(..., description='City name, e.g. "Paris".', min_length=1)
-    days: int = Field(3, description="How many days to forecast.", ge=1, le=14)
+    model_config = ConfigDict(extra="allow", protected_namespaces=())
+    city: str
+    days: int = 3
     units: Literal["celsius", "fahrenheit"] = "celsius"
+
+    @model_validator(mode="before")
+    @classmethod
+    def _mcpgen_exact(cls, data: Any, info: ValidationInfo) -> Any:
+        return _check_exact(_EXACT_SCHEMAS["GetForecastArgs"], data, info.context)
 
 
 class GetForecastResult(BaseModel):
+    model_config = ConfigDict(extra="allow", protected_namespaces=())
     city: str
     units: Literal["celsius", "fahrenheit"]
     days: list[Day]
 
+    @model_validator(mode="before")
+    @classmethod
+    def _mcpgen_exact(cls, data: Any, info: ValidationInfo) -> Any:
+        return _check_exact(_EXACT_SCHEMAS["GetForecastResult"], data, info.context)
+
 
 class ListCitiesArgs(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-    country: str | None = Field(None, description="ISO country code filter")
+    model_config = ConfigDict(extra="allow", protected_namespaces=())
+    country: str | None = None
+
+    @model_validator(mode="before")
+    @classmethod
+    def _mcpgen_exact(cls, data: Any, info: ValidationInfo) -> Any:
+        return _check_exact(_EXACT_SCHEMAS["ListCitiesArgs"], data, info.context)
 
 
 class ListCitiesResult(RootModel[list[str]]):
     root: list[str]
 
+    @model_validator(mode="before")
+    @classmethod
+    def _mcpgen_exact(cls, data: Any, info: ValidationInfo) -> Any:
+        return _check_exact(_EXACT_SCHEMAS["ListCitiesResult"], data, info.context, wrap="result")
+
 
 class WeatherAlertArgs(BaseModel):
+    model_config = ConfigDict(extra="allow", protected_namespaces=())
     region: str
     level: Literal["yellow", "orange", "red"]
-    message: str | None = Field(None, max_length=280)
+    message: str | None = None
+
+    @model_validator(mode="before")
+    @classmethod
+    def _mcpgen_exact(cls, data: Any, info: ValidationInfo) -> Any:
+        return _check_exact(_EXACT_SCHEMAS["WeatherAlertArgs"], data, info.context)
+
+
+_EXACT_SCHEMAS: dict[str, str] = {
+    "GetForecastArgs": '{"type":"object","properties":{"city":{"type":"string","minLength":1,"description":"City name, e.g. \\"Paris\\"."},"days":{"type":"integer","minimum":1,"maximum":14,"default":3,"description":"How many days to forecast."},"units":{"type":"string","enum":["celsius","fahrenheit"],"default":"celsius"}},"required":["city"],"additionalProperties":false}',
+    "GetForecastResult": '{"type":"object","properties":{"city":{"type":"string"},"units":{"type":"string","enum":["celsius","fahrenheit"]},"days":{"type":"array","items":{"type":"object","properties":{"day":{"type":"integer"},"high":{"type":"number"},"low":{"type":"number"},"summary":{"type":"string"}},"required":["day","high","low","summary"]}}},"required":["city","units","days"]}',
+    "ListCitiesArgs": '{"type":"object","properties":{"country":{"type":"string","description":"ISO country code filter"}},"additionalProperties":false}',
+    "ListCitiesResult": '{"type":"object","properties":{"result":{"type":"array","items":{"type":"string"}}},"required":["result"]}',
+    "WeatherAlertArgs": '{"type":"object","properties":{"region":{"type":"string"},"level":{"type":"string","enum":["yellow","orange","red"]},"message":{"type":"string","maxLength":280}},"required":["region","level"]}',
+}

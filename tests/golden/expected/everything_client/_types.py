@@ -183,6 +183,14 @@ class ToolOutputError(Exception):
         super().__init__(f"tool {tool!r}: {message}")
 
 
+class ToolOutputWarning(UserWarning):
+    """validate_output="warn": the output does not match outputSchema (returned unchecked)."""
+
+    def __init__(self, tool: str, message: str) -> None:
+        self.tool = tool
+        super().__init__(f"tool {tool!r}: {message}"[:2000])
+
+
 def structured_of(raw: dict[str, Any]) -> Any:
     """structuredContent, or (for older servers) the JSON in the single text block."""
     if raw.get("structuredContent") is not None:

@@ -19,7 +19,7 @@ from collections.abc import (
     Sequence,
 )
 from concurrent.futures import Future
-from typing import TYPE_CHECKING, Any, TypeVar, cast
+from typing import TYPE_CHECKING, Any, Literal, TypeVar, cast
 
 from mcpgen.runtime import SchemaDriftError, SchemaDriftWarning
 from mcpgen.runtime import compare_tools as _compare_tools
@@ -34,7 +34,15 @@ from ._catalog import (
     resolve_tool,
     tool_definitions,
 )
-from ._types import UNSET, ToolError, ToolOutputError, ToolResult, Unset, structured_of
+from ._types import (
+    UNSET,
+    ToolError,
+    ToolOutputError,
+    ToolOutputWarning,
+    ToolResult,
+    Unset,
+    structured_of,
+)
 
 if TYPE_CHECKING:
     from mcpgen.runtime import ClientSession
@@ -63,6 +71,18 @@ async def _check_drift(session: ClientSession, mode: str) -> None:
     warnings.warn(SchemaDriftWarning(drift.describe()), stacklevel=2)
 
 
+# How results are checked against outputSchema: "strict" raises ToolOutputError, "warn" warns
+# (ToolOutputWarning) and returns the unchecked result, "off" skips the JSON Schema check.
+ValidateOutput = Literal["strict", "warn", "off"]
+_VALIDATE_OUTPUT = ("strict", "warn", "off")
+
+
+def _output_mode(value: str) -> ValidateOutput:
+    if value not in _VALIDATE_OUTPUT:
+        raise ValueError(f"validate_output must be one of {_VALIDATE_OUTPUT}, not {value!r}")
+    return cast(ValidateOutput, value)
+
+
 class AsyncClient:
     """Typed async client: one method per tool, plus `call_tool`, `dispatch` and `tool_definitions`.
 
@@ -75,10 +95,12 @@ class AsyncClient:
         *,
         timeout: float | None = None,
         progress: ProgressCallback | None = None,
+        validate_output: ValidateOutput = "strict",
     ) -> None:
         self._session = session
         self._timeout = timeout
         self._progress = progress
+        self._validate_output = _output_mode(validate_output)
 
     @property
     def session(self) -> ClientSession:
@@ -101,17 +123,21 @@ class AsyncClient:
         on_roots: RootsCallback | None = None,
         wire_log: str | None = None,
         drift: str = "warn",
+        validate_output: ValidateOutput = "strict",
         **options: Any,
     ) -> AsyncIterator[AsyncClient]:
         """Start `command args` as a stdio MCP server and connect to it.
 
-        `timeout` is the default per-call timeout; `options` go to the runtime's connect_stdio
-        (e.g. `connect_timeout`, `protocol`, `client_info`). `drift` compares the server's tool
-        schemas with the generated ones after connecting: "warn" (a SchemaDriftWarning),
-        "strict" (raise SchemaDriftError naming the tools) or "off" (no extra tools/list).
+        `timeout` is the default per-call timeout; `validate_output` how results are checked
+        against outputSchema ("strict", "warn" or "off"); `options` go to the runtime's
+        connect_stdio (e.g. `connect_timeout`, `protocol`, `client_info`). `drift` compares the
+        server's tool schemas with the generated ones after connecting: "warn" (a
+        SchemaDriftWarning), "strict" (raise SchemaDriftError naming the tools) or "off" (no
+        extra tools/list).
         """
         if drift not in _DRIFT_MODES:
             raise ValueError(f"drift must be one of {_DRIFT_MODES}, not {drift!r}")
+        mode = _output_mode(validate_output)
         async with _connect_stdio(
             command,
             list(args),
@@ -126,7 +152,7 @@ class AsyncClient:
             **options,
         ) as session:
             await _check_drift(session, drift)
-            yield cls(session)
+            yield cls(session, validate_output=mode)
 
     @classmethod
     @contextlib.asynccontextmanager
@@ -142,16 +168,18 @@ class AsyncClient:
         on_roots: RootsCallback | None = None,
         wire_log: str | None = None,
         drift: str = "warn",
+        validate_output: ValidateOutput = "strict",
         **options: Any,
     ) -> AsyncIterator[AsyncClient]:
         """Connect to an MCP server at `url` (Streamable HTTP, or the legacy HTTP+SSE transport).
 
         `headers` go on every request (e.g. `{"Authorization": "Bearer ..."}`); `options` go to
         the runtime's connect_http (e.g. `connect_timeout`, `protocol`, `transport`). `drift`
-        works as for connect_stdio.
+        and `validate_output` work as for connect_stdio.
         """
         if drift not in _DRIFT_MODES:
             raise ValueError(f"drift must be one of {_DRIFT_MODES}, not {drift!r}")
+        mode = _output_mode(validate_output)
         async with _connect_http(
             url,
             headers=headers,
@@ -164,7 +192,7 @@ class AsyncClient:
             **options,
         ) as session:
             await _check_drift(session, drift)
-            yield cls(session)
+            yield cls(session, validate_output=mode)
 
     @classmethod
     def connect(cls, **options: Any) -> contextlib.AbstractAsyncContextManager[AsyncClient]:
@@ -179,7 +207,11 @@ class AsyncClient:
         )
 
     def with_options(
-        self, *, timeout: float | None = None, progress: ProgressCallback | None = None
+        self,
+        *,
+        timeout: float | None = None,
+        progress: ProgressCallback | None = None,
+        validate_output: ValidateOutput | None = None,
     ) -> AsyncClient:
         """A view of this client whose calls use these per-call options."""
         view = copy.copy(self)
@@ -187,6 +219,8 @@ class AsyncClient:
             view._timeout = timeout
         if progress is not None:
             view._progress = progress
+        if validate_output is not None:
+            view._validate_output = _output_mode(validate_output)
         return view
 
     async def call_tool(
@@ -248,12 +282,18 @@ class AsyncClient:
         data = structured_of(raw)
         if wrapped and isinstance(data, dict) and "result" in data:
             data = data["result"]
+        model = getattr(models, result_model)
+        mode = self._validate_output
         try:
-            parsed = getattr(models, result_model).model_validate(data)
+            # "off" skips the JSON Schema check; pydantic still builds the typed value.
+            parsed = model.model_validate(data, context={"mcpgen_exact": mode != "off"})
         except ValueError as exc:  # pydantic.ValidationError
-            raise ToolOutputError(
-                wire, f"output does not match outputSchema: {exc}", result
-            ) from exc
+            message = f"output does not match outputSchema: {exc}"
+            if mode == "strict":
+                raise ToolOutputError(wire, message, result) from exc
+            if mode == "warn":
+                warnings.warn(ToolOutputWarning(wire, message), stacklevel=3)
+            return data  # unchecked, exactly as the server sent it
         return parsed.root if is_root else parsed
 
     async def echo(
@@ -607,6 +647,7 @@ class Client:
         on_roots: RootsCallback | None = None,
         wire_log: str | None = None,
         drift: str = "warn",
+        validate_output: ValidateOutput = "strict",
         **options: Any,
     ) -> Iterator[Client]:
         """Start `command args` as a stdio MCP server and connect to it (callbacks run on the loop thread)."""
@@ -622,6 +663,7 @@ class Client:
             on_roots=on_roots,
             wire_log=wire_log,
             drift=drift,
+            validate_output=validate_output,
             **options,
         )
         with _hold(cm) as (inner, runner):
@@ -641,6 +683,7 @@ class Client:
         on_roots: RootsCallback | None = None,
         wire_log: str | None = None,
         drift: str = "warn",
+        validate_output: ValidateOutput = "strict",
         **options: Any,
     ) -> Iterator[Client]:
         """Connect to an MCP server at `url` (callbacks run on the loop thread)."""
@@ -654,6 +697,7 @@ class Client:
             on_roots=on_roots,
             wire_log=wire_log,
             drift=drift,
+            validate_output=validate_output,
             **options,
         )
         with _hold(cm) as (inner, runner):
@@ -667,9 +711,16 @@ class Client:
             yield cls(inner, runner)
 
     def with_options(
-        self, *, timeout: float | None = None, progress: ProgressCallback | None = None
+        self,
+        *,
+        timeout: float | None = None,
+        progress: ProgressCallback | None = None,
+        validate_output: ValidateOutput | None = None,
     ) -> Client:
-        return Client(self._inner.with_options(timeout=timeout, progress=progress), self._runner)
+        view = self._inner.with_options(
+            timeout=timeout, progress=progress, validate_output=validate_output
+        )
+        return Client(view, self._runner)
 
     def call_tool(self, name: str, arguments: Mapping[str, Any] | None = None) -> dict[str, Any]:
         return self._runner.run(self._inner.call_tool(name, arguments))

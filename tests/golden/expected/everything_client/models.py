@@ -2,91 +2,173 @@
 """Pydantic v2 models: `<Tool>Args` for inputs, `<Tool>Result` for outputs."""
 
 from __future__ import annotations
+from typing import Any
+from pydantic import ValidationInfo, model_validator
+from mcpgen.runtime.validation import check_exact as _check_exact
 from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, RootModel
 
 
 class EchoArgs(BaseModel):
-    message: str = Field(..., description="Message to echo")
+    model_config = ConfigDict(extra="allow", protected_namespaces=())
+    message: str
+
+    @model_validator(mode="before")
+    @classmethod
+    def _mcpgen_exact(cls, data: Any, info: ValidationInfo) -> Any:
+        return _check_exact(_EXACT_SCHEMAS["EchoArgs"], data, info.context)
 
 
 class GetAnnotatedMessageArgs(BaseModel):
-    message_type: Literal["error", "success", "debug"] = Field(
-        ...,
-        alias="messageType",
-        description="Type of message to demonstrate different annotation patterns",
-    )
-    include_image: bool = Field(
-        False, alias="includeImage", description="Whether to include an example image"
-    )
+    model_config = ConfigDict(extra="allow", protected_namespaces=())
+    message_type: Literal["error", "success", "debug"] = Field(..., alias="messageType")
+    include_image: bool = Field(False, alias="includeImage")
+
+    @model_validator(mode="before")
+    @classmethod
+    def _mcpgen_exact(cls, data: Any, info: ValidationInfo) -> Any:
+        return _check_exact(_EXACT_SCHEMAS["GetAnnotatedMessageArgs"], data, info.context)
 
 
 class GetEnvArgs(BaseModel):
-    pass
+    model_config = ConfigDict(extra="allow", protected_namespaces=())
+
+    @model_validator(mode="before")
+    @classmethod
+    def _mcpgen_exact(cls, data: Any, info: ValidationInfo) -> Any:
+        return _check_exact(_EXACT_SCHEMAS["GetEnvArgs"], data, info.context)
 
 
 class GetResourceLinksArgs(BaseModel):
-    count: float = Field(
-        3, description="Number of resource links to return (1-10)", ge=1.0, le=10.0
-    )
+    model_config = ConfigDict(extra="allow", protected_namespaces=())
+    count: float = 3
+
+    @model_validator(mode="before")
+    @classmethod
+    def _mcpgen_exact(cls, data: Any, info: ValidationInfo) -> Any:
+        return _check_exact(_EXACT_SCHEMAS["GetResourceLinksArgs"], data, info.context)
 
 
 class GetResourceReferenceArgs(BaseModel):
+    model_config = ConfigDict(extra="allow", protected_namespaces=())
     resource_type: Literal["Text", "Blob"] = Field("Text", alias="resourceType")
-    resource_id: float = Field(
-        1, alias="resourceId", description="ID of the text resource to fetch"
-    )
+    resource_id: float = Field(1, alias="resourceId")
+
+    @model_validator(mode="before")
+    @classmethod
+    def _mcpgen_exact(cls, data: Any, info: ValidationInfo) -> Any:
+        return _check_exact(_EXACT_SCHEMAS["GetResourceReferenceArgs"], data, info.context)
 
 
 class GetStructuredContentArgs(BaseModel):
-    location: Literal["New York", "Chicago", "Los Angeles"] = Field(..., description="Choose city")
+    model_config = ConfigDict(extra="allow", protected_namespaces=())
+    location: Literal["New York", "Chicago", "Los Angeles"]
+
+    @model_validator(mode="before")
+    @classmethod
+    def _mcpgen_exact(cls, data: Any, info: ValidationInfo) -> Any:
+        return _check_exact(_EXACT_SCHEMAS["GetStructuredContentArgs"], data, info.context)
 
 
 class GetStructuredContentResult(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-    temperature: float = Field(..., description="Temperature in celsius")
-    conditions: str = Field(..., description="Weather conditions description")
-    humidity: float = Field(..., description="Humidity percentage")
+    model_config = ConfigDict(extra="allow", protected_namespaces=())
+    temperature: float
+    conditions: str
+    humidity: float
+
+    @model_validator(mode="before")
+    @classmethod
+    def _mcpgen_exact(cls, data: Any, info: ValidationInfo) -> Any:
+        return _check_exact(_EXACT_SCHEMAS["GetStructuredContentResult"], data, info.context)
 
 
 class GetSumArgs(BaseModel):
-    a: float = Field(..., description="First number")
-    b: float = Field(..., description="Second number")
+    model_config = ConfigDict(extra="allow", protected_namespaces=())
+    a: float
+    b: float
+
+    @model_validator(mode="before")
+    @classmethod
+    def _mcpgen_exact(cls, data: Any, info: ValidationInfo) -> Any:
+        return _check_exact(_EXACT_SCHEMAS["GetSumArgs"], data, info.context)
 
 
 class GetTinyImageArgs(BaseModel):
-    pass
+    model_config = ConfigDict(extra="allow", protected_namespaces=())
+
+    @model_validator(mode="before")
+    @classmethod
+    def _mcpgen_exact(cls, data: Any, info: ValidationInfo) -> Any:
+        return _check_exact(_EXACT_SCHEMAS["GetTinyImageArgs"], data, info.context)
 
 
 class GzipFileAsResourceArgs(BaseModel):
-    name: str = Field("README.md.gz", description="Name of the output file")
-    data: str = Field(
-        "https://raw.githubusercontent.com/modelcontextprotocol/servers/refs/heads/main/README.md",
-        description="URL or data URI of the file content to compress",
+    model_config = ConfigDict(extra="allow", protected_namespaces=())
+    name: str = "README.md.gz"
+    data: str = (
+        "https://raw.githubusercontent.com/modelcontextprotocol/servers/refs/heads/main/README.md"
     )
-    output_type: Literal["resourceLink", "resource"] = Field(
-        "resourceLink",
-        alias="outputType",
-        description="How the resulting gzipped file should be returned. 'resourceLink' returns a link to a resource that can be read later, 'resource' returns a full resource object.",
-    )
+    output_type: Literal["resourceLink", "resource"] = Field("resourceLink", alias="outputType")
+
+    @model_validator(mode="before")
+    @classmethod
+    def _mcpgen_exact(cls, data: Any, info: ValidationInfo) -> Any:
+        return _check_exact(_EXACT_SCHEMAS["GzipFileAsResourceArgs"], data, info.context)
 
 
 class SimulateResearchQueryArgs(BaseModel):
-    topic: str = Field(..., description="The research topic to investigate")
-    ambiguous: bool = Field(
-        False,
-        description="Simulate an ambiguous query that requires clarification (triggers input_required status)",
-    )
+    model_config = ConfigDict(extra="allow", protected_namespaces=())
+    topic: str
+    ambiguous: bool = False
+
+    @model_validator(mode="before")
+    @classmethod
+    def _mcpgen_exact(cls, data: Any, info: ValidationInfo) -> Any:
+        return _check_exact(_EXACT_SCHEMAS["SimulateResearchQueryArgs"], data, info.context)
 
 
 class ToggleSimulatedLoggingArgs(BaseModel):
-    pass
+    model_config = ConfigDict(extra="allow", protected_namespaces=())
+
+    @model_validator(mode="before")
+    @classmethod
+    def _mcpgen_exact(cls, data: Any, info: ValidationInfo) -> Any:
+        return _check_exact(_EXACT_SCHEMAS["ToggleSimulatedLoggingArgs"], data, info.context)
 
 
 class ToggleSubscriberUpdatesArgs(BaseModel):
-    pass
+    model_config = ConfigDict(extra="allow", protected_namespaces=())
+
+    @model_validator(mode="before")
+    @classmethod
+    def _mcpgen_exact(cls, data: Any, info: ValidationInfo) -> Any:
+        return _check_exact(_EXACT_SCHEMAS["ToggleSubscriberUpdatesArgs"], data, info.context)
 
 
 class TriggerLongRunningOperationArgs(BaseModel):
-    duration: float = Field(10, description="Duration of the operation in seconds")
-    steps: float = Field(5, description="Number of steps in the operation")
+    model_config = ConfigDict(extra="allow", protected_namespaces=())
+    duration: float = 10
+    steps: float = 5
+
+    @model_validator(mode="before")
+    @classmethod
+    def _mcpgen_exact(cls, data: Any, info: ValidationInfo) -> Any:
+        return _check_exact(_EXACT_SCHEMAS["TriggerLongRunningOperationArgs"], data, info.context)
+
+
+_EXACT_SCHEMAS: dict[str, str] = {
+    "EchoArgs": '{"$schema":"http://json-schema.org/draft-07/schema#","type":"object","properties":{"message":{"type":"string","description":"Message to echo"}},"required":["message"]}',
+    "GetAnnotatedMessageArgs": '{"$schema":"http://json-schema.org/draft-07/schema#","type":"object","properties":{"messageType":{"type":"string","enum":["error","success","debug"],"description":"Type of message to demonstrate different annotation patterns"},"includeImage":{"default":false,"description":"Whether to include an example image","type":"boolean"}},"required":["messageType"]}',
+    "GetEnvArgs": '{"$schema":"http://json-schema.org/draft-07/schema#","type":"object","properties":{}}',
+    "GetResourceLinksArgs": '{"$schema":"http://json-schema.org/draft-07/schema#","type":"object","properties":{"count":{"default":3,"description":"Number of resource links to return (1-10)","type":"number","minimum":1,"maximum":10}}}',
+    "GetResourceReferenceArgs": '{"$schema":"http://json-schema.org/draft-07/schema#","type":"object","properties":{"resourceType":{"default":"Text","type":"string","enum":["Text","Blob"]},"resourceId":{"default":1,"description":"ID of the text resource to fetch","type":"number"}}}',
+    "GetStructuredContentArgs": '{"$schema":"http://json-schema.org/draft-07/schema#","type":"object","properties":{"location":{"type":"string","enum":["New York","Chicago","Los Angeles"],"description":"Choose city"}},"required":["location"]}',
+    "GetStructuredContentResult": '{"$schema":"http://json-schema.org/draft-07/schema#","type":"object","properties":{"temperature":{"type":"number","description":"Temperature in celsius"},"conditions":{"type":"string","description":"Weather conditions description"},"humidity":{"type":"number","description":"Humidity percentage"}},"required":["temperature","conditions","humidity"],"additionalProperties":false}',
+    "GetSumArgs": '{"$schema":"http://json-schema.org/draft-07/schema#","type":"object","properties":{"a":{"type":"number","description":"First number"},"b":{"type":"number","description":"Second number"}},"required":["a","b"]}',
+    "GetTinyImageArgs": '{"$schema":"http://json-schema.org/draft-07/schema#","type":"object","properties":{}}',
+    "GzipFileAsResourceArgs": '{"$schema":"http://json-schema.org/draft-07/schema#","type":"object","properties":{"name":{"default":"README.md.gz","type":"string","description":"Name of the output file"},"data":{"default":"https://raw.githubusercontent.com/modelcontextprotocol/servers/refs/heads/main/README.md","type":"string","format":"uri","description":"URL or data URI of the file content to compress"},"outputType":{"default":"resourceLink","description":"How the resulting gzipped file should be returned. \'resourceLink\' returns a link to a resource that can be read later, \'resource\' returns a full resource object.","type":"string","enum":["resourceLink","resource"]}}}',
+    "SimulateResearchQueryArgs": '{"$schema":"http://json-schema.org/draft-07/schema#","type":"object","properties":{"topic":{"type":"string","description":"The research topic to investigate"},"ambiguous":{"default":false,"description":"Simulate an ambiguous query that requires clarification (triggers input_required status)","type":"boolean"}},"required":["topic"]}',
+    "ToggleSimulatedLoggingArgs": '{"$schema":"http://json-schema.org/draft-07/schema#","type":"object","properties":{}}',
+    "ToggleSubscriberUpdatesArgs": '{"$schema":"http://json-schema.org/draft-07/schema#","type":"object","properties":{}}',
+    "TriggerLongRunningOperationArgs": '{"$schema":"http://json-schema.org/draft-07/schema#","type":"object","properties":{"duration":{"default":10,"description":"Duration of the operation in seconds","type":"number"},"steps":{"default":5,"description":"Number of steps in the operation","type":"number"}}}',
+}

@@ -3,46 +3,70 @@
 
 from __future__ import annotations
 from typing import Any
-from pydantic import BaseModel, Field, RootModel
+from pydantic import ValidationInfo, model_validator
+from mcpgen.runtime.validation import check_exact as _check_exact
+from typing import Any
+from pydantic import BaseModel, ConfigDict, Field, RootModel
 
 
 class ConvertTimeArgs(BaseModel):
-    source_timezone: str = Field(
-        ...,
-        description="Source IANA timezone name (e.g., 'America/New_York', 'Europe/London'). Use 'UTC' as local timezone if no source timezone provided by the user.",
-        title="Source Timezone",
-    )
-    time: str = Field(..., description="Time to convert in 24-hour format (HH:MM)", title="Time")
-    target_timezone: str = Field(
-        ...,
-        description="Target IANA timezone name (e.g., 'Asia/Tokyo', 'America/San_Francisco'). Use 'UTC' as local timezone if no target timezone provided by the user.",
-        title="Target Timezone",
-    )
+    model_config = ConfigDict(extra="allow", protected_namespaces=())
+    source_timezone: str
+    time: str
+    target_timezone: str
+
+    @model_validator(mode="before")
+    @classmethod
+    def _mcpgen_exact(cls, data: Any, info: ValidationInfo) -> Any:
+        return _check_exact(_EXACT_SCHEMAS["ConvertTimeArgs"], data, info.context)
 
 
 class ConvertTimeResult(BaseModel):
+    model_config = ConfigDict(extra="allow", protected_namespaces=())
     source: ConvertTimeResultTimeResult
     target: ConvertTimeResultTimeResult
-    time_difference: str = Field(..., title="Time Difference")
+    time_difference: str
+
+    @model_validator(mode="before")
+    @classmethod
+    def _mcpgen_exact(cls, data: Any, info: ValidationInfo) -> Any:
+        return _check_exact(_EXACT_SCHEMAS["ConvertTimeResult"], data, info.context)
 
 
 class ConvertTimeResultTimeResult(BaseModel):
-    timezone: str = Field(..., title="Timezone")
-    datetime: str = Field(..., title="Datetime")
-    day_of_week: str = Field(..., title="Day Of Week")
-    is_dst: bool = Field(..., title="Is Dst")
+    model_config = ConfigDict(extra="allow", protected_namespaces=())
+    timezone: str
+    datetime: str
+    day_of_week: str
+    is_dst: bool
 
 
 class GetCurrentTimeArgs(BaseModel):
-    timezone: str = Field(
-        ...,
-        description="IANA timezone name (e.g., 'America/New_York', 'Europe/London'). Use 'UTC' as local timezone if no timezone provided by the user.",
-        title="Timezone",
-    )
+    model_config = ConfigDict(extra="allow", protected_namespaces=())
+    timezone: str
+
+    @model_validator(mode="before")
+    @classmethod
+    def _mcpgen_exact(cls, data: Any, info: ValidationInfo) -> Any:
+        return _check_exact(_EXACT_SCHEMAS["GetCurrentTimeArgs"], data, info.context)
 
 
 class GetCurrentTimeResult(BaseModel):
-    timezone: str = Field(..., title="Timezone")
-    datetime: str = Field(..., title="Datetime")
-    day_of_week: str = Field(..., title="Day Of Week")
-    is_dst: bool = Field(..., title="Is Dst")
+    model_config = ConfigDict(extra="allow", protected_namespaces=())
+    timezone: str
+    datetime: str
+    day_of_week: str
+    is_dst: bool
+
+    @model_validator(mode="before")
+    @classmethod
+    def _mcpgen_exact(cls, data: Any, info: ValidationInfo) -> Any:
+        return _check_exact(_EXACT_SCHEMAS["GetCurrentTimeResult"], data, info.context)
+
+
+_EXACT_SCHEMAS: dict[str, str] = {
+    "ConvertTimeArgs": '{"properties":{"source_timezone":{"description":"Source IANA timezone name (e.g., \'America/New_York\', \'Europe/London\'). Use \'UTC\' as local timezone if no source timezone provided by the user.","title":"Source Timezone","type":"string"},"time":{"description":"Time to convert in 24-hour format (HH:MM)","title":"Time","type":"string"},"target_timezone":{"description":"Target IANA timezone name (e.g., \'Asia/Tokyo\', \'America/San_Francisco\'). Use \'UTC\' as local timezone if no target timezone provided by the user.","title":"Target Timezone","type":"string"}},"required":["source_timezone","time","target_timezone"],"type":"object","title":"convert_timeArguments"}',
+    "ConvertTimeResult": '{"properties":{"source":{"$ref":"#/$defs/TimeResult"},"target":{"$ref":"#/$defs/TimeResult"},"time_difference":{"title":"Time Difference","type":"string"}},"required":["source","target","time_difference"],"type":"object","$defs":{"TimeResult":{"properties":{"timezone":{"title":"Timezone","type":"string"},"datetime":{"title":"Datetime","type":"string"},"day_of_week":{"title":"Day Of Week","type":"string"},"is_dst":{"title":"Is Dst","type":"boolean"}},"required":["timezone","datetime","day_of_week","is_dst"],"title":"TimeResult","type":"object"}},"title":"TimeConversionResult"}',
+    "GetCurrentTimeArgs": '{"properties":{"timezone":{"description":"IANA timezone name (e.g., \'America/New_York\', \'Europe/London\'). Use \'UTC\' as local timezone if no timezone provided by the user.","title":"Timezone","type":"string"}},"required":["timezone"],"type":"object","title":"get_current_timeArguments"}',
+    "GetCurrentTimeResult": '{"properties":{"timezone":{"title":"Timezone","type":"string"},"datetime":{"title":"Datetime","type":"string"},"day_of_week":{"title":"Day Of Week","type":"string"},"is_dst":{"title":"Is Dst","type":"boolean"}},"required":["timezone","datetime","day_of_week","is_dst"],"type":"object","title":"TimeResult"}',
+}

@@ -1,0 +1,45 @@
+"""Helpers for exactness tests: build a client package in-process from inline tools and import it."""
+
+from __future__ import annotations
+
+import importlib
+import sys
+import uuid
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+import pytest
+
+from mcpgen.catalog import build_catalog
+from mcpgen.clientgen import ClientOptions, generate_client
+from mcpgen.output import write_atomic
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))  # jsts_agreement_lib for test_jsts.py
+
+Build = Callable[..., ModuleType]
+
+
+@pytest.fixture
+def build(tmp_path: Path) -> Iterator[Build]:
+    """build(tools, skip_invalid=False, runtime="import") -> the imported package (unique name)."""
+    made: list[str] = []
+    sys.path.insert(0, str(tmp_path))
+
+    def _build(tools: list[Any], *, skip_invalid: bool = False, runtime: str = "import") -> ModuleType:
+        cat, problems = build_catalog(tools)
+        assert skip_invalid or not problems, problems
+        name = f"exact_{uuid.uuid4().hex[:10]}"
+        opts = ClientOptions(package=name, runtime=runtime, skip_invalid=skip_invalid)
+        write_atomic(generate_client(cat, opts), tmp_path / name)
+        made.append(name)
+        pkg = importlib.import_module(name)
+        importlib.import_module(name + ".models")
+        return pkg
+
+    yield _build
+    sys.path.remove(str(tmp_path))
+    for name in made:
+        for mod in [m for m in sys.modules if m == name or m.startswith(name + ".")]:
+            del sys.modules[mod]

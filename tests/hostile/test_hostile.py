@@ -1,0 +1,196 @@
+"""Hostile and awkward tools: every one is generated (parses, imports, mypy --strict, behaves as the
+schema says) or refused alone with a clear message; nothing is built from the input's text."""
+
+from __future__ import annotations
+
+import ast
+import importlib
+import io
+import json
+import os
+import subprocess
+import sys
+import tokenize
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+import pydantic
+import pytest
+
+from hostile_corpus import BAD_TOOLS, EVIL, MARK, good_tools
+from mcpgen.catalog import build_catalog
+from mcpgen.cli import main
+from mcpgen.clientgen import ClientOptions, generate_client
+from mcpgen.output import write_atomic
+
+REPO = Path(__file__).resolve().parents[2]
+BANNED_CALLS = {"eval", "exec", "compile", "__import__", "breakpoint", "input"}
+BANNED_MODULES = {"os", "subprocess", "sys", "shutil", "socket", "pathlib", "builtins"}
+
+
+def _all_tools() -> list[Any]:
+    return good_tools() + [t for t, _ in BAD_TOOLS]
+
+
+@pytest.fixture(scope="module")
+def generated(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, ModuleType, list[Any]]:
+    """One in-process generator run over the whole corpus with skip_invalid."""
+    import urllib.request
+
+    def no_network(*a: Any, **k: Any) -> Any:
+        raise AssertionError("the generator tried to open a URL")
+
+    saved = urllib.request.urlopen
+    urllib.request.urlopen = no_network  # type: ignore[assignment]
+    try:
+        cat, problems = build_catalog(_all_tools())
+        from dataclasses import replace
+
+        cat = replace(cat, refused=tuple(problems))
+        fs = generate_client(cat, ClientOptions(package="hostile_pkg", skip_invalid=True))
+    finally:
+        urllib.request.urlopen = saved  # type: ignore[assignment]
+    out = tmp_path_factory.mktemp("hostile")
+    write_atomic(fs, out / "hostile_pkg")
+    sys.path.insert(0, str(out))
+    try:
+        pkg = importlib.import_module("hostile_pkg")
+        importlib.import_module("hostile_pkg.models")
+    finally:
+        sys.path.remove(str(out))
+    return out / "hostile_pkg", pkg, fs.warnings
+
+
+def test_good_tools_generated_bad_tools_refused_clearly(generated: tuple[Path, ModuleType, list[Any]]) -> None:
+    _, pkg, warnings = generated
+    table = pkg._catalog.TOOL_TABLE
+    assert sorted(table) == sorted({t["name"] for t in good_tools()})
+    text = [str(w) for w in warnings]
+    for tool, words in BAD_TOOLS:
+        name = tool["name"]
+        where = repr(name) if isinstance(name, str) else "tool["
+        assert any(where in line and words in line for line in text), (name, words, text)
+    for line in text:
+        assert "Traceback" not in line and len(line) < 1500, line
+
+
+def test_every_generated_file_is_inert(generated: tuple[Path, ModuleType, list[Any]]) -> None:
+    root, _, _ = generated
+    files = sorted(root.rglob("*.py"))
+    assert files
+    for path in files:
+        src = path.read_text(encoding="utf-8")
+        tree = ast.parse(src)
+        for stmt in tree.body:
+            ok = isinstance(stmt, (ast.Import, ast.ImportFrom, ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))
+            ok = ok or (isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Constant))  # docstring
+            ok = ok or (isinstance(stmt, ast.Expr) and _is_model_rebuild(stmt.value))
+            ok = ok or (isinstance(stmt, (ast.Assign, ast.AnnAssign)) and _inert_value(stmt.value))
+            ok = ok or isinstance(stmt, ast.If) and ast.unparse(stmt.test) == "TYPE_CHECKING"
+            assert ok, f"{path.name}:{stmt.lineno}: {ast.unparse(stmt)[:200]}"
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Call):
+                f = node.func
+                assert not (isinstance(f, ast.Name) and f.id in BANNED_CALLS), f"{path.name}:{node.lineno}"
+                base = f.value if isinstance(f, ast.Attribute) else None
+                while isinstance(base, ast.Attribute):
+                    base = base.value
+                assert not (isinstance(base, ast.Name) and base.id in BANNED_MODULES), f"{path.name}:{node.lineno}"
+            if isinstance(node, (ast.Import, ast.ImportFrom)):
+                mods = [a.name for a in node.names] if isinstance(node, ast.Import) else [node.module or ""]
+                assert not any(m.split(".")[0] in {"subprocess", "os", "shutil", "socket"} for m in mods), path
+        # Untrusted text only inside string literals: no other token may carry the marker.
+        for tok in tokenize.generate_tokens(io.StringIO(src).readline):
+            if tok.type not in (tokenize.STRING, getattr(tokenize, "FSTRING_MIDDLE", tokenize.STRING)):
+                assert MARK not in tok.string, f"{path.name}:{tok.start}: {tok.string[:80]!r}"
+
+
+def _is_model_rebuild(node: ast.expr) -> bool:
+    return isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "model_rebuild" \
+        and isinstance(node.func.value, ast.Name) and not node.args and not node.keywords
+
+
+def _inert_value(node: ast.expr | None) -> bool:
+    """Literals, names, attribute lookups, subscripts and TypeVar/Callable-style type expressions."""
+    if node is None:
+        return True
+    for sub in ast.walk(node):
+        if isinstance(sub, ast.Call):
+            f = sub.func
+            if not (isinstance(f, ast.Name) and f.id in {"TypeVar", "Unset", "float"}):
+                return False
+        if isinstance(sub, (ast.Lambda, ast.NamedExpr, ast.Await, ast.Yield)):
+            return False
+    return True
+
+
+def test_hostile_values_behave_as_the_schema_says(generated: tuple[Path, ModuleType, list[Any]]) -> None:
+    _, pkg, _ = generated
+    models = importlib.import_module("hostile_pkg.models")
+    table = pkg._catalog.TOOL_TABLE
+    for evil in EVIL[:4]:
+        m = getattr(models, table[evil][0])
+        for i, e in enumerate(EVIL):
+            assert m.model_validate({e: e}).model_dump(by_alias=True, exclude_unset=True) == {e: e}
+            assert m.model_validate({e: f"v{i}"})
+            with pytest.raises(pydantic.ValidationError):
+                m.model_validate({e: "not in the enum"})
+        with pytest.raises(pydantic.ValidationError):
+            m.model_validate({"never": 1})
+        with pytest.raises(pydantic.ValidationError):
+            m.model_validate({"class": "1"})  # integer|null: no lax "1" -> 1
+        assert m.model_validate({"class": None, "always": [1], "anything": {"a": 1}})
+        assert (m.__doc__ or "").strip() == evil.strip()
+    deep = getattr(models, table["deep"][0])
+    inst: Any = 60
+    for _ in range(60):
+        inst = {"n": inst}
+    assert deep.model_validate(inst)
+    bad: Any = 61
+    for _ in range(60):
+        bad = {"n": bad}
+    with pytest.raises(pydantic.ValidationError):
+        deep.model_validate(bad)  # the constraint 60 levels down is enforced
+    wide = getattr(models, table["wide"][0])
+    full = {f"p{i}": i for i in range(5000)}
+    assert wide.model_validate(full).model_dump(by_alias=True, exclude_unset=True) == full
+    with pytest.raises(pydantic.ValidationError):
+        wide.model_validate({k: v for k, v in full.items() if k != "p7"})
+    rec = getattr(models, table["recursive"][0])
+    assert rec.model_validate({"head": {"v": 1, "next": {"v": 2, "next": None}}, "self": {"head": None}})
+    with pytest.raises(pydantic.ValidationError):
+        rec.model_validate({"head": {"next": {"v": "2"}}})
+    look = getattr(models, table["lookbehind"][0])
+    assert look.model_validate({"s": "ab"})
+    with pytest.raises(pydantic.ValidationError):
+        look.model_validate({"s": "cb"})
+
+
+@pytest.mark.slow
+def test_generated_package_passes_mypy_strict(generated: tuple[Path, ModuleType, list[Any]]) -> None:
+    root, _, _ = generated
+    env = {**os.environ, "MYPYPATH": str(REPO)}
+    r = subprocess.run(
+        [sys.executable, "-m", "mypy", "--strict", "--no-incremental", "--python-version", "3.11", root.name],
+        cwd=root.parent, env=env, capture_output=True, text=True, timeout=600,
+    )
+    assert r.returncode == 0, r.stdout[-3000:] + r.stderr[-2000:]
+
+
+def test_cli_refuses_without_skip_invalid_and_skips_with_it(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    tools = [{"name": "fine", "inputSchema": {"type": "object", "properties": {"a": {"type": "string"}}}}] + [t for t, _ in BAD_TOOLS[:10]]
+    src = tmp_path / "tools.json"
+    src.write_text(json.dumps({"tools": tools}), encoding="utf-8")
+    out = tmp_path / "out"
+    with pytest.raises(SystemExit) as ei:
+        main(["client", str(src), "-o", str(out)])
+    err = capsys.readouterr().err
+    assert ei.value.code == 2 and "Traceback" not in err and not out.exists()
+    assert err.count("mcpgen: error:") >= 10 and "file:///etc/passwd" in err
+    with pytest.raises(SystemExit) as ei:
+        main(["client", str(src), "-o", str(out), "--skip-invalid"])
+    err = capsys.readouterr().err
+    assert ei.value.code == 0, err
+    assert "mcpgen: warning:" in err and "(1 tools)" in err
+    assert (out / "models.py").is_file()
