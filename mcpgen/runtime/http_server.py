@@ -193,7 +193,11 @@ class StreamableHttpApp:
             return
         params = message.get("params") if isinstance(message.get("params"), dict) else {}
         meta = params.get("_meta") if isinstance(params, dict) else None
-        modern = isinstance(meta, dict) and META_PROTOCOL_VERSION in meta and message.get("method") != "initialize"
+        # The 2026-07-28 version header marks the request stateless even when its _meta is broken.
+        header_modern = headers.get("mcp-protocol-version") in MODERN_VERSIONS
+        body_modern = isinstance(meta, dict) and META_PROTOCOL_VERSION in meta and message.get("method") != "initialize"
+        modern = header_modern or body_modern
+        request_id = message.get("id") if kind == "request" else None
 
         if modern:
             problem = _modern_header_problem(message, headers)
@@ -202,7 +206,7 @@ class StreamableHttpApp:
                 return
             # Stateless: a fresh connection per request; nothing outlives the response.
             transport = HttpServerTransport()
-            connection = self.server.connection(transport)
+            connection = ServerConnection(self.server, transport, stateless_only=True)
             await self._serve(connection, transport, message, kind, accept, receive, send, session_id=None)
             return
 
@@ -218,7 +222,7 @@ class StreamableHttpApp:
             return
         version = headers.get("mcp-protocol-version")
         if version is not None and version not in HANDSHAKE_VERSIONS:
-            await _json(send, 400, jsonrpc.error_response(None, jsonrpc.INVALID_REQUEST, f"Unsupported MCP-Protocol-Version: {version}"))
+            await _json(send, 400, jsonrpc.error_response(request_id, jsonrpc.INVALID_REQUEST, f"Unsupported MCP-Protocol-Version: {version}"))
             return
         if self.stateless:
             transport = HttpServerTransport()
@@ -228,11 +232,11 @@ class StreamableHttpApp:
             await self._serve(connection, transport, message, kind, accept, receive, send, session_id=None)
             return
         if session_id is None:
-            await _json(send, 400, jsonrpc.error_response(None, jsonrpc.INVALID_REQUEST, "Missing Mcp-Session-Id header"))
+            await _json(send, 400, jsonrpc.error_response(request_id, jsonrpc.INVALID_REQUEST, "Missing Mcp-Session-Id header"))
             return
         legacy = self.sessions.get(session_id)
         if legacy is None:
-            await _json(send, 404, jsonrpc.error_response(None, jsonrpc.INVALID_REQUEST, "Unknown or expired session"))
+            await _json(send, 404, jsonrpc.error_response(request_id, jsonrpc.INVALID_REQUEST, "Unknown or expired session"))
             return
         await self._serve(legacy.connection, legacy.transport, message, kind, accept, receive, send, session_id=session_id)
 
@@ -391,10 +395,13 @@ class StreamableHttpApp:
 
 def _modern_header_problem(message: JSONObject, headers: dict[str, str]) -> tuple[int, str] | None:
     """2026-07-28 requests repeat key body fields in headers; they must agree."""
-    params = message.get("params") or {}
-    meta = params.get("_meta") or {}
+    raw_params = message.get("params")
+    params: JSONObject = raw_params if isinstance(raw_params, dict) else {}
+    meta = params.get("_meta")
     version = headers.get("mcp-protocol-version")
-    if version is not None and version != meta.get(META_PROTOCOL_VERSION):
+    body_version = meta.get(META_PROTOCOL_VERSION) if isinstance(meta, dict) else None
+    # A missing body version is the body's own problem (-32602), reported by the server.
+    if version is not None and body_version is not None and version != body_version:
         return jsonrpc.HEADER_MISMATCH, "MCP-Protocol-Version header does not match params._meta"
     method_header = headers.get("mcp-method")
     if method_header is not None and method_header != message.get("method"):

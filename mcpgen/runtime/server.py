@@ -44,8 +44,15 @@ log = logging.getLogger("mcpgen.runtime.server")
 
 # Methods a client may send before the handshake completes.
 _PRE_INIT = frozenset({"initialize", "ping"})
-# 2026-07-28 list results are cacheable; a generated server's lists never change at run time.
+# 2026-07-28 list and read results are cacheable (ttlMs, cacheScope are required there).
 _CACHE_HINTS: JSONObject = {"ttlMs": 0, "cacheScope": "public"}
+_CACHEABLE = frozenset(
+    {"tools/list", "prompts/list", "resources/list", "resources/templates/list", "resources/read"}
+)
+# Handshake-era methods that 2026-07-28 removed (subscriptions/listen replaces subscribe).
+_REMOVED_IN_MODERN = frozenset(
+    {"initialize", "ping", "logging/setLevel", "resources/subscribe", "resources/unsubscribe"}
+)
 
 
 @dataclass
@@ -250,9 +257,12 @@ class Server:
 class ServerConnection:
     """One client connection: its handshake state and its JSON-RPC session."""
 
-    def __init__(self, server: Server, transport: Transport) -> None:
+    def __init__(self, server: Server, transport: Transport, *, stateless_only: bool = False) -> None:
         self.server = server
         self.state = ConnectionState()
+        # A request that declared the 2026-07-28 era by other means (the HTTP version header) is
+        # served statelessly even when its _meta is missing or broken, so it gets that era's errors.
+        self.stateless_only = stateless_only
         self.session = Session(
             transport,
             on_request=self.handle_request,
@@ -304,14 +314,22 @@ class ServerConnection:
 
     async def handle_request(self, method: str, params: JSONObject, request_id: RequestId) -> Any:
         meta = params.get("_meta")
-        if isinstance(meta, dict) and META_PROTOCOL_VERSION in meta and method != "initialize":
-            return await self._modern(method, params, meta, request_id)
+        if self.stateless_only or (isinstance(meta, dict) and META_PROTOCOL_VERSION in meta and method != "initialize"):
+            return await self._modern(method, params, meta if isinstance(meta, dict) else None, request_id)
         return await self._legacy(method, params, request_id)
 
     # -- the stateless era ---------------------------------------------------------
 
-    async def _modern(self, method: str, params: JSONObject, meta: JSONObject, request_id: RequestId) -> Any:
+    async def _modern(
+        self, method: str, params: JSONObject, meta: JSONObject | None, request_id: RequestId
+    ) -> Any:
+        if method in _REMOVED_IN_MODERN or not self._serves(method):
+            raise RpcError(jsonrpc.METHOD_NOT_FOUND, f"Method not found: {method}")
+        if meta is None:
+            raise RpcError(jsonrpc.INVALID_PARAMS, "params._meta is required in protocol version 2026-07-28")
         version = meta.get(META_PROTOCOL_VERSION)
+        if not isinstance(version, str):
+            raise RpcError(jsonrpc.INVALID_PARAMS, f"params._meta must carry {META_PROTOCOL_VERSION}")
         if version not in MODERN_VERSIONS:
             raise RpcError(
                 jsonrpc.UNSUPPORTED_PROTOCOL_VERSION,
@@ -341,7 +359,7 @@ class ServerConnection:
                 result["instructions"] = self.server.instructions
         else:
             result = await self._dispatch(method, params, context)
-            if method.endswith("/list"):
+            if method in _CACHEABLE:
                 result = {**_CACHE_HINTS, **result}
         if isinstance(result, dict):
             result = {**result, "resultType": result.get("resultType", "complete")}
@@ -398,6 +416,13 @@ class ServerConnection:
         return result
 
     # -- methods shared by both eras -----------------------------------------------
+
+    def _serves(self, method: str) -> bool:
+        return (
+            method in ("server/discover", "tools/list", "tools/call")
+            or method in self.server._methods
+            or method in self.server.features.methods()
+        )
 
     async def _dispatch(self, method: str, params: JSONObject, context: RequestContext) -> Any:
         if method == "tools/list":

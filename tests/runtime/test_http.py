@@ -496,6 +496,28 @@ def test_stateless_unknown_method(runtime_http: ServerProcess) -> None:
     assert r.json()["error"]["code"] == -32601
 
 
+@pytest.mark.parametrize("drop", ["_meta", "version"])
+def test_stateless_request_with_broken_meta_is_invalid_params_with_its_id(runtime_http: ServerProcess, drop: str) -> None:
+    # The version header says 2026-07-28, so the body's missing _meta (or version) is -32602, not a session error.
+    message = _modern("tools/list", request_id=101)
+    headers = _modern_headers(message)
+    if drop == "_meta":
+        del message["params"]["_meta"]
+    else:
+        del message["params"]["_meta"][PV_META]
+    r = httpx.post(runtime_http.url, json=message, headers=headers, timeout=10)
+    assert r.status_code == 400, r.text
+    assert r.json()["error"]["code"] == -32602 and r.json()["id"] == 101
+
+
+@pytest.mark.parametrize("method", ["initialize", "ping", "logging/setLevel", "resources/subscribe"])
+def test_methods_removed_in_2026_07_28_are_not_found(runtime_http: ServerProcess, method: str) -> None:
+    message = _modern(method, request_id=102)
+    r = httpx.post(runtime_http.url, json=message, headers=_modern_headers(message), timeout=10)
+    assert r.status_code == 404, r.text
+    assert r.json()["error"]["code"] == -32601 and r.json()["id"] == 102
+
+
 @pytest.mark.parametrize(
     ("message", "override"),
     [
