@@ -78,10 +78,13 @@ def pascal(snake_name: str) -> str:
     return "".join(w[:1].upper() + w[1:] for w in snake_name.split("_") if w)
 
 
-def allocate(wire_names: Iterable[str], base: dict[str, str], reserved: frozenset[str]) -> dict[str, str]:
+def allocate(
+    wire_names: Iterable[str], base: dict[str, str], reserved: frozenset[str], joiner: str = "_"
+) -> dict[str, str]:
     """Give every wire name a unique Python name; ties go to the smaller wire name.
 
-    A reserved base gets a trailing underscore; a taken one gets `_2`, `_3`, ...
+    A reserved base gets a trailing underscore; a taken one gets `_2`, `_3`, ... (with
+    `joiner` in place of `_`: class names use "V", since model generators drop underscores).
     """
     taken: set[str] = set()
     result: dict[str, str] = {}
@@ -92,7 +95,7 @@ def allocate(wire_names: Iterable[str], base: dict[str, str], reserved: frozense
         stem, n = cand, 1
         while cand in taken or cand in reserved:
             n += 1
-            cand = f"{stem}_{n}"
+            cand = f"{stem}{joiner}{n}"
         taken.add(cand)
         result[wire] = cand
     return result
@@ -134,7 +137,7 @@ def name_tools(tools: Iterable[ToolSpec], result_props: dict[str, dict[str, obje
     base = {w: snake(w, empty="tool") for w in specs}
     methods = allocate(specs, base, _RESERVED_SNAKE | CLIENT_MEMBERS)
     # Pascal stems come from the unique method names; re-check since `a_2` and `a2` meet again.
-    stems = allocate(specs, {w: pascal(methods[w]) for w in specs}, frozenset())
+    stems = allocate(specs, {w: pascal(methods[w]) for w in specs}, frozenset(), joiner="V")
     out: dict[str, ToolNames] = {}
     for w, spec in specs.items():
         props = spec.input_schema.get("properties")
