@@ -18,7 +18,7 @@ import logging
 import os
 import signal
 import sys
-from collections.abc import Mapping, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from . import jsonrpc
 from .errors import ConnectionClosed
 from .jsonrpc import JSONObject
@@ -39,6 +39,7 @@ class _LineSplitter:
         self._max = max_bytes
         self._scan_from = 0
         self._lines: collections.deque[bytes] = collections.deque()
+        self._eof = False
 
     def feed(self, chunk: bytes) -> None:
         self._buffer += chunk
@@ -62,11 +63,21 @@ class _LineSplitter:
     def pop(self) -> bytes | None:
         return self._lines.popleft() if self._lines else None
 
-    def rest(self) -> bytes | None:
-        """A last line that had no newline before EOF."""
-        data = bytes(self._buffer).strip()
-        self._buffer.clear()
-        return data or None
+    async def next_line(self, read_chunk: Callable[[], Awaitable[bytes]]) -> bytes | None:
+        """The next line, reading more as needed; None at EOF (a last unterminated line counts)."""
+        while True:
+            line = self.pop()
+            if line is not None or self._eof:
+                return line
+            chunk = await read_chunk()
+            if not chunk:
+                self._eof = True
+                rest = bytes(self._buffer).strip()
+                self._buffer.clear()
+                if rest:
+                    self._lines.append(rest)
+                continue
+            self.feed(chunk)
 
 
 class StdioClientTransport:
@@ -95,7 +106,6 @@ class StdioClientTransport:
         self._stderr_task: asyncio.Task[None] | None = None
         self._stderr_log = logging.getLogger(f"mcpgen.server.{os.path.basename(command)}")
         self._closing = False
-        self._eof = False
 
     async def start(self) -> None:
         env = None
@@ -150,27 +160,17 @@ class StdioClientTransport:
             raise ConnectionClosed(self.describe_close()) from None
 
     async def receive(self) -> bytes | None:
-        process = self.process
-        assert process is not None and process.stdout is not None
-        while True:
-            line = self._splitter.pop()
-            if line is not None:
-                if self._wire:
-                    self._wire.record("s2c", line)
-                return line
-            if self._eof:
-                return None
-            try:
-                chunk = await process.stdout.read(_CHUNK)
-            except (ConnectionError, OSError):
-                chunk = b""
-            if not chunk:
-                self._eof = True
-                rest = self._splitter.rest()
-                if rest is not None:
-                    self._splitter._lines.append(rest)
-                continue
-            self._splitter.feed(chunk)
+        line = await self._splitter.next_line(self._read_chunk)
+        if line is not None and self._wire:
+            self._wire.record("s2c", line)
+        return line
+
+    async def _read_chunk(self) -> bytes:
+        assert self.process is not None and self.process.stdout is not None
+        try:
+            return await self.process.stdout.read(_CHUNK)
+        except (ConnectionError, OSError):
+            return b""  # a broken pipe is the end of the stream
 
     def describe_close(self) -> str:
         process = self.process
@@ -266,7 +266,6 @@ class StdioServerTransport:
         self._writer: asyncio.WriteTransport | None = None
         self._out_fd: int | None = None
         self._in_fd: int | None = None
-        self._eof = False
         self._drain_waiters: list[asyncio.Future[None]] = []
         self._paused = False
 
@@ -322,26 +321,16 @@ class StdioServerTransport:
                 waiter.set_result(None)
 
     async def receive(self) -> bytes | None:
-        while True:
-            line = self._splitter.pop()
-            if line is not None:
-                if self._wire:
-                    self._wire.record("c2s", line)
-                return line
-            if self._eof:
-                return None
-            if self._reader is not None:
-                chunk = await self._reader.read(_CHUNK)
-            else:
-                assert self._in_fd is not None
-                chunk = await asyncio.to_thread(os.read, self._in_fd, _CHUNK)
-            if not chunk:
-                self._eof = True
-                rest = self._splitter.rest()
-                if rest is not None:
-                    self._splitter._lines.append(rest)
-                continue
-            self._splitter.feed(chunk)
+        line = await self._splitter.next_line(self._read_chunk)
+        if line is not None and self._wire:
+            self._wire.record("c2s", line)
+        return line
+
+    async def _read_chunk(self) -> bytes:
+        if self._reader is not None:
+            return await self._reader.read(_CHUNK)
+        assert self._in_fd is not None
+        return await asyncio.to_thread(os.read, self._in_fd, _CHUNK)
 
     def describe_close(self) -> str:
         return "the client closed stdin"
