@@ -18,6 +18,7 @@ from typing import Any
 
 from . import jsonrpc
 from .errors import McpError, ProtocolError, RpcError
+from .mrtr import InputRequired, check_request_state, sign_request_state
 from .features import CompletionHandler, Features, PromptHandler, ResourceHandler, SubscribeHandler, TemplateHandler
 from .jsonrpc import JSONObject, RequestId
 from .protocol import (
@@ -90,6 +91,9 @@ class RequestContext:
         self.meta: JSONObject = meta if isinstance(meta, dict) else {}
         self.progress_token = self.meta.get("progressToken")
         self._last_progress: float | None = None
+        responses = params.get("inputResponses")
+        self._responses: JSONObject = responses if isinstance(responses, dict) else {}
+        self._asks = 0
 
     async def report_progress(
         self, progress: float, total: float | None = None, message: str | None = None
@@ -135,12 +139,17 @@ class RequestContext:
                 {"requiredCapabilities": {capability: {}}},
             )
         if self.era == ERA_MODERN:
-            # The stateless era has no server->client requests; input goes via input_required results.
-            raise RpcError(
-                jsonrpc.MISSING_CLIENT_CAPABILITY,
-                f"{method} is not available in the stateless era",
-                {"requiredCapabilities": {capability: {}}},
-            )
+            # No server->client requests in the stateless era: the answer comes with a retry of
+            # this very request (inputResponses), which runs the handler again from the start.
+            self._asks += 1
+            key = f"{capability}-{self._asks}"
+            answer = self._responses.get(key)
+            if isinstance(answer, dict):
+                return answer
+            embedded: JSONObject = {"method": method}
+            if params is not None:
+                embedded["params"] = params
+            raise InputRequired({key: embedded})
         return await self._session.request(method, params, timeout=None)
 
     async def request_sampling(self, params: JSONObject) -> JSONObject:
@@ -358,13 +367,25 @@ class ServerConnection:
             if self.server.instructions is not None:
                 result["instructions"] = self.server.instructions
         else:
-            result = await self._dispatch(method, params, context)
+            check_request_state(method, params)
+            try:
+                result = await self._dispatch(method, params, context)
+            except InputRequired as need:
+                return self._input_required(method, params, need)
             if method in _CACHEABLE:
                 result = {**_CACHE_HINTS, **result}
         if isinstance(result, dict):
             result = {**result, "resultType": result.get("resultType", "complete")}
             result["_meta"] = {**(result.get("_meta") or {}), META_SERVER_INFO: self.server.info}
         return result
+
+    def _input_required(self, method: str, params: JSONObject, need: InputRequired) -> JSONObject:
+        return {
+            "resultType": "input_required",
+            "inputRequests": need.requests,
+            "requestState": sign_request_state(method, params),
+            "_meta": {META_SERVER_INFO: self.server.info},
+        }
 
     # -- the handshake era ---------------------------------------------------------
 
@@ -446,7 +467,7 @@ class ServerConnection:
             return error_result("Invalid arguments: expected an object")
         try:
             return await tool.handler(arguments, context)
-        except (RpcError, asyncio.CancelledError):
+        except (RpcError, asyncio.CancelledError, InputRequired):
             raise
         except Exception as exc:
             # Never leak a traceback to the client; the server log keeps it.
