@@ -97,3 +97,27 @@ def test_everything_sync_twin(tmp_path: Path) -> None:
             assert {p.name for p in c.list_prompts()} >= {"simple-prompt"}
             with pytest.raises(pkg.McpError):
                 c.read_resource("demo://nope/never")
+
+
+def test_everything_resource_updates(tmp_path: Path) -> None:
+    """resources/subscribe, then server-everything's simulated updates arrive as an async iterator."""
+    uri = "demo://resource/static/document/architecture.md"
+    with generated(_catalog(), tmp_path) as pkg:
+
+        async def run() -> None:
+            async with pkg.AsyncClient.connect_stdio(EVERYTHING[0], EVERYTHING[1:], protocol="legacy") as c:
+                async with c.resource_updates() as updates:
+                    await c.subscribe_resource(uri)
+                    await c.toggle_subscriber_updates()  # sends one update at once, then every 5 s
+                    got = await asyncio.wait_for(updates.__anext__(), 10)
+                    assert got == uri
+                await c.unsubscribe_resource(uri)
+
+        asyncio.run(run())
+
+        # The sync twin: a blocking iterator with a timeout.
+        with pkg.Client.connect_stdio(EVERYTHING[0], EVERYTHING[1:], protocol="legacy") as c:
+            with c.resource_updates() as updates:
+                c.subscribe_resource(uri)
+                c.toggle_subscriber_updates()
+                assert updates.next(timeout=10) == uri

@@ -42,6 +42,8 @@ from ._features import (
     ResourceContent,
     ResourceContents,
     ResourceTemplate,
+    ResourceUpdates,
+    SyncResourceUpdates,
     TextResourceContents,
 )
 from .client import AsyncClient, Client
@@ -71,9 +73,11 @@ __all__ = [
     "ResourceContents",
     "ResourceLink",
     "ResourceTemplate",
+    "ResourceUpdates",
     "RpcError",
     "SchemaDriftError",
     "SchemaDriftWarning",
+    "SyncResourceUpdates",
     "TextContent",
     "TextResourceContents",
     "ToolError",

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import base64
 import re
 from collections.abc import Coroutine, Mapping
@@ -225,6 +226,60 @@ def expand_uri_template(template: str, values: Mapping[str, str]) -> str:
     return _VARIABLE.sub(one, template)
 
 
+class ResourceUpdates:
+    """`async for uri in updates`: the uri of each notifications/resources/updated.
+
+    Listening starts when `resource_updates()` is called (so nothing sent right after a
+    subscribe is missed) and stops at `aclose()` or the end of `async with`.
+    """
+
+    def __init__(self, session: ClientSession) -> None:
+        self._session = session
+        self._queue: asyncio.Queue[str] = session.listen_resource_updates()
+
+    def __aiter__(self) -> ResourceUpdates:
+        return self
+
+    async def __anext__(self) -> str:
+        return await self._queue.get()
+
+    async def aclose(self) -> None:
+        self._session.stop_listening(self._queue)
+
+    async def __aenter__(self) -> ResourceUpdates:
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.aclose()
+
+
+class SyncResourceUpdates:
+    """`for uri in updates`: the sync Client's ResourceUpdates (blocks until the next update)."""
+
+    def __init__(self, inner: ResourceUpdates, runner: _Runner) -> None:
+        self._inner = inner
+        self._runner = runner
+
+    def __iter__(self) -> SyncResourceUpdates:
+        return self
+
+    def __next__(self) -> str:
+        return self._runner.run(self._inner.__anext__())
+
+    def next(self, timeout: float | None = None) -> str:
+        """The next updated uri; TimeoutError after `timeout` seconds."""
+        return self._runner.run(asyncio.wait_for(self._inner.__anext__(), timeout))
+
+    def close(self) -> None:
+        self._runner.run(self._inner.aclose())
+
+    def __enter__(self) -> SyncResourceUpdates:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
 class _AsyncFeatures:
     """Prompts, resources and completion for AsyncClient."""
 
@@ -279,6 +334,21 @@ class _AsyncFeatures:
             dict(ref), dict(argument), dict(context) if context is not None else None
         )
         return Completion.from_raw(raw)
+
+    async def subscribe_resource(self, uri: str) -> None:
+        """resources/subscribe (handshake era); updates arrive through `resource_updates()`."""
+        await self._session.subscribe_resource(uri)
+
+    async def unsubscribe_resource(self, uri: str) -> None:
+        await self._session.unsubscribe_resource(uri)
+
+    def resource_updates(self) -> ResourceUpdates:
+        """Start listening for notifications/resources/updated (call before subscribing)."""
+        return ResourceUpdates(self._session)
+
+    async def _open_resource_updates(self) -> ResourceUpdates:
+        # The sync twin registers the queue on the loop thread, where notifications arrive.
+        return self.resource_updates()
 
     async def get_args_prompt(
         self,
@@ -418,6 +488,17 @@ class _SyncFeatures:
         context: Mapping[str, Any] | None = None,
     ) -> Completion:
         return self._runner.run(self._inner.complete(ref, argument, context))
+
+    def subscribe_resource(self: _SyncHost, uri: str) -> None:
+        self._runner.run(self._inner.subscribe_resource(uri))
+
+    def unsubscribe_resource(self: _SyncHost, uri: str) -> None:
+        self._runner.run(self._inner.unsubscribe_resource(uri))
+
+    def resource_updates(self: _SyncHost) -> SyncResourceUpdates:
+        return SyncResourceUpdates(
+            self._runner.run(self._inner._open_resource_updates()), self._runner
+        )
 
     def get_args_prompt(
         self: _SyncHost,
