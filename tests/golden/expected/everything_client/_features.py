@@ -209,7 +209,8 @@ class Completion:
         return cls(values, total if isinstance(total, int) else None, c.get("hasMore") is True, raw)
 
 
-_VARIABLE = re.compile(r"\{([A-Za-z0-9_]+)\}")
+# A level-1 `{var}`; a plain string keeps module import free of calls (re caches the compiled form).
+_VARIABLE = r"\{([A-Za-z0-9_]+)\}"
 
 
 def expand_uri_template(template: str, values: Mapping[str, str]) -> str:
@@ -223,7 +224,7 @@ def expand_uri_template(template: str, values: Mapping[str, str]) -> str:
             raise ValueError(f"{match.group(1)}={value!r} is not allowed in a URI template")
         return quote(value, safe="")
 
-    return _VARIABLE.sub(one, template)
+    return re.sub(_VARIABLE, one, template)
 
 
 class ResourceUpdates:
