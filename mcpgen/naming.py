@@ -24,6 +24,8 @@ CLIENT_MEMBERS = frozenset(
         "close", "aclose", "session", "list_tools", "list_prompts", "list_resources",
         "list_resource_templates", "get_prompt", "read_resource", "ping", "request",
         "server_info", "protocol_version", "instructions", "tool_names", "self", "cls",
+        # prompts/resources/completion/subscriptions (templates/client/_features.py.jinja)
+        "complete", "subscribe_resource", "unsubscribe_resource", "resource_updates",
     }
 )
 
@@ -45,6 +47,7 @@ _RESERVED_SNAKE = (
     | frozenset(n for n in dir(builtins) if not n.startswith("_"))
     | frozenset({"self", "cls"})
 )
+RESERVED_SNAKE = _RESERVED_SNAKE  # for other generators' own name tables
 
 
 def _ascii(text: str) -> str:

@@ -87,6 +87,8 @@ class ClientSession:
         self.server_capabilities: JSONObject = {}
         self.instructions: str | None = None
         self._probe_timeout = PROBE_TIMEOUT
+        # One queue per open resource_updates() iterator; notifications/resources/updated fans out.
+        self._update_queues: set[asyncio.Queue[str]] = set()
 
     # -- connection ----------------------------------------------------------------
 
@@ -386,6 +388,27 @@ class ClientSession:
         result: JSONObject = await self.request("completion/complete", params)
         return result
 
+    async def subscribe_resource(self, uri: str) -> None:
+        """resources/subscribe (handshake era): the server then sends notifications/resources/updated."""
+        if self.era == ERA_MODERN:
+            # 2026-07-28 replaced it with subscriptions/listen, which this runtime does not speak yet.
+            raise ProtocolError("resources/subscribe does not exist in the 2026-07-28 protocol")
+        await self.request("resources/subscribe", {"uri": uri})
+
+    async def unsubscribe_resource(self, uri: str) -> None:
+        if self.era == ERA_MODERN:
+            raise ProtocolError("resources/unsubscribe does not exist in the 2026-07-28 protocol")
+        await self.request("resources/unsubscribe", {"uri": uri})
+
+    def listen_resource_updates(self) -> asyncio.Queue[str]:
+        """A queue that receives the uri of every notifications/resources/updated from now on."""
+        queue: asyncio.Queue[str] = asyncio.Queue()
+        self._update_queues.add(queue)
+        return queue
+
+    def stop_listening(self, queue: asyncio.Queue[str]) -> None:
+        self._update_queues.discard(queue)
+
     async def ping(self) -> None:
         if self.era == ERA_MODERN:
             # Removed in 2026-07-28; discover is the cheapest round trip that proves liveness.
@@ -420,6 +443,11 @@ class ClientSession:
                 await _maybe_await(self.on_log(params))
             else:
                 log.info("server log [%s] %s", params.get("level"), params.get("data"))
+        elif method == "notifications/resources/updated":
+            uri = params.get("uri")
+            if isinstance(uri, str):
+                for queue in list(self._update_queues):
+                    queue.put_nowait(uri)
         elif method.endswith("/list_changed") and method.startswith("notifications/"):
             kind = method[len("notifications/") : -len("/list_changed")]
             if self.on_list_changed is not None:

@@ -26,6 +26,7 @@ from mcpgen.runtime import compare_tools as _compare_tools
 from mcpgen.runtime import connect_http as _connect_http
 from mcpgen.runtime import connect_stdio as _connect_stdio
 
+from ._features import _AsyncFeatures, _SyncFeatures
 from ._catalog import (
     SCHEMA_HASHES,
     SOURCE_COMMAND,
@@ -82,7 +83,7 @@ def _output_mode(value: str) -> ValidateOutput:
     return cast(ValidateOutput, value)
 
 
-class AsyncClient:
+class AsyncClient(_AsyncFeatures):
     """Typed async client: one method per tool, plus `call_tool`, `dispatch` and `tool_definitions`.
 
     Use `AsyncClient.connect_stdio(command, args)` (or `connect()`) as an async context manager.
@@ -399,7 +400,7 @@ def _hold(
         runner.stop()
 
 
-class Client:
+class Client(_SyncFeatures):
     """Synchronous twin of AsyncClient (runs an event loop in a background thread)."""
 
     def __init__(self, inner: AsyncClient, runner: _LoopThread) -> None:

@@ -1,0 +1,37 @@
+"""Helpers: generate a client package into a folder and import it under a fresh name."""
+
+from __future__ import annotations
+
+import importlib
+import sys
+import uuid
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from types import ModuleType
+
+from mcpgen.catalog import Catalog
+from mcpgen.clientgen import ClientOptions, generate_client
+from mcpgen.output import write_atomic
+
+REPO = Path(__file__).resolve().parents[2]
+PY = str(REPO / ".venv" / "bin" / "python")
+EVERYTHING = [
+    "node",
+    str(REPO / "tests/peers/node_modules/@modelcontextprotocol/server-everything/dist/index.js"),
+    "stdio",
+]
+CONFORMANCE = REPO / "examples" / "conformance"
+
+
+@contextmanager
+def generated(catalog: Catalog, folder: Path) -> Iterator[ModuleType]:
+    name = f"fc_{uuid.uuid4().hex[:10]}"
+    write_atomic(generate_client(catalog, ClientOptions(package=name)), folder / name)
+    sys.path.insert(0, str(folder))
+    try:
+        yield importlib.import_module(name)
+    finally:
+        sys.path.remove(str(folder))
+        for mod in [m for m in sys.modules if m == name or m.startswith(name + ".")]:
+            del sys.modules[mod]
