@@ -9,6 +9,7 @@ The `requestState` it hands out is signed, so a client cannot forge or alter it.
 from __future__ import annotations
 
 import base64
+import functools
 import hashlib
 import hmac
 import json
@@ -19,9 +20,11 @@ from . import jsonrpc
 from .errors import RpcError
 from .jsonrpc import JSONObject
 
-# Several workers behind a load balancer must share the key (MCPGEN_REQUEST_STATE_KEY);
-# a single process makes its own.
-_KEY = (os.environ.get("MCPGEN_REQUEST_STATE_KEY") or secrets.token_hex(32)).encode()
+@functools.lru_cache(maxsize=1)
+def _key() -> bytes:
+    # Several workers behind a load balancer must share the key (MCPGEN_REQUEST_STATE_KEY);
+    # a single process makes its own, on first use (importing the runtime does nothing).
+    return (os.environ.get("MCPGEN_REQUEST_STATE_KEY") or secrets.token_hex(32)).encode()
 
 
 class InputRequired(BaseException):
@@ -41,7 +44,7 @@ def _subject(method: str, params: JSONObject) -> bytes:
 
 def sign_request_state(method: str, params: JSONObject) -> str:
     body = base64.urlsafe_b64encode(hashlib.sha256(_subject(method, params)).digest()).decode().rstrip("=")
-    mac = hmac.new(_KEY, body.encode(), hashlib.sha256).hexdigest()[:32]
+    mac = hmac.new(_key(), body.encode(), hashlib.sha256).hexdigest()[:32]
     return f"{body}.{mac}"
 
 
