@@ -28,6 +28,19 @@ def sessions(
     return client, server
 
 
+def hanging(cancelled: asyncio.Event) -> Callable[[str, JSONObject, RequestId], Awaitable[Any]]:
+    """A handler that never answers and records that it was cancelled."""
+
+    async def hang(method: str, params: JSONObject, rid: RequestId) -> Any:
+        try:
+            await asyncio.sleep(60)
+        except asyncio.CancelledError:
+            cancelled.set()
+            raise
+
+    return hang
+
+
 def test_many_requests_in_flight_each_get_their_own_answer() -> None:
     async def main() -> None:
         async def echo(method: str, params: JSONObject, rid: RequestId) -> Any:
@@ -77,14 +90,7 @@ def test_handler_crash_is_an_internal_error_without_details() -> None:
 def test_timeout_raises_locally_and_cancels_on_the_peer() -> None:
     async def main() -> None:
         cancelled = asyncio.Event()
-
-        async def hang(method: str, params: JSONObject, rid: RequestId) -> Any:
-            try:
-                await asyncio.sleep(60)
-            except asyncio.CancelledError:
-                cancelled.set()
-                raise
-
+        hang = hanging(cancelled)
         client, _ = sessions(hang)
         with pytest.raises(RequestTimeout):
             await client.request("slow", timeout=0.2)
@@ -100,14 +106,7 @@ def test_timeout_raises_locally_and_cancels_on_the_peer() -> None:
 def test_caller_cancellation_sends_notifications_cancelled() -> None:
     async def main() -> None:
         cancelled = asyncio.Event()
-
-        async def hang(method: str, params: JSONObject, rid: RequestId) -> Any:
-            try:
-                await asyncio.sleep(60)
-            except asyncio.CancelledError:
-                cancelled.set()
-                raise
-
+        hang = hanging(cancelled)
         client, server = sessions(hang)
         task = asyncio.ensure_future(client.request("slow"))
         await asyncio.sleep(0.05)
