@@ -117,19 +117,21 @@ def _cli_target(kind: str, output: str, name: str | None, source: SourceSpec, **
               help="Directory of templates overriding shipped ones by file name.")
 @click.option("--skip-invalid", is_flag=True,
               help="Leave out (with a warning) each tool that cannot be generated exactly; generate the rest.")
+@click.option("--sync/--no-sync", "sync", default=True, show_default=True,
+              help="Also generate `Client`, the synchronous twin of `AsyncClient`.")
 @_with_source_options
 @_with_mode_options
 @click.pass_context
 def client_cmd(
     ctx: click.Context, source: str | None, output: str, name: str | None, runtime: str, templates: str | None,
-    skip_invalid: bool, url: str | None, headers: tuple[str, ...], config: str | None, server: str | None, connect_timeout: float,
+    skip_invalid: bool, sync: bool, url: str | None, headers: tuple[str, ...], config: str | None, server: str | None, connect_timeout: float,
     check: bool, show_diff: bool, force: bool,
 ) -> None:
     """Generate a typed client package from SOURCE (file), --url, --config/--server, or -- COMMAND ARGS..."""
     spec = cli_source([source] if source else [], ctx.obj.get("command", ()), url, headers, config, server, connect_timeout)
     target = _cli_target(
         "client", output, name, spec, runtime=runtime, templates=Path(templates) if templates else None, force=force,
-        skip_invalid=skip_invalid,
+        skip_invalid=skip_invalid, sync=sync,
     )
     sys.exit(_run([target], _mode(check, show_diff)))
 

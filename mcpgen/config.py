@@ -37,7 +37,7 @@ _VAR = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}")
 # Keys of one target table (kebab-case; snake_case is accepted too).
 _KEYS = {
     "kind", "source", "url", "headers", "command", "config", "server", "output", "name",
-    "runtime", "templates", "add-missing", "force", "connect-timeout", "skip-invalid",
+    "runtime", "templates", "add-missing", "force", "connect-timeout", "skip-invalid", "sync",
 }
 
 
@@ -78,6 +78,7 @@ class Target:
     add_missing: bool = False
     force: bool = False
     skip_invalid: bool = False  # leave out (with a warning) tools that cannot be generated exactly
+    sync: bool = True  # clients: also generate the sync `Client` twin
     display: str = ""  # how to name the output folder in messages
 
     def label(self) -> str:
@@ -163,8 +164,8 @@ def parse_target(
             return None
         return value
 
-    def flag(key: str) -> bool:
-        value = opts.get(key, False)
+    def flag(key: str, default: bool = False) -> bool:
+        value = opts.get(key, default)
         if not isinstance(value, bool):
             problems.append(Problem(where, f"{key!r} must be true or false"))
             return False
@@ -187,6 +188,7 @@ def parse_target(
     source = _parse_source(opts, root, environ, where, problems, float(timeout))
     package = text("name")
     add_missing, force, skip_invalid = flag("add-missing"), flag("force"), flag("skip-invalid")
+    sync = flag("sync", True)
     if problems or kind is None or output is None or source is None:
         return None, problems
     out = root / output
@@ -205,6 +207,7 @@ def parse_target(
             add_missing=add_missing,
             force=force,
             skip_invalid=skip_invalid,
+            sync=sync,
             display=output,
         ),
         [],

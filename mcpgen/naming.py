@@ -20,11 +20,11 @@ from .catalog import Catalog, ToolSpec
 # Names the generated AsyncClient/Client define themselves (a tool must never shadow them).
 CLIENT_MEMBERS = frozenset(
     {
-        "call_tool", "with_options", "tool_definitions", "dispatch", "connect", "connect_stdio",
+        "call_tool", "with_options", "tool_definitions", "dispatch", "connect", "connect_stdio", "connect_http",
         "close", "aclose", "session", "list_tools", "list_prompts", "list_resources",
         "list_resource_templates", "get_prompt", "read_resource", "ping", "request",
         "server_info", "protocol_version", "instructions", "tool_names", "self", "cls",
-        # prompts/resources/completion/subscriptions (templates/client/_features.py.jinja)
+        # prompts/resources/completion/subscriptions (mcpgen/runtime/surface.py)
         "complete", "subscribe_resource", "unsubscribe_resource", "resource_updates",
     }
 )

@@ -114,7 +114,9 @@ def _client(t: Target, catalog: Catalog, mode: str, old: Manifest | None) -> Out
     from .clientgen import ClientOptions, generate_client
 
     templates = str(t.templates) if t.templates else None
-    options = ClientOptions(package=t.package, runtime=t.runtime, templates=templates, skip_invalid=t.skip_invalid)
+    options = ClientOptions(
+        package=t.package, runtime=t.runtime, templates=templates, skip_invalid=t.skip_invalid, sync=t.sync
+    )
     fs = generate_client(catalog, options)
     manifest = build_manifest("client", _options(t), catalog_digest(catalog), fs.files)
     outcome = Outcome(warnings=list(fs.warnings), tools=_generated_count(catalog, fs.warnings))

@@ -118,8 +118,10 @@ def _inert_value(node: ast.expr | None) -> bool:
     for sub in ast.walk(node):
         if isinstance(sub, ast.Call):
             f = sub.func
-            if not (isinstance(f, ast.Name) and f.id in {"TypeVar", "Unset", "float"}):
+            if not (isinstance(f, ast.Name) and f.id in {"TypeVar", "Unset", "float", "ToolCatalog"}):
                 return False
+            if f.id == "ToolCatalog" and not all(isinstance(a, ast.Name) for a in sub.args):
+                return False  # the catalog is built from the module's own constants, nothing else
         if isinstance(sub, (ast.Lambda, ast.NamedExpr, ast.Await, ast.Yield)):
             return False
     return True

@@ -15,8 +15,7 @@ from mcpgen.runtime import (
     SchemaDriftError,
     SchemaDriftWarning,
 )
-
-from ._types import (
+from mcpgen.runtime.results import (
     UNSET,
     AudioContent,
     ContentBlock,
@@ -31,7 +30,7 @@ from ._types import (
     UnknownContent,
     Unset,
 )
-from ._features import (
+from mcpgen.runtime.surface import (
     BlobResourceContents,
     Completion,
     Prompt,

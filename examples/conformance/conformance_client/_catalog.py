@@ -3,9 +3,9 @@
 
 from __future__ import annotations
 
-import copy
-import json
 from typing import Any
+
+from mcpgen.runtime.typed_client import ToolCatalog
 
 # The stdio command the catalog was read from; `AsyncClient.connect()` starts it again.
 SOURCE_COMMAND: tuple[str, ...] | None = None
@@ -36,31 +36,8 @@ METHOD_NAMES: dict[str, str] = {
     "test_reconnection": "test_reconnection",
 }
 
-_TOOLS_JSON = '[{"name":"add_numbers","description":"Add two numbers together","inputSchema":{"type":"object","properties":{"a":{"type":"number","description":"First number"},"b":{"type":"number","description":"Second number"}},"required":["a","b"]}},{"name":"test_client_elicitation_defaults","description":"Tests that client applies defaults for omitted elicitation fields","inputSchema":{"type":"object","properties":{},"required":[]}},{"name":"test_reconnection","description":"A tool that triggers SSE stream closure to test client reconnection behavior","inputSchema":{"type":"object","properties":{},"required":[]}}]'
-_parsed: list[dict[str, Any]] = []
+TOOLS_JSON = '[{"name":"add_numbers","description":"Add two numbers together","inputSchema":{"type":"object","properties":{"a":{"type":"number","description":"First number"},"b":{"type":"number","description":"Second number"}},"required":["a","b"]}},{"name":"test_client_elicitation_defaults","description":"Tests that client applies defaults for omitted elicitation fields","inputSchema":{"type":"object","properties":{},"required":[]}},{"name":"test_reconnection","description":"A tool that triggers SSE stream closure to test client reconnection behavior","inputSchema":{"type":"object","properties":{},"required":[]}}]'
 
-
-def tools() -> list[dict[str, Any]]:
-    """The original tool objects, exactly as the server listed them."""
-    if not _parsed:
-        _parsed.extend(json.loads(_TOOLS_JSON))
-    return copy.deepcopy(_parsed)
-
-
-def tool_definitions() -> list[dict[str, Any]]:
-    """Function-calling definitions: name, description and input schema of every tool."""
-    return [
-        {
-            "name": t["name"],
-            "description": t.get("description") or t.get("title") or "",
-            "input_schema": t.get("inputSchema", {"type": "object"}),
-        }
-        for t in tools()
-    ]
-
-
-def resolve_tool(name: str) -> str | None:
-    """The wire name for a wire name or a generated method name; None if unknown."""
-    if name in TOOL_TABLE:
-        return name
-    return METHOD_NAMES.get(name)
+CATALOG = ToolCatalog(
+    TOOLS_JSON, TOOL_TABLE, SCHEMA_HASHES, METHOD_NAMES, SOURCE_COMMAND, SOURCE_URL, SERVER_INFO
+)

@@ -3,9 +3,9 @@
 
 from __future__ import annotations
 
-import copy
-import json
 from typing import Any
+
+from mcpgen.runtime.typed_client import ToolCatalog
 
 # The stdio command the catalog was read from; `AsyncClient.connect()` starts it again.
 SOURCE_COMMAND: tuple[str, ...] | None = None
@@ -33,31 +33,8 @@ METHOD_NAMES: dict[str, str] = {
     "get_current_time": "get_current_time",
 }
 
-_TOOLS_JSON = '[{"annotations":{"destructiveHint":false,"idempotentHint":true,"openWorldHint":false,"readOnlyHint":true},"description":"Convert time between timezones","inputSchema":{"properties":{"source_timezone":{"description":"Source IANA timezone name (e.g., \'America/New_York\', \'Europe/London\'). Use \'UTC\' as local timezone if no source timezone provided by the user.","title":"Source Timezone","type":"string"},"time":{"description":"Time to convert in 24-hour format (HH:MM)","title":"Time","type":"string"},"target_timezone":{"description":"Target IANA timezone name (e.g., \'Asia/Tokyo\', \'America/San_Francisco\'). Use \'UTC\' as local timezone if no target timezone provided by the user.","title":"Target Timezone","type":"string"}},"required":["source_timezone","time","target_timezone"],"type":"object","title":"convert_timeArguments"},"name":"convert_time","outputSchema":{"properties":{"source":{"$ref":"#/$defs/TimeResult"},"target":{"$ref":"#/$defs/TimeResult"},"time_difference":{"title":"Time Difference","type":"string"}},"required":["source","target","time_difference"],"type":"object","$defs":{"TimeResult":{"properties":{"timezone":{"title":"Timezone","type":"string"},"datetime":{"title":"Datetime","type":"string"},"day_of_week":{"title":"Day Of Week","type":"string"},"is_dst":{"title":"Is Dst","type":"boolean"}},"required":["timezone","datetime","day_of_week","is_dst"],"title":"TimeResult","type":"object"}},"title":"TimeConversionResult"}},{"annotations":{"destructiveHint":false,"idempotentHint":true,"openWorldHint":false,"readOnlyHint":true},"description":"Get current time in a specific timezone","inputSchema":{"properties":{"timezone":{"description":"IANA timezone name (e.g., \'America/New_York\', \'Europe/London\'). Use \'UTC\' as local timezone if no timezone provided by the user.","title":"Timezone","type":"string"}},"required":["timezone"],"type":"object","title":"get_current_timeArguments"},"name":"get_current_time","outputSchema":{"properties":{"timezone":{"title":"Timezone","type":"string"},"datetime":{"title":"Datetime","type":"string"},"day_of_week":{"title":"Day Of Week","type":"string"},"is_dst":{"title":"Is Dst","type":"boolean"}},"required":["timezone","datetime","day_of_week","is_dst"],"type":"object","title":"TimeResult"}}]'
-_parsed: list[dict[str, Any]] = []
+TOOLS_JSON = '[{"annotations":{"destructiveHint":false,"idempotentHint":true,"openWorldHint":false,"readOnlyHint":true},"description":"Convert time between timezones","inputSchema":{"properties":{"source_timezone":{"description":"Source IANA timezone name (e.g., \'America/New_York\', \'Europe/London\'). Use \'UTC\' as local timezone if no source timezone provided by the user.","title":"Source Timezone","type":"string"},"time":{"description":"Time to convert in 24-hour format (HH:MM)","title":"Time","type":"string"},"target_timezone":{"description":"Target IANA timezone name (e.g., \'Asia/Tokyo\', \'America/San_Francisco\'). Use \'UTC\' as local timezone if no target timezone provided by the user.","title":"Target Timezone","type":"string"}},"required":["source_timezone","time","target_timezone"],"type":"object","title":"convert_timeArguments"},"name":"convert_time","outputSchema":{"properties":{"source":{"$ref":"#/$defs/TimeResult"},"target":{"$ref":"#/$defs/TimeResult"},"time_difference":{"title":"Time Difference","type":"string"}},"required":["source","target","time_difference"],"type":"object","$defs":{"TimeResult":{"properties":{"timezone":{"title":"Timezone","type":"string"},"datetime":{"title":"Datetime","type":"string"},"day_of_week":{"title":"Day Of Week","type":"string"},"is_dst":{"title":"Is Dst","type":"boolean"}},"required":["timezone","datetime","day_of_week","is_dst"],"title":"TimeResult","type":"object"}},"title":"TimeConversionResult"}},{"annotations":{"destructiveHint":false,"idempotentHint":true,"openWorldHint":false,"readOnlyHint":true},"description":"Get current time in a specific timezone","inputSchema":{"properties":{"timezone":{"description":"IANA timezone name (e.g., \'America/New_York\', \'Europe/London\'). Use \'UTC\' as local timezone if no timezone provided by the user.","title":"Timezone","type":"string"}},"required":["timezone"],"type":"object","title":"get_current_timeArguments"},"name":"get_current_time","outputSchema":{"properties":{"timezone":{"title":"Timezone","type":"string"},"datetime":{"title":"Datetime","type":"string"},"day_of_week":{"title":"Day Of Week","type":"string"},"is_dst":{"title":"Is Dst","type":"boolean"}},"required":["timezone","datetime","day_of_week","is_dst"],"type":"object","title":"TimeResult"}}]'
 
-
-def tools() -> list[dict[str, Any]]:
-    """The original tool objects, exactly as the server listed them."""
-    if not _parsed:
-        _parsed.extend(json.loads(_TOOLS_JSON))
-    return copy.deepcopy(_parsed)
-
-
-def tool_definitions() -> list[dict[str, Any]]:
-    """Function-calling definitions: name, description and input schema of every tool."""
-    return [
-        {
-            "name": t["name"],
-            "description": t.get("description") or t.get("title") or "",
-            "input_schema": t.get("inputSchema", {"type": "object"}),
-        }
-        for t in tools()
-    ]
-
-
-def resolve_tool(name: str) -> str | None:
-    """The wire name for a wire name or a generated method name; None if unknown."""
-    if name in TOOL_TABLE:
-        return name
-    return METHOD_NAMES.get(name)
+CATALOG = ToolCatalog(
+    TOOLS_JSON, TOOL_TABLE, SCHEMA_HASHES, METHOD_NAMES, SOURCE_COMMAND, SOURCE_URL, SERVER_INFO
+)

@@ -3,311 +3,42 @@
 
 from __future__ import annotations
 
-import asyncio
-import contextlib
-import copy
-import json
-import threading
-import warnings
-from collections.abc import (
-    AsyncIterator,
-    Awaitable,
-    Callable,
-    Coroutine,
-    Iterator,
-    Mapping,
-    Sequence,
-)
-from concurrent.futures import Future
-from typing import TYPE_CHECKING, Any, Literal, TypeVar, cast
+from types import ModuleType as _ModuleType
+from typing import TYPE_CHECKING
+from typing import cast as _cast
 
-from mcpgen.runtime import SchemaDriftError, SchemaDriftWarning
-from mcpgen.runtime import compare_tools as _compare_tools
-from mcpgen.runtime import connect_http as _connect_http
-from mcpgen.runtime import connect_stdio as _connect_stdio
+from mcpgen.runtime.results import UNSET, ToolResult, Unset
+from mcpgen.runtime.typed_client import AsyncClientBase, SyncClientBase
 
-from ._features import _AsyncFeatures, _SyncFeatures
-from ._catalog import (
-    SCHEMA_HASHES,
-    SOURCE_COMMAND,
-    SOURCE_URL,
-    TOOL_TABLE,
-    resolve_tool,
-    tool_definitions,
-)
-from ._types import (
-    UNSET,
-    ToolError,
-    ToolOutputError,
-    ToolOutputWarning,
-    ToolResult,
-    Unset,
-    structured_of,
-)
+from ._catalog import CATALOG
 
 if TYPE_CHECKING:
-    from mcpgen.runtime import ClientSession
-
     from . import models as _models
 
-_T = TypeVar("_T")
 
-ProgressCallback = Callable[[float, float | None, str | None], Awaitable[None] | None]
-LogCallback = Callable[[dict[str, Any]], Awaitable[None] | None]
-RequestCallback = Callable[[dict[str, Any]], Awaitable[dict[str, Any]]]
-RootsCallback = Callable[[], Awaitable[list[dict[str, Any]]]]
-_DRIFT_MODES = ("warn", "strict", "off")
-
-
-async def _check_drift(session: ClientSession, mode: str) -> None:
-    """One tools/list: are the live schemas the ones this client was generated from?"""
-    if mode == "off":
-        return
-    drift = _compare_tools(SCHEMA_HASHES, await session.list_tools())
-    if not drift:
-        return
-    if mode == "strict":
-        raise SchemaDriftError(drift)
-    warnings.warn(SchemaDriftWarning(drift.describe()), stacklevel=2)
-
-
-# How results are checked against outputSchema: "strict" raises ToolOutputError, "warn" warns
-# (ToolOutputWarning) and returns the unchecked result, "off" skips the JSON Schema check.
-ValidateOutput = Literal["strict", "warn", "off"]
-_VALIDATE_OUTPUT = ("strict", "warn", "off")
-
-
-def _output_mode(value: str) -> ValidateOutput:
-    if value not in _VALIDATE_OUTPUT:
-        raise ValueError(f"validate_output must be one of {_VALIDATE_OUTPUT}, not {value!r}")
-    return cast(ValidateOutput, value)
-
-
-class AsyncClient(_AsyncFeatures):
+class AsyncClient(AsyncClientBase):
     """Typed async client: one method per tool, plus `call_tool`, `dispatch` and `tool_definitions`.
 
-    Use `AsyncClient.connect_stdio(command, args)` (or `connect()`) as an async context manager.
+    Use `AsyncClient.connect_stdio(command, args)`, `AsyncClient.connect_http(url)` or
+    `AsyncClient.connect()` as an async context manager.
     """
 
-    def __init__(
-        self,
-        session: ClientSession,
-        *,
-        timeout: float | None = None,
-        progress: ProgressCallback | None = None,
-        validate_output: ValidateOutput = "strict",
-    ) -> None:
-        self._session = session
-        self._timeout = timeout
-        self._progress = progress
-        self._validate_output = _output_mode(validate_output)
+    _catalog = CATALOG
 
-    @property
-    def session(self) -> ClientSession:
-        """The underlying runtime session (prompts, resources, raw requests)."""
-        return self._session
-
-    @classmethod
-    @contextlib.asynccontextmanager
-    async def connect_stdio(
-        cls,
-        command: str,
-        args: Sequence[str] = (),
-        *,
-        env: Mapping[str, str] | None = None,
-        cwd: str | None = None,
-        timeout: float = 60.0,
-        on_log: LogCallback | None = None,
-        on_sampling: RequestCallback | None = None,
-        on_elicitation: RequestCallback | None = None,
-        on_roots: RootsCallback | None = None,
-        wire_log: str | None = None,
-        drift: str = "warn",
-        validate_output: ValidateOutput = "strict",
-        **options: Any,
-    ) -> AsyncIterator[AsyncClient]:
-        """Start `command args` as a stdio MCP server and connect to it.
-
-        `timeout` is the default per-call timeout; `validate_output` how results are checked
-        against outputSchema ("strict", "warn" or "off"); `options` go to the runtime's
-        connect_stdio (e.g. `connect_timeout`, `protocol`, `client_info`). `drift` compares the
-        server's tool schemas with the generated ones after connecting: "warn" (a
-        SchemaDriftWarning), "strict" (raise SchemaDriftError naming the tools) or "off" (no
-        extra tools/list).
-        """
-        if drift not in _DRIFT_MODES:
-            raise ValueError(f"drift must be one of {_DRIFT_MODES}, not {drift!r}")
-        mode = _output_mode(validate_output)
-        async with _connect_stdio(
-            command,
-            list(args),
-            env=env,
-            cwd=cwd,
-            timeout=timeout,
-            on_log=on_log,
-            on_sampling=on_sampling,
-            on_elicitation=on_elicitation,
-            on_roots=on_roots,
-            wire_log=wire_log,
-            **options,
-        ) as session:
-            await _check_drift(session, drift)
-            yield cls(session, validate_output=mode)
-
-    @classmethod
-    @contextlib.asynccontextmanager
-    async def connect_http(
-        cls,
-        url: str,
-        *,
-        headers: Mapping[str, str] | None = None,
-        timeout: float = 60.0,
-        on_log: LogCallback | None = None,
-        on_sampling: RequestCallback | None = None,
-        on_elicitation: RequestCallback | None = None,
-        on_roots: RootsCallback | None = None,
-        wire_log: str | None = None,
-        drift: str = "warn",
-        validate_output: ValidateOutput = "strict",
-        **options: Any,
-    ) -> AsyncIterator[AsyncClient]:
-        """Connect to an MCP server at `url` (Streamable HTTP, or the legacy HTTP+SSE transport).
-
-        `headers` go on every request (e.g. `{"Authorization": "Bearer ..."}`); `options` go to
-        the runtime's connect_http (e.g. `connect_timeout`, `protocol`, `transport`). `drift`
-        and `validate_output` work as for connect_stdio.
-        """
-        if drift not in _DRIFT_MODES:
-            raise ValueError(f"drift must be one of {_DRIFT_MODES}, not {drift!r}")
-        mode = _output_mode(validate_output)
-        async with _connect_http(
-            url,
-            headers=headers,
-            timeout=timeout,
-            on_log=on_log,
-            on_sampling=on_sampling,
-            on_elicitation=on_elicitation,
-            on_roots=on_roots,
-            wire_log=wire_log,
-            **options,
-        ) as session:
-            await _check_drift(session, drift)
-            yield cls(session, validate_output=mode)
-
-    @classmethod
-    def connect(cls, **options: Any) -> contextlib.AbstractAsyncContextManager[AsyncClient]:
-        """Connect the way this client was generated: the same stdio command, or the same URL."""
-        if SOURCE_COMMAND:
-            return cls.connect_stdio(SOURCE_COMMAND[0], SOURCE_COMMAND[1:], **options)
-        if SOURCE_URL:
-            return cls.connect_http(SOURCE_URL, **options)
-        raise RuntimeError(
-            "this client was generated from a file, not a live server: "
-            "use AsyncClient.connect_stdio(command, args) or AsyncClient.connect_http(url)"
-        )
-
-    def with_options(
-        self,
-        *,
-        timeout: float | None = None,
-        progress: ProgressCallback | None = None,
-        validate_output: ValidateOutput | None = None,
-    ) -> AsyncClient:
-        """A view of this client whose calls use these per-call options."""
-        view = copy.copy(self)
-        if timeout is not None:
-            view._timeout = timeout
-        if progress is not None:
-            view._progress = progress
-        if validate_output is not None:
-            view._validate_output = _output_mode(validate_output)
-        return view
-
-    async def call_tool(
-        self, name: str, arguments: Mapping[str, Any] | None = None
-    ) -> dict[str, Any]:
-        """Untyped escape hatch: the raw CallToolResult (no validation, no ToolError)."""
-        return await self._session.call_tool(
-            name, arguments, timeout=self._timeout, progress=self._progress
-        )
-
-    def tool_definitions(self) -> list[dict[str, Any]]:
-        """The catalog as function-calling definitions (name, description, input_schema)."""
-        return tool_definitions()
-
-    async def dispatch(self, name: str, arguments: Mapping[str, Any] | str | None = None) -> Any:
-        """Run an LLM's tool call through the typed, validated path.
-
-        Unknown tools, bad JSON, bad arguments and tool errors come back as a
-        `ToolResult` with `is_error=True` whose text explains the problem (no exception).
-        """
-        wire = resolve_tool(name)
-        if wire is None:
-            return ToolResult.error(
-                f"Unknown tool {name!r}. Available tools: {', '.join(sorted(TOOL_TABLE))}"
-            )
-        if isinstance(arguments, str):
-            try:
-                arguments = json.loads(arguments) if arguments.strip() else {}
-            except ValueError as exc:
-                return ToolResult.error(f"Arguments for tool {wire!r} are not valid JSON: {exc}")
-        if arguments is None:
-            arguments = {}
-        if not isinstance(arguments, Mapping):
-            return ToolResult.error(f"Arguments for tool {wire!r} must be a JSON object")
-        import pydantic
-
-        try:
-            return await self._invoke(wire, dict(arguments))
-        except pydantic.ValidationError as exc:
-            return ToolResult.error(f"Invalid arguments for tool {wire!r}: {exc}")
-        except ToolError as exc:
-            return exc.result
-
-    async def _invoke(self, wire: str, given: Mapping[str, Any]) -> Any:
+    @staticmethod
+    def _load_models() -> _ModuleType:
         from . import models
 
-        args_model, result_model, wrapped, is_root = TOOL_TABLE[wire]
-        # Validate by wire name, then send only what the caller set, by wire name.
-        checked = getattr(models, args_model).model_validate(
-            {k: v for k, v in given.items() if not isinstance(v, Unset)}
-        )
-        arguments = checked.model_dump(mode="json", by_alias=True, exclude_unset=True)
-        raw = await self.call_tool(wire, arguments)
-        result = ToolResult.from_raw(raw)
-        if result.is_error:
-            raise ToolError(wire, result)
-        if result_model is None:
-            return result
-        data = structured_of(raw)
-        if wrapped and isinstance(data, dict) and "result" in data:
-            data = data["result"]
-        model = getattr(models, result_model)
-        mode = self._validate_output
-        try:
-            # "off" skips the JSON Schema check; pydantic still builds the typed value.
-            parsed = model.model_validate(data, context={"mcpgen_exact": mode != "off"})
-        except ValueError as exc:  # pydantic.ValidationError
-            message = f"output does not match outputSchema: {exc}"
-            if mode == "strict":
-                raise ToolOutputError(wire, message, result) from exc
-            if mode == "warn":
-                warnings.warn(ToolOutputWarning(wire, message), stacklevel=3)
-            return data  # unchecked, exactly as the server sent it
-        return parsed.root if is_root else parsed
+        return models
 
     async def convert_time(
-        self,
-        *,
-        source_timezone: str,
-        time: str,
-        target_timezone: str,
+        self, *, source_timezone: str, time: str, target_timezone: str
     ) -> _models.ConvertTimeResult:
         """Convert time between timezones
 
         MCP tool: 'convert_time'
         """
-        return cast(
+        return _cast(
             "_models.ConvertTimeResult",
             await self._invoke(
                 "convert_time",
@@ -319,195 +50,24 @@ class AsyncClient(_AsyncFeatures):
             ),
         )
 
-    async def get_current_time(
-        self,
-        *,
-        timezone: str,
-    ) -> _models.GetCurrentTimeResult:
+    async def get_current_time(self, *, timezone: str) -> _models.GetCurrentTimeResult:
         """Get current time in a specific timezone
 
         MCP tool: 'get_current_time'
         """
-        return cast(
+        return _cast(
             "_models.GetCurrentTimeResult",
-            await self._invoke(
-                "get_current_time",
-                {
-                    "timezone": timezone,
-                },
-            ),
+            await self._invoke("get_current_time", {"timezone": timezone}),
         )
 
 
-class _LoopThread:
-    """An event loop in a daemon thread: the sync Client runs every coroutine here."""
-
-    def __init__(self) -> None:
-        self.loop = asyncio.new_event_loop()
-        self._thread = threading.Thread(
-            target=self.loop.run_forever, name="mcp-client-loop", daemon=True
-        )
-        self._thread.start()
-
-    def run(self, coro: Coroutine[Any, Any, _T]) -> _T:
-        return asyncio.run_coroutine_threadsafe(coro, self.loop).result()
-
-    def stop(self) -> None:
-        self.loop.call_soon_threadsafe(self.loop.stop)
-        self._thread.join()
-        self.loop.close()
-
-
-@contextlib.contextmanager
-def _hold(
-    cm: contextlib.AbstractAsyncContextManager[AsyncClient],
-) -> Iterator[tuple[AsyncClient, _LoopThread]]:
-    """Enter and exit the async context in ONE task on the loop thread (cancel scopes need that)."""
-    runner = _LoopThread()
-    ready: Future[AsyncClient] = Future()
-    closing: list[asyncio.Event] = []
-
-    async def hold() -> None:
-        closing.append(asyncio.Event())
-        try:
-            async with cm as client:
-                ready.set_result(client)
-                await closing[0].wait()
-        except BaseException as exc:
-            if not ready.done():
-                ready.set_exception(exc)
-            raise
-
-    try:
-        task = asyncio.run_coroutine_threadsafe(hold(), runner.loop)
-        client = ready.result()
-        try:
-            yield client, runner
-        finally:
-            runner.loop.call_soon_threadsafe(closing[0].set)
-            with contextlib.suppress(Exception):
-                task.result()
-    finally:
-        runner.stop()
-
-
-class Client(_SyncFeatures):
+class Client(SyncClientBase[AsyncClient]):
     """Synchronous twin of AsyncClient (runs an event loop in a background thread)."""
 
-    def __init__(self, inner: AsyncClient, runner: _LoopThread) -> None:
-        self._inner = inner
-        self._runner = runner
-
-    @property
-    def session(self) -> ClientSession:
-        return self._inner.session
-
-    @classmethod
-    @contextlib.contextmanager
-    def connect_stdio(
-        cls,
-        command: str,
-        args: Sequence[str] = (),
-        *,
-        env: Mapping[str, str] | None = None,
-        cwd: str | None = None,
-        timeout: float = 60.0,
-        on_log: LogCallback | None = None,
-        on_sampling: RequestCallback | None = None,
-        on_elicitation: RequestCallback | None = None,
-        on_roots: RootsCallback | None = None,
-        wire_log: str | None = None,
-        drift: str = "warn",
-        validate_output: ValidateOutput = "strict",
-        **options: Any,
-    ) -> Iterator[Client]:
-        """Start `command args` as a stdio MCP server and connect to it (callbacks run on the loop thread)."""
-        cm = AsyncClient.connect_stdio(
-            command,
-            args,
-            env=env,
-            cwd=cwd,
-            timeout=timeout,
-            on_log=on_log,
-            on_sampling=on_sampling,
-            on_elicitation=on_elicitation,
-            on_roots=on_roots,
-            wire_log=wire_log,
-            drift=drift,
-            validate_output=validate_output,
-            **options,
-        )
-        with _hold(cm) as (inner, runner):
-            yield cls(inner, runner)
-
-    @classmethod
-    @contextlib.contextmanager
-    def connect_http(
-        cls,
-        url: str,
-        *,
-        headers: Mapping[str, str] | None = None,
-        timeout: float = 60.0,
-        on_log: LogCallback | None = None,
-        on_sampling: RequestCallback | None = None,
-        on_elicitation: RequestCallback | None = None,
-        on_roots: RootsCallback | None = None,
-        wire_log: str | None = None,
-        drift: str = "warn",
-        validate_output: ValidateOutput = "strict",
-        **options: Any,
-    ) -> Iterator[Client]:
-        """Connect to an MCP server at `url` (callbacks run on the loop thread)."""
-        cm = AsyncClient.connect_http(
-            url,
-            headers=headers,
-            timeout=timeout,
-            on_log=on_log,
-            on_sampling=on_sampling,
-            on_elicitation=on_elicitation,
-            on_roots=on_roots,
-            wire_log=wire_log,
-            drift=drift,
-            validate_output=validate_output,
-            **options,
-        )
-        with _hold(cm) as (inner, runner):
-            yield cls(inner, runner)
-
-    @classmethod
-    @contextlib.contextmanager
-    def connect(cls, **options: Any) -> Iterator[Client]:
-        """Start the server command this client was generated from."""
-        with _hold(AsyncClient.connect(**options)) as (inner, runner):
-            yield cls(inner, runner)
-
-    def with_options(
-        self,
-        *,
-        timeout: float | None = None,
-        progress: ProgressCallback | None = None,
-        validate_output: ValidateOutput | None = None,
-    ) -> Client:
-        view = self._inner.with_options(
-            timeout=timeout, progress=progress, validate_output=validate_output
-        )
-        return Client(view, self._runner)
-
-    def call_tool(self, name: str, arguments: Mapping[str, Any] | None = None) -> dict[str, Any]:
-        return self._runner.run(self._inner.call_tool(name, arguments))
-
-    def tool_definitions(self) -> list[dict[str, Any]]:
-        return tool_definitions()
-
-    def dispatch(self, name: str, arguments: Mapping[str, Any] | str | None = None) -> Any:
-        return self._runner.run(self._inner.dispatch(name, arguments))
+    _async_client = AsyncClient
 
     def convert_time(
-        self,
-        *,
-        source_timezone: str,
-        time: str,
-        target_timezone: str,
+        self, *, source_timezone: str, time: str, target_timezone: str
     ) -> _models.ConvertTimeResult:
         """Convert time between timezones
 
@@ -515,23 +75,13 @@ class Client(_SyncFeatures):
         """
         return self._runner.run(
             self._inner.convert_time(
-                source_timezone=source_timezone,
-                time=time,
-                target_timezone=target_timezone,
+                source_timezone=source_timezone, time=time, target_timezone=target_timezone
             )
         )
 
-    def get_current_time(
-        self,
-        *,
-        timezone: str,
-    ) -> _models.GetCurrentTimeResult:
+    def get_current_time(self, *, timezone: str) -> _models.GetCurrentTimeResult:
         """Get current time in a specific timezone
 
         MCP tool: 'get_current_time'
         """
-        return self._runner.run(
-            self._inner.get_current_time(
-                timezone=timezone,
-            )
-        )
+        return self._runner.run(self._inner.get_current_time(timezone=timezone))
