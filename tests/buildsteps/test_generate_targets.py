@@ -221,6 +221,7 @@ headers = { Authorization = "Bearer ${TOKEN}" }
 output = "gen/live_client"
 runtime = "vendor"
 connect_timeout = 5
+sync = false
 
 [tool.mcpgen.targets.cmd]
 kind = "server"
@@ -234,8 +235,9 @@ output = "gen/srv"
     live, = [t for t in project.targets if t.name == "live"]
     assert live.source.headers == (("Authorization", "Bearer s3cret"),)
     assert live.output == tmp_path / "gen" / "live_client" and live.package == "live_client"
-    assert live.runtime == "vendor" and live.source.connect_timeout == 5
+    assert live.runtime == "vendor" and live.source.connect_timeout == 5 and live.sync is False
     cmd, = [t for t in project.targets if t.name == "cmd"]
+    assert cmd.sync is True  # the default: AsyncClient and its sync twin
     assert cmd.source.command[-1] == "s3cret" and cmd.source.secret_command and cmd.source.cwd == tmp_path
     with pytest.raises(AttributeError):
         live.kind = "server"  # type: ignore[misc]  # frozen

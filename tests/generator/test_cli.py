@@ -182,3 +182,16 @@ def test_vendor_runtime_imports_nothing_from_mcpgen(tmp_path: Path, capsys: pyte
                        env=env, capture_output=True, text=True, cwd=tmp_path)
     assert r.returncode == 0, r.stderr
     assert r.stdout.strip() == "AsyncClient"
+
+
+def test_no_sync_leaves_out_the_sync_client(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    src = write_json(tmp_path / "t.json", [tool("get-weather", {"city": {"type": "string"}}, ["city"])])
+    code, _, err = run_cli(["client", str(src), "-o", str(tmp_path / "with_sync")], capsys)
+    assert code == 0, err
+    code, _, err = run_cli(["client", str(src), "-o", str(tmp_path / "async_only"), "--no-sync"], capsys)
+    assert code == 0, err
+    with_sync = (tmp_path / "with_sync" / "client.py").read_text()
+    async_only = (tmp_path / "async_only" / "client.py").read_text()
+    assert "class Client(" in with_sync and "def get_weather(" in with_sync.split("class Client(")[1]
+    assert "class AsyncClient(" in async_only and "class Client(" not in async_only
+    assert "Client" not in (tmp_path / "async_only" / "__init__.py").read_text().replace("AsyncClient", "")
