@@ -273,24 +273,38 @@ class _Exact:
 _EXACT_NAME = "_EXACT_SCHEMAS"
 
 
-def _exact_imports(runtime_module: str) -> list[ast.stmt]:
+_WRAPS_NAME = "_EXACT_WRAPS"
+_MIXIN = "_McpgenExact"
+
+
+def _exact_preamble(runtime_module: str) -> list[ast.stmt]:
+    """Imports, and the one mixin every Args/Result model takes as its first base: jsonschema on
+    the raw instance, then pydantic builds (one class, not a validator per model: less code)."""
     return ast.parse(
         "from typing import Any\n"
         "from pydantic import ValidationInfo, model_validator\n"
-        f"from {runtime_module}.validation import check_exact as _check_exact\n"
+        f"from {runtime_module}.validation import check_exact_model as _check_exact_model\n"
+        f"class {_MIXIN}:\n"
+        "    @model_validator(mode='before')\n"
+        "    @classmethod\n"
+        "    def _mcpgen_exact(cls, data: Any, info: ValidationInfo) -> Any:\n"
+        f"        return _check_exact_model(cls, data, info.context, {_EXACT_NAME}, {_WRAPS_NAME})\n"
     ).body
 
 
-def _exact_validator(cls: str, wrap: str | None) -> ast.stmt:
-    """The method every Args/Result gets: jsonschema on the raw instance, then pydantic builds."""
-    extra = f", wrap={wrap!r}" if wrap else ""
-    src = (
-        "@model_validator(mode='before')\n"
-        "@classmethod\n"
-        "def _mcpgen_exact(cls, data: Any, info: ValidationInfo) -> Any:\n"
-        f"    return _check_exact({_EXACT_NAME}[{cls!r}], data, info.context{extra})\n"
-    )
-    return ast.parse(src).body[0]
+def _dedupe_imports(imports: list[ast.stmt]) -> list[ast.stmt]:
+    """Drop `from m import x` names already imported by an earlier statement (and emptied imports)."""
+    seen: set[tuple[str, str, str]] = set()
+    out: list[ast.stmt] = []
+    for stmt in imports:
+        if isinstance(stmt, ast.ImportFrom):
+            names = [a for a in stmt.names if (stmt.module or "", a.name, a.asname or "") not in seen]
+            seen.update((stmt.module or "", a.name, a.asname or "") for a in names)
+            if not names:
+                continue
+            stmt.names = names
+        out.append(stmt)
+    return out
 
 
 def _add_exact(cls: ast.ClassDef, exact: _Exact) -> None:
@@ -299,7 +313,8 @@ def _add_exact(cls: ast.ClassDef, exact: _Exact) -> None:
     body = [s for s in body if not isinstance(s, ast.Pass)]
     doc = exact.docs.get(cls.name)
     head: list[ast.stmt] = [ast.Expr(ast.Constant(doc))] if doc else []
-    cls.body = head + body + [_exact_validator(cls.name, exact.schemas[cls.name][1])]
+    cls.body = (head + body) or [ast.Pass()]
+    cls.bases.insert(0, ast.Name(_MIXIN, ast.Load()))
 
 
 def _postprocess(source: str, wanted: set[str], exact: _Exact) -> tuple[ModelsOutput | None, list[Problem]]:
@@ -339,13 +354,20 @@ def _postprocess(source: str, wanted: set[str], exact: _Exact) -> tuple[ModelsOu
     for name in sorted(wanted):
         _add_exact(classes[name], exact)
     first = 1 if body and isinstance(body[0], ast.ImportFrom) and body[0].module == "__future__" else 0
-    body[first:first] = _exact_imports(exact.runtime_module)
+    preamble = _exact_preamble(exact.runtime_module)
+    imports = [st for st in body[first:] if isinstance(st, (ast.Import, ast.ImportFrom))]
+    others = [st for st in body[first:] if not isinstance(st, (ast.Import, ast.ImportFrom))]
+    # All imports first (DCG's too, each name once), then the mixin, then DCG's classes.
+    body = body[:first] + _dedupe_imports(preamble[:-1] + imports) + preamble[-1:] + others
     table = ast.Dict(
         keys=[ast.Constant(k) for k in sorted(exact.schemas)],
         values=[ast.Constant(exact.schemas[k][0]) for k in sorted(exact.schemas)],
     )
     # JSON text, not a dict literal: the schemas stay exactly as the server sent them.
     body.append(ast.AnnAssign(ast.Name(_EXACT_NAME, ast.Store()), ast.parse("dict[str, str]", mode="eval").body, table, 1))
+    wraps = {k: w for k, (_, w) in sorted(exact.schemas.items()) if w}
+    wrap_table = ast.Dict(keys=[ast.Constant(k) for k in wraps], values=[ast.Constant(w) for w in wraps.values()])
+    body.append(ast.AnnAssign(ast.Name(_WRAPS_NAME, ast.Store()), ast.parse("dict[str, str]", mode="eval").body, wrap_table, 1))
     # Re-emitting through ast.unparse makes every string literal a repr() (DESIGN §6).
     text = ast.unparse(ast.Module(body=body, type_ignores=[])) + "\n"
     qualify = _Qualifier(set(classes), module_of)

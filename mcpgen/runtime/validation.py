@@ -71,6 +71,18 @@ def check_exact(schema_json: str, data: Any, context: Any = None, wrap: str | No
     return plain
 
 
+def check_exact_model(
+    cls: type, data: Any, context: Any, schemas: Mapping[str, str], wraps: Mapping[str, str]
+) -> Any:
+    """check_exact for a generated model class: its schema is found by class name (a user's
+    subclass of a generated model is checked against its generated parent's schema)."""
+    for klass in cls.__mro__:
+        schema = schemas.get(klass.__name__)
+        if schema is not None:
+            return check_exact(schema, data, context, wraps.get(klass.__name__))
+    return data
+
+
 def _is_model(value: Any) -> bool:
     return callable(getattr(value, "model_dump", None)) and hasattr(type(value), "model_fields")
 

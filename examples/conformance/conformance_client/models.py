@@ -4,38 +4,30 @@
 from __future__ import annotations
 from typing import Any
 from pydantic import ValidationInfo, model_validator
-from mcpgen.runtime.validation import check_exact as _check_exact
-from typing import Any
+from mcpgen.runtime.validation import check_exact_model as _check_exact_model
 from pydantic import BaseModel, ConfigDict, Field, RootModel
 
 
-class AddNumbersArgs(BaseModel):
+class _McpgenExact:
+
+    @model_validator(mode="before")
+    @classmethod
+    def _mcpgen_exact(cls, data: Any, info: ValidationInfo) -> Any:
+        return _check_exact_model(cls, data, info.context, _EXACT_SCHEMAS, _EXACT_WRAPS)
+
+
+class AddNumbersArgs(_McpgenExact, BaseModel):
     model_config = ConfigDict(extra="allow", protected_namespaces=())
     a: float
     b: float
 
-    @model_validator(mode="before")
-    @classmethod
-    def _mcpgen_exact(cls, data: Any, info: ValidationInfo) -> Any:
-        return _check_exact(_EXACT_SCHEMAS["AddNumbersArgs"], data, info.context)
 
-
-class TestClientElicitationDefaultsArgs(BaseModel):
+class TestClientElicitationDefaultsArgs(_McpgenExact, BaseModel):
     model_config = ConfigDict(extra="allow", protected_namespaces=())
 
-    @model_validator(mode="before")
-    @classmethod
-    def _mcpgen_exact(cls, data: Any, info: ValidationInfo) -> Any:
-        return _check_exact(_EXACT_SCHEMAS["TestClientElicitationDefaultsArgs"], data, info.context)
 
-
-class TestReconnectionArgs(BaseModel):
+class TestReconnectionArgs(_McpgenExact, BaseModel):
     model_config = ConfigDict(extra="allow", protected_namespaces=())
-
-    @model_validator(mode="before")
-    @classmethod
-    def _mcpgen_exact(cls, data: Any, info: ValidationInfo) -> Any:
-        return _check_exact(_EXACT_SCHEMAS["TestReconnectionArgs"], data, info.context)
 
 
 _EXACT_SCHEMAS: dict[str, str] = {
@@ -43,3 +35,4 @@ _EXACT_SCHEMAS: dict[str, str] = {
     "TestClientElicitationDefaultsArgs": '{"type":"object","properties":{},"required":[]}',
     "TestReconnectionArgs": '{"type":"object","properties":{},"required":[]}',
 }
+_EXACT_WRAPS: dict[str, str] = {}

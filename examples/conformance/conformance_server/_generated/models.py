@@ -4,20 +4,22 @@
 from __future__ import annotations
 from typing import Any
 from pydantic import ValidationInfo, model_validator
-from mcpgen.runtime.validation import check_exact as _check_exact
-from typing import Any
+from mcpgen.runtime.validation import check_exact_model as _check_exact_model
 from pydantic import BaseModel, ConfigDict, Field, RootModel
 
 
-class JsonSchema202012ToolArgs(BaseModel):
-    model_config = ConfigDict(extra="allow", protected_namespaces=())
-    name: str | None = None
-    address: JsonSchema202012ToolArgsAddress | None = None
+class _McpgenExact:
 
     @model_validator(mode="before")
     @classmethod
     def _mcpgen_exact(cls, data: Any, info: ValidationInfo) -> Any:
-        return _check_exact(_EXACT_SCHEMAS["JsonSchema202012ToolArgs"], data, info.context)
+        return _check_exact_model(cls, data, info.context, _EXACT_SCHEMAS, _EXACT_WRAPS)
+
+
+class JsonSchema202012ToolArgs(_McpgenExact, BaseModel):
+    model_config = ConfigDict(extra="allow", protected_namespaces=())
+    name: str | None = None
+    address: JsonSchema202012ToolArgsAddress | None = None
 
 
 class JsonSchema202012ToolArgsAddress(BaseModel):
@@ -26,125 +28,58 @@ class JsonSchema202012ToolArgsAddress(BaseModel):
     city: str | None = None
 
 
-class TestAudioContentArgs(BaseModel):
+class TestAudioContentArgs(_McpgenExact, BaseModel):
     model_config = ConfigDict(extra="allow", protected_namespaces=())
 
-    @model_validator(mode="before")
-    @classmethod
-    def _mcpgen_exact(cls, data: Any, info: ValidationInfo) -> Any:
-        return _check_exact(_EXACT_SCHEMAS["TestAudioContentArgs"], data, info.context)
 
-
-class TestElicitationArgs(BaseModel):
+class TestElicitationArgs(_McpgenExact, BaseModel):
     model_config = ConfigDict(extra="allow", protected_namespaces=())
     message: str
 
-    @model_validator(mode="before")
-    @classmethod
-    def _mcpgen_exact(cls, data: Any, info: ValidationInfo) -> Any:
-        return _check_exact(_EXACT_SCHEMAS["TestElicitationArgs"], data, info.context)
 
-
-class TestElicitationSep1034DefaultsArgs(BaseModel):
+class TestElicitationSep1034DefaultsArgs(_McpgenExact, BaseModel):
     model_config = ConfigDict(extra="allow", protected_namespaces=())
 
-    @model_validator(mode="before")
-    @classmethod
-    def _mcpgen_exact(cls, data: Any, info: ValidationInfo) -> Any:
-        return _check_exact(
-            _EXACT_SCHEMAS["TestElicitationSep1034DefaultsArgs"], data, info.context
-        )
 
-
-class TestElicitationSep1330EnumsArgs(BaseModel):
+class TestElicitationSep1330EnumsArgs(_McpgenExact, BaseModel):
     model_config = ConfigDict(extra="allow", protected_namespaces=())
 
-    @model_validator(mode="before")
-    @classmethod
-    def _mcpgen_exact(cls, data: Any, info: ValidationInfo) -> Any:
-        return _check_exact(_EXACT_SCHEMAS["TestElicitationSep1330EnumsArgs"], data, info.context)
 
-
-class TestEmbeddedResourceArgs(BaseModel):
+class TestEmbeddedResourceArgs(_McpgenExact, BaseModel):
     model_config = ConfigDict(extra="allow", protected_namespaces=())
 
-    @model_validator(mode="before")
-    @classmethod
-    def _mcpgen_exact(cls, data: Any, info: ValidationInfo) -> Any:
-        return _check_exact(_EXACT_SCHEMAS["TestEmbeddedResourceArgs"], data, info.context)
 
-
-class TestErrorHandlingArgs(BaseModel):
+class TestErrorHandlingArgs(_McpgenExact, BaseModel):
     model_config = ConfigDict(extra="allow", protected_namespaces=())
 
-    @model_validator(mode="before")
-    @classmethod
-    def _mcpgen_exact(cls, data: Any, info: ValidationInfo) -> Any:
-        return _check_exact(_EXACT_SCHEMAS["TestErrorHandlingArgs"], data, info.context)
 
-
-class TestImageContentArgs(BaseModel):
+class TestImageContentArgs(_McpgenExact, BaseModel):
     model_config = ConfigDict(extra="allow", protected_namespaces=())
 
-    @model_validator(mode="before")
-    @classmethod
-    def _mcpgen_exact(cls, data: Any, info: ValidationInfo) -> Any:
-        return _check_exact(_EXACT_SCHEMAS["TestImageContentArgs"], data, info.context)
 
-
-class TestMultipleContentTypesArgs(BaseModel):
+class TestMultipleContentTypesArgs(_McpgenExact, BaseModel):
     model_config = ConfigDict(extra="allow", protected_namespaces=())
 
-    @model_validator(mode="before")
-    @classmethod
-    def _mcpgen_exact(cls, data: Any, info: ValidationInfo) -> Any:
-        return _check_exact(_EXACT_SCHEMAS["TestMultipleContentTypesArgs"], data, info.context)
 
-
-class TestReconnectionArgs(BaseModel):
+class TestReconnectionArgs(_McpgenExact, BaseModel):
     model_config = ConfigDict(extra="allow", protected_namespaces=())
 
-    @model_validator(mode="before")
-    @classmethod
-    def _mcpgen_exact(cls, data: Any, info: ValidationInfo) -> Any:
-        return _check_exact(_EXACT_SCHEMAS["TestReconnectionArgs"], data, info.context)
 
-
-class TestSamplingArgs(BaseModel):
+class TestSamplingArgs(_McpgenExact, BaseModel):
     model_config = ConfigDict(extra="allow", protected_namespaces=())
     prompt: str
 
-    @model_validator(mode="before")
-    @classmethod
-    def _mcpgen_exact(cls, data: Any, info: ValidationInfo) -> Any:
-        return _check_exact(_EXACT_SCHEMAS["TestSamplingArgs"], data, info.context)
 
-
-class TestSimpleTextArgs(BaseModel):
+class TestSimpleTextArgs(_McpgenExact, BaseModel):
     model_config = ConfigDict(extra="allow", protected_namespaces=())
 
-    @model_validator(mode="before")
-    @classmethod
-    def _mcpgen_exact(cls, data: Any, info: ValidationInfo) -> Any:
-        return _check_exact(_EXACT_SCHEMAS["TestSimpleTextArgs"], data, info.context)
 
-
-class TestToolWithLoggingArgs(BaseModel):
+class TestToolWithLoggingArgs(_McpgenExact, BaseModel):
     model_config = ConfigDict(extra="allow", protected_namespaces=())
 
-    @model_validator(mode="before")
-    @classmethod
-    def _mcpgen_exact(cls, data: Any, info: ValidationInfo) -> Any:
-        return _check_exact(_EXACT_SCHEMAS["TestToolWithLoggingArgs"], data, info.context)
 
-
-class TestToolWithProgressArgs(BaseModel):
+class TestToolWithProgressArgs(_McpgenExact, BaseModel):
     model_config = ConfigDict(extra="allow", protected_namespaces=())
-
-    @model_validator(mode="before")
-    @classmethod
-    def _mcpgen_exact(cls, data: Any, info: ValidationInfo) -> Any:
-        return _check_exact(_EXACT_SCHEMAS["TestToolWithProgressArgs"], data, info.context)
 
 
 _EXACT_SCHEMAS: dict[str, str] = {
@@ -163,3 +98,4 @@ _EXACT_SCHEMAS: dict[str, str] = {
     "TestToolWithLoggingArgs": '{"type":"object","properties":{}}',
     "TestToolWithProgressArgs": '{"type":"object","properties":{}}',
 }
+_EXACT_WRAPS: dict[str, str] = {}

@@ -4,9 +4,17 @@
 from __future__ import annotations
 from typing import Any
 from pydantic import ValidationInfo, model_validator
-from mcpgen.runtime.validation import check_exact as _check_exact
-from typing import Any, Literal
+from mcpgen.runtime.validation import check_exact_model as _check_exact_model
+from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field, RootModel
+
+
+class _McpgenExact:
+
+    @model_validator(mode="before")
+    @classmethod
+    def _mcpgen_exact(cls, data: Any, info: ValidationInfo) -> Any:
+        return _check_exact_model(cls, data, info.context, _EXACT_SCHEMAS, _EXACT_WRAPS)
 
 
 class Day(BaseModel):
@@ -17,59 +25,34 @@ class Day(BaseModel):
     summary: str
 
 
-class GetForecastArgs(BaseModel):
+class GetForecastArgs(_McpgenExact, BaseModel):
     model_config = ConfigDict(extra="allow", protected_namespaces=())
     city: str
     days: int = 3
     units: Literal["celsius", "fahrenheit"] = "celsius"
 
-    @model_validator(mode="before")
-    @classmethod
-    def _mcpgen_exact(cls, data: Any, info: ValidationInfo) -> Any:
-        return _check_exact(_EXACT_SCHEMAS["GetForecastArgs"], data, info.context)
 
-
-class GetForecastResult(BaseModel):
+class GetForecastResult(_McpgenExact, BaseModel):
     model_config = ConfigDict(extra="allow", protected_namespaces=())
     city: str
     units: Literal["celsius", "fahrenheit"]
     days: list[Day]
 
-    @model_validator(mode="before")
-    @classmethod
-    def _mcpgen_exact(cls, data: Any, info: ValidationInfo) -> Any:
-        return _check_exact(_EXACT_SCHEMAS["GetForecastResult"], data, info.context)
 
-
-class ListCitiesArgs(BaseModel):
+class ListCitiesArgs(_McpgenExact, BaseModel):
     model_config = ConfigDict(extra="allow", protected_namespaces=())
     country: str | None = None
 
-    @model_validator(mode="before")
-    @classmethod
-    def _mcpgen_exact(cls, data: Any, info: ValidationInfo) -> Any:
-        return _check_exact(_EXACT_SCHEMAS["ListCitiesArgs"], data, info.context)
 
-
-class ListCitiesResult(RootModel[list[str]]):
+class ListCitiesResult(_McpgenExact, RootModel[list[str]]):
     root: list[str]
 
-    @model_validator(mode="before")
-    @classmethod
-    def _mcpgen_exact(cls, data: Any, info: ValidationInfo) -> Any:
-        return _check_exact(_EXACT_SCHEMAS["ListCitiesResult"], data, info.context, wrap="result")
 
-
-class WeatherAlertArgs(BaseModel):
+class WeatherAlertArgs(_McpgenExact, BaseModel):
     model_config = ConfigDict(extra="allow", protected_namespaces=())
     region: str
     level: Literal["yellow", "orange", "red"]
     message: str | None = None
-
-    @model_validator(mode="before")
-    @classmethod
-    def _mcpgen_exact(cls, data: Any, info: ValidationInfo) -> Any:
-        return _check_exact(_EXACT_SCHEMAS["WeatherAlertArgs"], data, info.context)
 
 
 _EXACT_SCHEMAS: dict[str, str] = {
@@ -79,3 +62,4 @@ _EXACT_SCHEMAS: dict[str, str] = {
     "ListCitiesResult": '{"type":"object","properties":{"result":{"type":"array","items":{"type":"string"}}},"required":["result"]}',
     "WeatherAlertArgs": '{"type":"object","properties":{"region":{"type":"string"},"level":{"type":"string","enum":["yellow","orange","red"]},"message":{"type":"string","maxLength":280}},"required":["region","level"]}',
 }
+_EXACT_WRAPS: dict[str, str] = {"ListCitiesResult": "result"}

@@ -4,105 +4,68 @@
 from __future__ import annotations
 from typing import Any
 from pydantic import ValidationInfo, model_validator
-from mcpgen.runtime.validation import check_exact as _check_exact
-from typing import Any, Literal
+from mcpgen.runtime.validation import check_exact_model as _check_exact_model
+from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field, RootModel
 
 
-class EchoArgs(BaseModel):
-    model_config = ConfigDict(extra="allow", protected_namespaces=())
-    message: str
+class _McpgenExact:
 
     @model_validator(mode="before")
     @classmethod
     def _mcpgen_exact(cls, data: Any, info: ValidationInfo) -> Any:
-        return _check_exact(_EXACT_SCHEMAS["EchoArgs"], data, info.context)
+        return _check_exact_model(cls, data, info.context, _EXACT_SCHEMAS, _EXACT_WRAPS)
 
 
-class GetAnnotatedMessageArgs(BaseModel):
+class EchoArgs(_McpgenExact, BaseModel):
+    model_config = ConfigDict(extra="allow", protected_namespaces=())
+    message: str
+
+
+class GetAnnotatedMessageArgs(_McpgenExact, BaseModel):
     model_config = ConfigDict(extra="allow", protected_namespaces=())
     message_type: Literal["error", "success", "debug"] = Field(..., alias="messageType")
     include_image: bool = Field(False, alias="includeImage")
 
-    @model_validator(mode="before")
-    @classmethod
-    def _mcpgen_exact(cls, data: Any, info: ValidationInfo) -> Any:
-        return _check_exact(_EXACT_SCHEMAS["GetAnnotatedMessageArgs"], data, info.context)
 
-
-class GetEnvArgs(BaseModel):
+class GetEnvArgs(_McpgenExact, BaseModel):
     model_config = ConfigDict(extra="allow", protected_namespaces=())
 
-    @model_validator(mode="before")
-    @classmethod
-    def _mcpgen_exact(cls, data: Any, info: ValidationInfo) -> Any:
-        return _check_exact(_EXACT_SCHEMAS["GetEnvArgs"], data, info.context)
 
-
-class GetResourceLinksArgs(BaseModel):
+class GetResourceLinksArgs(_McpgenExact, BaseModel):
     model_config = ConfigDict(extra="allow", protected_namespaces=())
     count: float = 3
 
-    @model_validator(mode="before")
-    @classmethod
-    def _mcpgen_exact(cls, data: Any, info: ValidationInfo) -> Any:
-        return _check_exact(_EXACT_SCHEMAS["GetResourceLinksArgs"], data, info.context)
 
-
-class GetResourceReferenceArgs(BaseModel):
+class GetResourceReferenceArgs(_McpgenExact, BaseModel):
     model_config = ConfigDict(extra="allow", protected_namespaces=())
     resource_type: Literal["Text", "Blob"] = Field("Text", alias="resourceType")
     resource_id: float = Field(1, alias="resourceId")
 
-    @model_validator(mode="before")
-    @classmethod
-    def _mcpgen_exact(cls, data: Any, info: ValidationInfo) -> Any:
-        return _check_exact(_EXACT_SCHEMAS["GetResourceReferenceArgs"], data, info.context)
 
-
-class GetStructuredContentArgs(BaseModel):
+class GetStructuredContentArgs(_McpgenExact, BaseModel):
     model_config = ConfigDict(extra="allow", protected_namespaces=())
     location: Literal["New York", "Chicago", "Los Angeles"]
 
-    @model_validator(mode="before")
-    @classmethod
-    def _mcpgen_exact(cls, data: Any, info: ValidationInfo) -> Any:
-        return _check_exact(_EXACT_SCHEMAS["GetStructuredContentArgs"], data, info.context)
 
-
-class GetStructuredContentResult(BaseModel):
+class GetStructuredContentResult(_McpgenExact, BaseModel):
     model_config = ConfigDict(extra="allow", protected_namespaces=())
     temperature: float
     conditions: str
     humidity: float
 
-    @model_validator(mode="before")
-    @classmethod
-    def _mcpgen_exact(cls, data: Any, info: ValidationInfo) -> Any:
-        return _check_exact(_EXACT_SCHEMAS["GetStructuredContentResult"], data, info.context)
 
-
-class GetSumArgs(BaseModel):
+class GetSumArgs(_McpgenExact, BaseModel):
     model_config = ConfigDict(extra="allow", protected_namespaces=())
     a: float
     b: float
 
-    @model_validator(mode="before")
-    @classmethod
-    def _mcpgen_exact(cls, data: Any, info: ValidationInfo) -> Any:
-        return _check_exact(_EXACT_SCHEMAS["GetSumArgs"], data, info.context)
 
-
-class GetTinyImageArgs(BaseModel):
+class GetTinyImageArgs(_McpgenExact, BaseModel):
     model_config = ConfigDict(extra="allow", protected_namespaces=())
 
-    @model_validator(mode="before")
-    @classmethod
-    def _mcpgen_exact(cls, data: Any, info: ValidationInfo) -> Any:
-        return _check_exact(_EXACT_SCHEMAS["GetTinyImageArgs"], data, info.context)
 
-
-class GzipFileAsResourceArgs(BaseModel):
+class GzipFileAsResourceArgs(_McpgenExact, BaseModel):
     model_config = ConfigDict(extra="allow", protected_namespaces=())
     name: str = "README.md.gz"
     data: str = (
@@ -110,50 +73,25 @@ class GzipFileAsResourceArgs(BaseModel):
     )
     output_type: Literal["resourceLink", "resource"] = Field("resourceLink", alias="outputType")
 
-    @model_validator(mode="before")
-    @classmethod
-    def _mcpgen_exact(cls, data: Any, info: ValidationInfo) -> Any:
-        return _check_exact(_EXACT_SCHEMAS["GzipFileAsResourceArgs"], data, info.context)
 
-
-class SimulateResearchQueryArgs(BaseModel):
+class SimulateResearchQueryArgs(_McpgenExact, BaseModel):
     model_config = ConfigDict(extra="allow", protected_namespaces=())
     topic: str
     ambiguous: bool = False
 
-    @model_validator(mode="before")
-    @classmethod
-    def _mcpgen_exact(cls, data: Any, info: ValidationInfo) -> Any:
-        return _check_exact(_EXACT_SCHEMAS["SimulateResearchQueryArgs"], data, info.context)
 
-
-class ToggleSimulatedLoggingArgs(BaseModel):
+class ToggleSimulatedLoggingArgs(_McpgenExact, BaseModel):
     model_config = ConfigDict(extra="allow", protected_namespaces=())
 
-    @model_validator(mode="before")
-    @classmethod
-    def _mcpgen_exact(cls, data: Any, info: ValidationInfo) -> Any:
-        return _check_exact(_EXACT_SCHEMAS["ToggleSimulatedLoggingArgs"], data, info.context)
 
-
-class ToggleSubscriberUpdatesArgs(BaseModel):
+class ToggleSubscriberUpdatesArgs(_McpgenExact, BaseModel):
     model_config = ConfigDict(extra="allow", protected_namespaces=())
 
-    @model_validator(mode="before")
-    @classmethod
-    def _mcpgen_exact(cls, data: Any, info: ValidationInfo) -> Any:
-        return _check_exact(_EXACT_SCHEMAS["ToggleSubscriberUpdatesArgs"], data, info.context)
 
-
-class TriggerLongRunningOperationArgs(BaseModel):
+class TriggerLongRunningOperationArgs(_McpgenExact, BaseModel):
     model_config = ConfigDict(extra="allow", protected_namespaces=())
     duration: float = 10
     steps: float = 5
-
-    @model_validator(mode="before")
-    @classmethod
-    def _mcpgen_exact(cls, data: Any, info: ValidationInfo) -> Any:
-        return _check_exact(_EXACT_SCHEMAS["TriggerLongRunningOperationArgs"], data, info.context)
 
 
 _EXACT_SCHEMAS: dict[str, str] = {
@@ -172,3 +110,4 @@ _EXACT_SCHEMAS: dict[str, str] = {
     "ToggleSubscriberUpdatesArgs": '{"$schema":"http://json-schema.org/draft-07/schema#","type":"object","properties":{}}',
     "TriggerLongRunningOperationArgs": '{"$schema":"http://json-schema.org/draft-07/schema#","type":"object","properties":{"duration":{"default":10,"description":"Duration of the operation in seconds","type":"number"},"steps":{"default":5,"description":"Number of steps in the operation","type":"number"}}}',
 }
+_EXACT_WRAPS: dict[str, str] = {}

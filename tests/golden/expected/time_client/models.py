@@ -4,33 +4,30 @@
 from __future__ import annotations
 from typing import Any
 from pydantic import ValidationInfo, model_validator
-from mcpgen.runtime.validation import check_exact as _check_exact
-from typing import Any
+from mcpgen.runtime.validation import check_exact_model as _check_exact_model
 from pydantic import BaseModel, ConfigDict, Field, RootModel
 
 
-class ConvertTimeArgs(BaseModel):
+class _McpgenExact:
+
+    @model_validator(mode="before")
+    @classmethod
+    def _mcpgen_exact(cls, data: Any, info: ValidationInfo) -> Any:
+        return _check_exact_model(cls, data, info.context, _EXACT_SCHEMAS, _EXACT_WRAPS)
+
+
+class ConvertTimeArgs(_McpgenExact, BaseModel):
     model_config = ConfigDict(extra="allow", protected_namespaces=())
     source_timezone: str
     time: str
     target_timezone: str
 
-    @model_validator(mode="before")
-    @classmethod
-    def _mcpgen_exact(cls, data: Any, info: ValidationInfo) -> Any:
-        return _check_exact(_EXACT_SCHEMAS["ConvertTimeArgs"], data, info.context)
 
-
-class ConvertTimeResult(BaseModel):
+class ConvertTimeResult(_McpgenExact, BaseModel):
     model_config = ConfigDict(extra="allow", protected_namespaces=())
     source: ConvertTimeResultTimeResult
     target: ConvertTimeResultTimeResult
     time_difference: str
-
-    @model_validator(mode="before")
-    @classmethod
-    def _mcpgen_exact(cls, data: Any, info: ValidationInfo) -> Any:
-        return _check_exact(_EXACT_SCHEMAS["ConvertTimeResult"], data, info.context)
 
 
 class ConvertTimeResultTimeResult(BaseModel):
@@ -41,27 +38,17 @@ class ConvertTimeResultTimeResult(BaseModel):
     is_dst: bool
 
 
-class GetCurrentTimeArgs(BaseModel):
+class GetCurrentTimeArgs(_McpgenExact, BaseModel):
     model_config = ConfigDict(extra="allow", protected_namespaces=())
     timezone: str
 
-    @model_validator(mode="before")
-    @classmethod
-    def _mcpgen_exact(cls, data: Any, info: ValidationInfo) -> Any:
-        return _check_exact(_EXACT_SCHEMAS["GetCurrentTimeArgs"], data, info.context)
 
-
-class GetCurrentTimeResult(BaseModel):
+class GetCurrentTimeResult(_McpgenExact, BaseModel):
     model_config = ConfigDict(extra="allow", protected_namespaces=())
     timezone: str
     datetime: str
     day_of_week: str
     is_dst: bool
-
-    @model_validator(mode="before")
-    @classmethod
-    def _mcpgen_exact(cls, data: Any, info: ValidationInfo) -> Any:
-        return _check_exact(_EXACT_SCHEMAS["GetCurrentTimeResult"], data, info.context)
 
 
 _EXACT_SCHEMAS: dict[str, str] = {
@@ -70,3 +57,4 @@ _EXACT_SCHEMAS: dict[str, str] = {
     "GetCurrentTimeArgs": '{"properties":{"timezone":{"description":"IANA timezone name (e.g., \'America/New_York\', \'Europe/London\'). Use \'UTC\' as local timezone if no timezone provided by the user.","title":"Timezone","type":"string"}},"required":["timezone"],"type":"object","title":"get_current_timeArguments"}',
     "GetCurrentTimeResult": '{"properties":{"timezone":{"title":"Timezone","type":"string"},"datetime":{"title":"Datetime","type":"string"},"day_of_week":{"title":"Day Of Week","type":"string"},"is_dst":{"title":"Is Dst","type":"boolean"}},"required":["timezone","datetime","day_of_week","is_dst"],"type":"object","title":"TimeResult"}',
 }
+_EXACT_WRAPS: dict[str, str] = {}
