@@ -109,15 +109,15 @@ def _check_schema(where: str, pointer: str, schema: Any) -> list[Problem]:
     """Meta-validate against the schema's own draft (2020-12 when it names none)."""
     if not isinstance(schema, dict):
         return []
-    from jsonschema import exceptions, validators  # slow import, only when used
+    from jsonschema import exceptions  # slow import, only when used
 
     from .exact import MAX_DEPTH, schema_depth
+    from .metaschema import check_schema
 
     if schema_depth(schema) > MAX_DEPTH:
         return [Problem(where, f"schema nested deeper than {MAX_DEPTH} levels", pointer)]
-    cls = validators.validator_for(schema, default=validators.Draft202012Validator)
     try:
-        cls.check_schema(schema)
+        check_schema(schema)
     except exceptions.SchemaError as exc:
         sub = "".join(f"/{p}" for p in exc.path)
         if exc.validator == "format" and exc.validator_value == "regex":

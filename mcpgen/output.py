@@ -34,7 +34,7 @@ class FileSet:
 
 
 # Below this many characters in all, one process formats everything faster than two.
-_PARALLEL_FROM = 200_000
+_PARALLEL_FROM = 100_000
 
 
 def _black(text: str) -> str:

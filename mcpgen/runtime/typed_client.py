@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import copy
+import functools
 import json
 import threading
 import warnings
@@ -18,7 +19,7 @@ from collections.abc import AsyncIterator, Awaitable, Callable, Coroutine, Itera
 from concurrent.futures import Future
 from dataclasses import dataclass, field
 from types import ModuleType
-from typing import TYPE_CHECKING, Any, ClassVar, Generic, Literal, TypeVar, cast
+from typing import TYPE_CHECKING, Any, ClassVar, Concatenate, Generic, Literal, ParamSpec, TypeVar, cast
 
 from .drift import SchemaDriftError, SchemaDriftWarning, compare_tools
 from .results import ToolError, ToolOutputError, ToolOutputWarning, ToolResult, Unset, structured_of
@@ -28,6 +29,7 @@ if TYPE_CHECKING:
     from .client import ClientSession
 
 _T = TypeVar("_T")
+_P = ParamSpec("_P")
 _A = TypeVar("_A", bound="AsyncClientBase")
 _S = TypeVar("_S", bound="SyncClientBase[Any]")
 
@@ -454,3 +456,16 @@ class SyncClientBase(SyncFeatures, Generic[_A]):
     def dispatch(self, name: str, arguments: Mapping[str, Any] | str | None = None) -> Any:
         """Run an LLM's tool call through the typed, validated path (see AsyncClient.dispatch)."""
         return self._runner.run(self._inner.dispatch(name, arguments))
+
+
+def sync_method(
+    method: Callable[Concatenate[_A, _P], Coroutine[Any, Any, _T]],
+) -> Callable[Concatenate[SyncClientBase[_A], _P], _T]:
+    """`Client.get_forecast = sync_method(AsyncClient.get_forecast)`: the same typed signature
+    (ParamSpec keeps every keyword-only argument for mypy and IDEs), run on the loop thread."""
+
+    @functools.wraps(method)
+    def call(self: SyncClientBase[_A], /, *args: _P.args, **kwargs: _P.kwargs) -> _T:
+        return self._runner.run(method(self._inner, *args, **kwargs))
+
+    return call

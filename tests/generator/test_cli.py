@@ -192,6 +192,6 @@ def test_no_sync_leaves_out_the_sync_client(tmp_path: Path, capsys: pytest.Captu
     assert code == 0, err
     with_sync = (tmp_path / "with_sync" / "client.py").read_text()
     async_only = (tmp_path / "async_only" / "client.py").read_text()
-    assert "class Client(" in with_sync and "def get_weather(" in with_sync.split("class Client(")[1]
+    assert "class Client(" in with_sync and "get_weather = sync_method(" in with_sync.split("class Client(")[1]
     assert "class AsyncClient(" in async_only and "class Client(" not in async_only
     assert "Client" not in (tmp_path / "async_only" / "__init__.py").read_text().replace("AsyncClient", "")

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 from typing import cast as _cast
 
 from mcpgen.runtime.results import UNSET, ToolResult, Unset
-from mcpgen.runtime.typed_client import AsyncClientBase, SyncClientBase
+from mcpgen.runtime.typed_client import AsyncClientBase, SyncClientBase, sync_method
 
 from ._catalog import CATALOG
 
@@ -54,27 +54,10 @@ class AsyncClient(AsyncClientBase):
 
 
 class Client(SyncClientBase[AsyncClient]):
-    """Synchronous twin of AsyncClient (runs an event loop in a background thread)."""
+    """Synchronous twin of AsyncClient (runs an event loop in a background thread): the same
+    typed methods, each returning the result instead of a coroutine."""
 
     _async_client = AsyncClient
-
-    def add_numbers(self, *, a: float, b: float) -> ToolResult:
-        """Add two numbers together
-
-        MCP tool: 'add_numbers'
-        """
-        return self._runner.run(self._inner.add_numbers(a=a, b=b))
-
-    def test_client_elicitation_defaults(self) -> ToolResult:
-        """Tests that client applies defaults for omitted elicitation fields
-
-        MCP tool: 'test_client_elicitation_defaults'
-        """
-        return self._runner.run(self._inner.test_client_elicitation_defaults())
-
-    def test_reconnection(self) -> ToolResult:
-        """A tool that triggers SSE stream closure to test client reconnection behavior
-
-        MCP tool: 'test_reconnection'
-        """
-        return self._runner.run(self._inner.test_reconnection())
+    add_numbers = sync_method(AsyncClient.add_numbers)
+    test_client_elicitation_defaults = sync_method(AsyncClient.test_client_elicitation_defaults)
+    test_reconnection = sync_method(AsyncClient.test_reconnection)

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 from typing import cast as _cast
 
 from mcpgen.runtime.results import UNSET, ToolResult, Unset
-from mcpgen.runtime.typed_client import AsyncClientBase, SyncClientBase
+from mcpgen.runtime.typed_client import AsyncClientBase, SyncClientBase, sync_method
 from mcpgen.runtime.surface import PromptResult, ResourceContents
 from mcpgen.runtime.surface import expand_uri_template
 
@@ -269,209 +269,26 @@ class AsyncClient(AsyncClientBase):
 
 
 class Client(SyncClientBase[AsyncClient]):
-    """Synchronous twin of AsyncClient (runs an event loop in a background thread)."""
+    """Synchronous twin of AsyncClient (runs an event loop in a background thread): the same
+    typed methods, each returning the result instead of a coroutine."""
 
     _async_client = AsyncClient
-
-    def echo(self, *, message: str) -> ToolResult:
-        """Echo Tool
-
-        Echoes back the input string
-
-        MCP tool: 'echo'
-        """
-        return self._runner.run(self._inner.echo(message=message))
-
-    def get_annotated_message(
-        self,
-        *,
-        message_type: _typing.Literal["error", "success", "debug"],
-        include_image: bool | Unset = UNSET,
-    ) -> ToolResult:
-        """Get Annotated Message Tool
-
-        Demonstrates how annotations can be used to provide metadata about content.
-
-        MCP tool: 'get-annotated-message'
-        """
-        return self._runner.run(
-            self._inner.get_annotated_message(
-                message_type=message_type, include_image=include_image
-            )
-        )
-
-    def get_env(self) -> ToolResult:
-        """Print Environment Tool
-
-        Returns all environment variables, helpful for debugging MCP server configuration
-
-        MCP tool: 'get-env'
-        """
-        return self._runner.run(self._inner.get_env())
-
-    def get_resource_links(self, *, count: float | Unset = UNSET) -> ToolResult:
-        """Get Resource Links Tool
-
-        Returns up to ten resource links that reference different types of resources
-
-        MCP tool: 'get-resource-links'
-        """
-        return self._runner.run(self._inner.get_resource_links(count=count))
-
-    def get_resource_reference(
-        self,
-        *,
-        resource_type: _typing.Literal["Text", "Blob"] | Unset = UNSET,
-        resource_id: float | Unset = UNSET,
-    ) -> ToolResult:
-        """Get Resource Reference Tool
-
-        Returns a resource reference that can be used by MCP clients
-
-        MCP tool: 'get-resource-reference'
-        """
-        return self._runner.run(
-            self._inner.get_resource_reference(resource_type=resource_type, resource_id=resource_id)
-        )
-
-    def get_structured_content(
-        self, *, location: _typing.Literal["New York", "Chicago", "Los Angeles"]
-    ) -> _models.GetStructuredContentResult:
-        """Get Structured Content Tool
-
-        Returns structured content along with an output schema for client data validation
-
-        MCP tool: 'get-structured-content'
-        """
-        return self._runner.run(self._inner.get_structured_content(location=location))
-
-    def get_sum(self, *, a: float, b: float) -> ToolResult:
-        """Get Sum Tool
-
-        Returns the sum of two numbers
-
-        MCP tool: 'get-sum'
-        """
-        return self._runner.run(self._inner.get_sum(a=a, b=b))
-
-    def get_tiny_image(self) -> ToolResult:
-        """Get Tiny Image Tool
-
-        Returns a tiny MCP logo image.
-
-        MCP tool: 'get-tiny-image'
-        """
-        return self._runner.run(self._inner.get_tiny_image())
-
-    def gzip_file_as_resource(
-        self,
-        *,
-        name: str | Unset = UNSET,
-        data: str | Unset = UNSET,
-        output_type: _typing.Literal["resourceLink", "resource"] | Unset = UNSET,
-    ) -> ToolResult:
-        """GZip File as Resource Tool
-
-        Compresses a single file using gzip compression. Depending upon the selected output type, returns either the compressed data as a gzipped resource or a resource link, allowing it to be downloaded in a subsequent request during the current session.
-
-        MCP tool: 'gzip-file-as-resource'
-        """
-        return self._runner.run(
-            self._inner.gzip_file_as_resource(name=name, data=data, output_type=output_type)
-        )
-
-    def simulate_research_query(self, *, topic: str, ambiguous: bool | Unset = UNSET) -> ToolResult:
-        """Simulate Research Query
-
-        Simulates a deep research operation that gathers, analyzes, and synthesizes information. Demonstrates MCP task-based operations with progress through multiple stages. If 'ambiguous' is true and client supports elicitation, sends an elicitation request for clarification.
-
-        MCP tool: 'simulate-research-query'
-        """
-        return self._runner.run(
-            self._inner.simulate_research_query(topic=topic, ambiguous=ambiguous)
-        )
-
-    def toggle_simulated_logging(self) -> ToolResult:
-        """Toggle Simulated Logging
-
-        Toggles simulated, random-leveled logging on or off.
-
-        MCP tool: 'toggle-simulated-logging'
-        """
-        return self._runner.run(self._inner.toggle_simulated_logging())
-
-    def toggle_subscriber_updates(self) -> ToolResult:
-        """Toggle Subscriber Updates
-
-        Toggles simulated resource subscription updates on or off.
-
-        MCP tool: 'toggle-subscriber-updates'
-        """
-        return self._runner.run(self._inner.toggle_subscriber_updates())
-
-    def trigger_long_running_operation(
-        self, *, duration: float | Unset = UNSET, steps: float | Unset = UNSET
-    ) -> ToolResult:
-        """Trigger Long Running Operation Tool
-
-        Demonstrates a long running operation with progress updates.
-
-        MCP tool: 'trigger-long-running-operation'
-        """
-        return self._runner.run(
-            self._inner.trigger_long_running_operation(duration=duration, steps=steps)
-        )
-
-    def get_args_prompt(self, *, city: str, state: str | None = None) -> PromptResult:
-        """Arguments Prompt
-
-        A prompt with two arguments, one required and one optional
-
-        MCP prompt: 'args-prompt'
-        """
-        return self._runner.run(self._inner.get_args_prompt(city=city, state=state))
-
-    def get_completable_prompt(self, *, department: str, name: str) -> PromptResult:
-        """Team Management
-
-        First argument choice narrows values for second argument.
-
-        MCP prompt: 'completable-prompt'
-        """
-        return self._runner.run(
-            self._inner.get_completable_prompt(department=department, name=name)
-        )
-
-    def get_resource_prompt(self, *, resource_type: str, resource_id: str) -> PromptResult:
-        """Resource Prompt
-
-        A prompt that includes an embedded resource reference
-
-        MCP prompt: 'resource-prompt'
-        """
-        return self._runner.run(
-            self._inner.get_resource_prompt(resource_type=resource_type, resource_id=resource_id)
-        )
-
-    def get_simple_prompt(self) -> PromptResult:
-        """Simple Prompt
-
-        A prompt with no arguments
-
-        MCP prompt: 'simple-prompt'
-        """
-        return self._runner.run(self._inner.get_simple_prompt())
-
-    def read_dynamic_blob_resource(self, *, resource_id: str) -> ResourceContents:
-        """Binary (base64) dynamic resource fabricated from the {resourceId} variable, which must be an integer.
-
-        MCP resource template: 'demo://resource/dynamic/blob/{resourceId}'
-        """
-        return self._runner.run(self._inner.read_dynamic_blob_resource(resource_id=resource_id))
-
-    def read_dynamic_text_resource(self, *, resource_id: str) -> ResourceContents:
-        """Plaintext dynamic resource fabricated from the {resourceId} variable, which must be an integer.
-
-        MCP resource template: 'demo://resource/dynamic/text/{resourceId}'
-        """
-        return self._runner.run(self._inner.read_dynamic_text_resource(resource_id=resource_id))
+    echo = sync_method(AsyncClient.echo)
+    get_annotated_message = sync_method(AsyncClient.get_annotated_message)
+    get_env = sync_method(AsyncClient.get_env)
+    get_resource_links = sync_method(AsyncClient.get_resource_links)
+    get_resource_reference = sync_method(AsyncClient.get_resource_reference)
+    get_structured_content = sync_method(AsyncClient.get_structured_content)
+    get_sum = sync_method(AsyncClient.get_sum)
+    get_tiny_image = sync_method(AsyncClient.get_tiny_image)
+    gzip_file_as_resource = sync_method(AsyncClient.gzip_file_as_resource)
+    simulate_research_query = sync_method(AsyncClient.simulate_research_query)
+    toggle_simulated_logging = sync_method(AsyncClient.toggle_simulated_logging)
+    toggle_subscriber_updates = sync_method(AsyncClient.toggle_subscriber_updates)
+    trigger_long_running_operation = sync_method(AsyncClient.trigger_long_running_operation)
+    get_args_prompt = sync_method(AsyncClient.get_args_prompt)
+    get_completable_prompt = sync_method(AsyncClient.get_completable_prompt)
+    get_resource_prompt = sync_method(AsyncClient.get_resource_prompt)
+    get_simple_prompt = sync_method(AsyncClient.get_simple_prompt)
+    read_dynamic_blob_resource = sync_method(AsyncClient.read_dynamic_blob_resource)
+    read_dynamic_text_resource = sync_method(AsyncClient.read_dynamic_text_resource)

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 from typing import cast as _cast
 
 from mcpgen.runtime.results import UNSET, ToolResult, Unset
-from mcpgen.runtime.typed_client import AsyncClientBase, SyncClientBase
+from mcpgen.runtime.typed_client import AsyncClientBase, SyncClientBase, sync_method
 
 from ._catalog import CATALOG
 
@@ -62,26 +62,9 @@ class AsyncClient(AsyncClientBase):
 
 
 class Client(SyncClientBase[AsyncClient]):
-    """Synchronous twin of AsyncClient (runs an event loop in a background thread)."""
+    """Synchronous twin of AsyncClient (runs an event loop in a background thread): the same
+    typed methods, each returning the result instead of a coroutine."""
 
     _async_client = AsyncClient
-
-    def convert_time(
-        self, *, source_timezone: str, time: str, target_timezone: str
-    ) -> _models.ConvertTimeResult:
-        """Convert time between timezones
-
-        MCP tool: 'convert_time'
-        """
-        return self._runner.run(
-            self._inner.convert_time(
-                source_timezone=source_timezone, time=time, target_timezone=target_timezone
-            )
-        )
-
-    def get_current_time(self, *, timezone: str) -> _models.GetCurrentTimeResult:
-        """Get current time in a specific timezone
-
-        MCP tool: 'get_current_time'
-        """
-        return self._runner.run(self._inner.get_current_time(timezone=timezone))
+    convert_time = sync_method(AsyncClient.convert_time)
+    get_current_time = sync_method(AsyncClient.get_current_time)
