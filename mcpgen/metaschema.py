@@ -65,7 +65,7 @@ def _local_ref(ref: str, vocab_key: dict[str, str]) -> str:
 @cache
 def flat_2020_12() -> dict[str, Any]:
     """The 2020-12 meta-schema as one document without dynamic references."""
-    from jsonschema_specifications import REGISTRY
+    from jsonschema_specifications import REGISTRY  # type: ignore[import-untyped]  # jsonschema's own dependency
 
     root = copy.deepcopy(REGISTRY.contents(_ROOT))
     refs = [part["$ref"] for part in root.get("allOf", []) if isinstance(part, dict) and "$ref" in part]

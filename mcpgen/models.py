@@ -355,7 +355,7 @@ def _postprocess(source: str, wanted: set[str], exact: _Exact) -> tuple[ModelsOu
         _add_exact(classes[name], exact)
     first = 1 if body and isinstance(body[0], ast.ImportFrom) and body[0].module == "__future__" else 0
     preamble = _exact_preamble(exact.runtime_module)
-    imports = [st for st in body[first:] if isinstance(st, (ast.Import, ast.ImportFrom))]
+    imports: list[ast.stmt] = [st for st in body[first:] if isinstance(st, (ast.Import, ast.ImportFrom))]
     others = [st for st in body[first:] if not isinstance(st, (ast.Import, ast.ImportFrom))]
     # All imports first (DCG's too, each name once), then the mixin, then DCG's classes.
     body = body[:first] + _dedupe_imports(preamble[:-1] + imports) + preamble[-1:] + others

@@ -12,7 +12,7 @@ import builtins
 import keyword
 import re
 import unicodedata
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
 from .catalog import Catalog, ToolSpec
@@ -127,7 +127,7 @@ class ToolNames:
         return f"{self.pascal}Result"
 
 
-def field_names(props: dict[str, object], extra_reserved: frozenset[str] = frozenset()) -> tuple[FieldName, ...]:
+def field_names(props: Mapping[str, object], extra_reserved: frozenset[str] = frozenset()) -> tuple[FieldName, ...]:
     wires = [w for w in props]
     base = {w: snake(w, empty="field") for w in wires}
     names = allocate(wires, base, _RESERVED_SNAKE | PYDANTIC_MEMBERS | extra_reserved)
