@@ -50,7 +50,11 @@ def _tool_context(spec: Any, n: ToolNames, models: ModelsOutput) -> dict[str, An
     if spec.title and spec.description and spec.description.startswith(spec.title):
         doc = spec.description
     doc += f"\n\nMCP tool: {spec.name!r}"
+    # The body sends `locals()` when the Args model maps every argument to its wire name
+    # (runtime `_call`); otherwise (e.g. a RootModel union) it spells out the wire-keyed dict.
+    by_locals = info.root_type is None and all(info.wire_names.get(str(p["python"])) == p["wire"] for p in params)
     return {
+        "by_locals": by_locals,
         "wire": spec.name,
         "schema_hash": schema_hash(spec.raw),
         "method": n.method,

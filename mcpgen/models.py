@@ -14,7 +14,7 @@ from __future__ import annotations
 import ast
 import copy
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from .catalog import Catalog, Problem, ToolSpec
@@ -63,6 +63,7 @@ class ModelInfo:
 
     fields: dict[str, str]  # python field name -> annotation source (names qualified for client.py)
     root_type: str | None  # RootModel[T] -> "T" (qualified); None for BaseModel
+    wire_names: dict[str, str] = field(default_factory=dict)  # python field name -> its alias, or itself
 
 
 @dataclass(frozen=True)
@@ -452,7 +453,18 @@ def _info(cls: ast.ClassDef, q: _Qualifier) -> ModelInfo:
         if isinstance(base, ast.Subscript) and isinstance(base.value, ast.Name) and base.value.id == "RootModel":
             root = q.text(base.slice)
     fields: dict[str, str] = {}
+    wire_names: dict[str, str] = {}
     for stmt in cls.body:
         if isinstance(stmt, ast.AnnAssign) and isinstance(stmt.target, ast.Name) and stmt.target.id != "model_config":
             fields[stmt.target.id] = q.text(stmt.annotation)
-    return ModelInfo(fields, root)
+            wire_names[stmt.target.id] = _alias_of(stmt) or stmt.target.id
+    return ModelInfo(fields, root, wire_names)
+
+
+def _alias_of(stmt: ast.AnnAssign) -> str | None:
+    call = stmt.value
+    if isinstance(call, ast.Call) and isinstance(call.func, ast.Name) and call.func.id == "Field":
+        for k in call.keywords:
+            if k.arg == "alias" and isinstance(k.value, ast.Constant) and isinstance(k.value.value, str):
+                return k.value.value
+    return None

@@ -276,6 +276,20 @@ class AsyncClientBase(AsyncFeatures):
         except ToolError as exc:
             return exc.result
 
+    async def _call(self, wire: str, local_vars: Mapping[str, Any]) -> Any:
+        """What a typed method runs: its `locals()` (Python argument names) sent by wire name.
+
+        The method's arguments are its Args model's fields (the one naming pass gives both),
+        so each field's alias is the argument's wire name; `self` and UNSET values drop out.
+        """
+        fields = getattr(self._load_models(), self._catalog.table[wire][0]).model_fields
+        given = {(fields[k].alias or k): v for k, v in local_vars.items() if k in fields}
+        return await self._invoke(wire, given)
+
+    async def _call_text(self, wire: str, local_vars: Mapping[str, Any]) -> ToolResult:
+        """`_call` for a tool without outputSchema: the result is always a ToolResult."""
+        return cast(ToolResult, await self._call(wire, local_vars))
+
     async def _invoke(self, wire: str, given: Mapping[str, Any]) -> Any:
         models = self._load_models()
         args_model, result_model, wrapped, is_root = self._catalog.table[wire]

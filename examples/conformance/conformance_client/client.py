@@ -36,21 +36,21 @@ class AsyncClient(AsyncClientBase):
 
         MCP tool: 'add_numbers'
         """
-        return _cast("ToolResult", await self._invoke("add_numbers", {"a": a, "b": b}))
+        return await self._call_text("add_numbers", locals())
 
     async def test_client_elicitation_defaults(self) -> ToolResult:
         """Tests that client applies defaults for omitted elicitation fields
 
         MCP tool: 'test_client_elicitation_defaults'
         """
-        return _cast("ToolResult", await self._invoke("test_client_elicitation_defaults", {}))
+        return await self._call_text("test_client_elicitation_defaults", locals())
 
     async def test_reconnection(self) -> ToolResult:
         """A tool that triggers SSE stream closure to test client reconnection behavior
 
         MCP tool: 'test_reconnection'
         """
-        return _cast("ToolResult", await self._invoke("test_reconnection", {}))
+        return await self._call_text("test_reconnection", locals())
 
 
 class Client(SyncClientBase[AsyncClient]):

@@ -41,7 +41,7 @@ class AsyncClient(AsyncClientBase):
 
         MCP tool: 'echo'
         """
-        return _cast("ToolResult", await self._invoke("echo", {"message": message}))
+        return await self._call_text("echo", locals())
 
     async def get_annotated_message(
         self,
@@ -55,13 +55,7 @@ class AsyncClient(AsyncClientBase):
 
         MCP tool: 'get-annotated-message'
         """
-        return _cast(
-            "ToolResult",
-            await self._invoke(
-                "get-annotated-message",
-                {"messageType": message_type, "includeImage": include_image},
-            ),
-        )
+        return await self._call_text("get-annotated-message", locals())
 
     async def get_env(self) -> ToolResult:
         """Print Environment Tool
@@ -70,7 +64,7 @@ class AsyncClient(AsyncClientBase):
 
         MCP tool: 'get-env'
         """
-        return _cast("ToolResult", await self._invoke("get-env", {}))
+        return await self._call_text("get-env", locals())
 
     async def get_resource_links(self, *, count: float | Unset = UNSET) -> ToolResult:
         """Get Resource Links Tool
@@ -79,7 +73,7 @@ class AsyncClient(AsyncClientBase):
 
         MCP tool: 'get-resource-links'
         """
-        return _cast("ToolResult", await self._invoke("get-resource-links", {"count": count}))
+        return await self._call_text("get-resource-links", locals())
 
     async def get_resource_reference(
         self,
@@ -93,12 +87,7 @@ class AsyncClient(AsyncClientBase):
 
         MCP tool: 'get-resource-reference'
         """
-        return _cast(
-            "ToolResult",
-            await self._invoke(
-                "get-resource-reference", {"resourceType": resource_type, "resourceId": resource_id}
-            ),
-        )
+        return await self._call_text("get-resource-reference", locals())
 
     async def get_structured_content(
         self, *, location: _typing.Literal["New York", "Chicago", "Los Angeles"]
@@ -111,7 +100,7 @@ class AsyncClient(AsyncClientBase):
         """
         return _cast(
             "_models.GetStructuredContentResult",
-            await self._invoke("get-structured-content", {"location": location}),
+            await self._call("get-structured-content", locals()),
         )
 
     async def get_sum(self, *, a: float, b: float) -> ToolResult:
@@ -121,7 +110,7 @@ class AsyncClient(AsyncClientBase):
 
         MCP tool: 'get-sum'
         """
-        return _cast("ToolResult", await self._invoke("get-sum", {"a": a, "b": b}))
+        return await self._call_text("get-sum", locals())
 
     async def get_tiny_image(self) -> ToolResult:
         """Get Tiny Image Tool
@@ -130,7 +119,7 @@ class AsyncClient(AsyncClientBase):
 
         MCP tool: 'get-tiny-image'
         """
-        return _cast("ToolResult", await self._invoke("get-tiny-image", {}))
+        return await self._call_text("get-tiny-image", locals())
 
     async def gzip_file_as_resource(
         self,
@@ -145,12 +134,7 @@ class AsyncClient(AsyncClientBase):
 
         MCP tool: 'gzip-file-as-resource'
         """
-        return _cast(
-            "ToolResult",
-            await self._invoke(
-                "gzip-file-as-resource", {"name": name, "data": data, "outputType": output_type}
-            ),
-        )
+        return await self._call_text("gzip-file-as-resource", locals())
 
     async def simulate_research_query(
         self, *, topic: str, ambiguous: bool | Unset = UNSET
@@ -161,10 +145,7 @@ class AsyncClient(AsyncClientBase):
 
         MCP tool: 'simulate-research-query'
         """
-        return _cast(
-            "ToolResult",
-            await self._invoke("simulate-research-query", {"topic": topic, "ambiguous": ambiguous}),
-        )
+        return await self._call_text("simulate-research-query", locals())
 
     async def toggle_simulated_logging(self) -> ToolResult:
         """Toggle Simulated Logging
@@ -173,7 +154,7 @@ class AsyncClient(AsyncClientBase):
 
         MCP tool: 'toggle-simulated-logging'
         """
-        return _cast("ToolResult", await self._invoke("toggle-simulated-logging", {}))
+        return await self._call_text("toggle-simulated-logging", locals())
 
     async def toggle_subscriber_updates(self) -> ToolResult:
         """Toggle Subscriber Updates
@@ -182,7 +163,7 @@ class AsyncClient(AsyncClientBase):
 
         MCP tool: 'toggle-subscriber-updates'
         """
-        return _cast("ToolResult", await self._invoke("toggle-subscriber-updates", {}))
+        return await self._call_text("toggle-subscriber-updates", locals())
 
     async def trigger_long_running_operation(
         self, *, duration: float | Unset = UNSET, steps: float | Unset = UNSET
@@ -193,12 +174,7 @@ class AsyncClient(AsyncClientBase):
 
         MCP tool: 'trigger-long-running-operation'
         """
-        return _cast(
-            "ToolResult",
-            await self._invoke(
-                "trigger-long-running-operation", {"duration": duration, "steps": steps}
-            ),
-        )
+        return await self._call_text("trigger-long-running-operation", locals())
 
     async def get_args_prompt(self, *, city: str, state: str | None = None) -> PromptResult:
         """Arguments Prompt

@@ -38,27 +38,14 @@ class AsyncClient(AsyncClientBase):
 
         MCP tool: 'convert_time'
         """
-        return _cast(
-            "_models.ConvertTimeResult",
-            await self._invoke(
-                "convert_time",
-                {
-                    "source_timezone": source_timezone,
-                    "time": time,
-                    "target_timezone": target_timezone,
-                },
-            ),
-        )
+        return _cast("_models.ConvertTimeResult", await self._call("convert_time", locals()))
 
     async def get_current_time(self, *, timezone: str) -> _models.GetCurrentTimeResult:
         """Get current time in a specific timezone
 
         MCP tool: 'get_current_time'
         """
-        return _cast(
-            "_models.GetCurrentTimeResult",
-            await self._invoke("get_current_time", {"timezone": timezone}),
-        )
+        return _cast("_models.GetCurrentTimeResult", await self._call("get_current_time", locals()))
 
 
 class Client(SyncClientBase[AsyncClient]):
