@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 from pydantic import ValidationInfo, model_validator
 from mcpgen.runtime.validation import check_exact as _check_exact
-from typing import Any
+from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, RootModel
 
 
@@ -13,6 +13,9 @@ class JsonSchema202012ToolArgs(BaseModel):
     model_config = ConfigDict(extra="allow", protected_namespaces=())
     name: str | None = None
     address: JsonSchema202012ToolArgsAddress | None = None
+    contact_method: Literal["phone", "email"] | None = Field(None, alias="contactMethod")
+    phone: str | None = None
+    email: str | None = None
 
     @model_validator(mode="before")
     @classmethod
@@ -92,6 +95,112 @@ class TestImageContentArgs(BaseModel):
         return _check_exact(_EXACT_SCHEMAS["TestImageContentArgs"], data, info.context)
 
 
+class TestInputRequiredResultCapabilitiesArgs(BaseModel):
+    model_config = ConfigDict(extra="allow", protected_namespaces=())
+
+    @model_validator(mode="before")
+    @classmethod
+    def _mcpgen_exact(cls, data: Any, info: ValidationInfo) -> Any:
+        return _check_exact(
+            _EXACT_SCHEMAS["TestInputRequiredResultCapabilitiesArgs"], data, info.context
+        )
+
+
+class TestInputRequiredResultElicitationArgs(BaseModel):
+    model_config = ConfigDict(extra="allow", protected_namespaces=())
+
+    @model_validator(mode="before")
+    @classmethod
+    def _mcpgen_exact(cls, data: Any, info: ValidationInfo) -> Any:
+        return _check_exact(
+            _EXACT_SCHEMAS["TestInputRequiredResultElicitationArgs"], data, info.context
+        )
+
+
+class TestInputRequiredResultListRootsArgs(BaseModel):
+    model_config = ConfigDict(extra="allow", protected_namespaces=())
+
+    @model_validator(mode="before")
+    @classmethod
+    def _mcpgen_exact(cls, data: Any, info: ValidationInfo) -> Any:
+        return _check_exact(
+            _EXACT_SCHEMAS["TestInputRequiredResultListRootsArgs"], data, info.context
+        )
+
+
+class TestInputRequiredResultMultiRoundArgs(BaseModel):
+    model_config = ConfigDict(extra="allow", protected_namespaces=())
+
+    @model_validator(mode="before")
+    @classmethod
+    def _mcpgen_exact(cls, data: Any, info: ValidationInfo) -> Any:
+        return _check_exact(
+            _EXACT_SCHEMAS["TestInputRequiredResultMultiRoundArgs"], data, info.context
+        )
+
+
+class TestInputRequiredResultMultipleInputsArgs(BaseModel):
+    model_config = ConfigDict(extra="allow", protected_namespaces=())
+
+    @model_validator(mode="before")
+    @classmethod
+    def _mcpgen_exact(cls, data: Any, info: ValidationInfo) -> Any:
+        return _check_exact(
+            _EXACT_SCHEMAS["TestInputRequiredResultMultipleInputsArgs"], data, info.context
+        )
+
+
+class TestInputRequiredResultRequestStateArgs(BaseModel):
+    model_config = ConfigDict(extra="allow", protected_namespaces=())
+
+    @model_validator(mode="before")
+    @classmethod
+    def _mcpgen_exact(cls, data: Any, info: ValidationInfo) -> Any:
+        return _check_exact(
+            _EXACT_SCHEMAS["TestInputRequiredResultRequestStateArgs"], data, info.context
+        )
+
+
+class TestInputRequiredResultSamplingArgs(BaseModel):
+    model_config = ConfigDict(extra="allow", protected_namespaces=())
+
+    @model_validator(mode="before")
+    @classmethod
+    def _mcpgen_exact(cls, data: Any, info: ValidationInfo) -> Any:
+        return _check_exact(
+            _EXACT_SCHEMAS["TestInputRequiredResultSamplingArgs"], data, info.context
+        )
+
+
+class TestInputRequiredResultTamperedStateArgs(BaseModel):
+    model_config = ConfigDict(extra="allow", protected_namespaces=())
+
+    @model_validator(mode="before")
+    @classmethod
+    def _mcpgen_exact(cls, data: Any, info: ValidationInfo) -> Any:
+        return _check_exact(
+            _EXACT_SCHEMAS["TestInputRequiredResultTamperedStateArgs"], data, info.context
+        )
+
+
+class TestLoggingToolArgs(BaseModel):
+    model_config = ConfigDict(extra="allow", protected_namespaces=())
+
+    @model_validator(mode="before")
+    @classmethod
+    def _mcpgen_exact(cls, data: Any, info: ValidationInfo) -> Any:
+        return _check_exact(_EXACT_SCHEMAS["TestLoggingToolArgs"], data, info.context)
+
+
+class TestMissingCapabilityArgs(BaseModel):
+    model_config = ConfigDict(extra="allow", protected_namespaces=())
+
+    @model_validator(mode="before")
+    @classmethod
+    def _mcpgen_exact(cls, data: Any, info: ValidationInfo) -> Any:
+        return _check_exact(_EXACT_SCHEMAS["TestMissingCapabilityArgs"], data, info.context)
+
+
 class TestMultipleContentTypesArgs(BaseModel):
     model_config = ConfigDict(extra="allow", protected_namespaces=())
 
@@ -99,6 +208,16 @@ class TestMultipleContentTypesArgs(BaseModel):
     @classmethod
     def _mcpgen_exact(cls, data: Any, info: ValidationInfo) -> Any:
         return _check_exact(_EXACT_SCHEMAS["TestMultipleContentTypesArgs"], data, info.context)
+
+
+class TestParamHeaderArgs(BaseModel):
+    model_config = ConfigDict(extra="allow", protected_namespaces=())
+    region: str
+
+    @model_validator(mode="before")
+    @classmethod
+    def _mcpgen_exact(cls, data: Any, info: ValidationInfo) -> Any:
+        return _check_exact(_EXACT_SCHEMAS["TestParamHeaderArgs"], data, info.context)
 
 
 class TestReconnectionArgs(BaseModel):
@@ -129,6 +248,15 @@ class TestSimpleTextArgs(BaseModel):
         return _check_exact(_EXACT_SCHEMAS["TestSimpleTextArgs"], data, info.context)
 
 
+class TestStreamingElicitationArgs(BaseModel):
+    model_config = ConfigDict(extra="allow", protected_namespaces=())
+
+    @model_validator(mode="before")
+    @classmethod
+    def _mcpgen_exact(cls, data: Any, info: ValidationInfo) -> Any:
+        return _check_exact(_EXACT_SCHEMAS["TestStreamingElicitationArgs"], data, info.context)
+
+
 class TestToolWithLoggingArgs(BaseModel):
     model_config = ConfigDict(extra="allow", protected_namespaces=())
 
@@ -148,7 +276,7 @@ class TestToolWithProgressArgs(BaseModel):
 
 
 _EXACT_SCHEMAS: dict[str, str] = {
-    "JsonSchema202012ToolArgs": '{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","$defs":{"address":{"type":"object","properties":{"street":{"type":"string"},"city":{"type":"string"}}}},"properties":{"name":{"type":"string"},"address":{"$ref":"#/$defs/address"}},"additionalProperties":false}',
+    "JsonSchema202012ToolArgs": '{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","$defs":{"address":{"$anchor":"addressDef","type":"object","properties":{"street":{"type":"string"},"city":{"type":"string"}}}},"properties":{"name":{"type":"string"},"address":{"$ref":"#/$defs/address"},"contactMethod":{"type":"string","enum":["phone","email"]},"phone":{"type":"string"},"email":{"type":"string"}},"allOf":[{"anyOf":[{"required":["phone"]},{"required":["email"]}]}],"if":{"properties":{"contactMethod":{"const":"phone"}},"required":["contactMethod"]},"then":{"required":["phone"]},"else":{"required":["email"]},"additionalProperties":false}',
     "TestAudioContentArgs": '{"type":"object","properties":{}}',
     "TestElicitationArgs": '{"type":"object","properties":{"message":{"type":"string","description":"The message to show the user"}},"required":["message"]}',
     "TestElicitationSep1034DefaultsArgs": '{"type":"object","properties":{}}',
@@ -156,10 +284,22 @@ _EXACT_SCHEMAS: dict[str, str] = {
     "TestEmbeddedResourceArgs": '{"type":"object","properties":{}}',
     "TestErrorHandlingArgs": '{"type":"object","properties":{}}',
     "TestImageContentArgs": '{"type":"object","properties":{}}',
+    "TestInputRequiredResultCapabilitiesArgs": '{"type":"object","properties":{}}',
+    "TestInputRequiredResultElicitationArgs": '{"type":"object","properties":{}}',
+    "TestInputRequiredResultListRootsArgs": '{"type":"object","properties":{}}',
+    "TestInputRequiredResultMultiRoundArgs": '{"type":"object","properties":{}}',
+    "TestInputRequiredResultMultipleInputsArgs": '{"type":"object","properties":{}}',
+    "TestInputRequiredResultRequestStateArgs": '{"type":"object","properties":{}}',
+    "TestInputRequiredResultSamplingArgs": '{"type":"object","properties":{}}',
+    "TestInputRequiredResultTamperedStateArgs": '{"type":"object","properties":{}}',
+    "TestLoggingToolArgs": '{"type":"object","properties":{}}',
+    "TestMissingCapabilityArgs": '{"type":"object","properties":{}}',
     "TestMultipleContentTypesArgs": '{"type":"object","properties":{}}',
+    "TestParamHeaderArgs": '{"type":"object","properties":{"region":{"type":"string","description":"A region name","x-mcp-header":"Region"}},"required":["region"]}',
     "TestReconnectionArgs": '{"type":"object","properties":{}}',
     "TestSamplingArgs": '{"type":"object","properties":{"prompt":{"type":"string","description":"The prompt to send"}},"required":["prompt"]}',
     "TestSimpleTextArgs": '{"type":"object","properties":{}}',
+    "TestStreamingElicitationArgs": '{"type":"object","properties":{}}',
     "TestToolWithLoggingArgs": '{"type":"object","properties":{}}',
     "TestToolWithProgressArgs": '{"type":"object","properties":{}}',
 }
