@@ -410,6 +410,9 @@ class Handlers(ToolsBase):
 
         MCP prompt: 'test_input_required_result_prompt'
         """
+        if "elicitation" not in ctx.client_capabilities:
+            # Never ask a client for what it cannot give: the prompt works without the context.
+            return "Answer without extra context."
         answer = await ctx.request_elicitation(
             elicit("What context should the prompt use?", "context"), key="user_context"
         )
