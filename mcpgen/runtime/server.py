@@ -173,10 +173,11 @@ class RequestContext:
         # No server->client requests in the stateless era: answers come with a retry of this
         # very request (inputResponses), which runs the handler again from the start.
         answers = {key: self._responses[key] for key in requests if isinstance(self._responses.get(key), dict)}
+        # Kept even when some are still missing: the retry will answer only the missing ones.
+        self.answered.update(answers)
         unanswered = {key: dict(r) for key, r in requests.items() if key not in answers}
         if unanswered:
             raise InputRequired(unanswered)
-        self.answered.update(answers)
         return answers
 
     async def request_sampling(self, params: JSONObject, *, key: str | None = None) -> JSONObject:

@@ -224,3 +224,19 @@ def test_the_runtime_client_answers_several_inputs_in_either_era(protocol: str) 
             assert rounds["content"][0]["text"] == "Ada likes None"  # the elicitation answers name only
 
     asyncio.run(asyncio.wait_for(main(), 60))
+
+
+def test_a_partly_answered_round_asks_only_for_the_rest_and_keeps_the_answers() -> None:
+    peer = StdioPeer()
+    try:
+        name = "test_input_required_result_multiple_inputs"
+        partial = peer.call(name, ALL_INPUTS, inputResponses={"user_name": accept(name="Ada")})["result"]
+        assert sorted(partial["inputRequests"]) == ["client_roots", "greeting"]
+        rest = {
+            "greeting": {"role": "assistant", "content": {"type": "text", "text": "hi"}, "model": "m"},
+            "client_roots": {"roots": []},
+        }
+        done = peer.call(name, ALL_INPUTS, inputResponses=rest, requestState=partial["requestState"])["result"]
+        assert done["resultType"] == "complete"
+    finally:
+        peer.close()
