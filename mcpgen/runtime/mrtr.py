@@ -1,24 +1,33 @@
 """Stateless-era input (2026-07-28 "MRTR"): a handler that needs the client's input gets it
 through an `input_required` result and a retry of the same request, not a server request.
 
-`RequestContext.request_elicitation` (and sampling, roots) raises `InputRequired` when the
-answer is not in the request's `inputResponses` yet; the server turns that into the result.
-The `requestState` it hands out is signed, so a client cannot forge or alter it.
+`RequestContext.request_elicitation` (and sampling, roots, `request_inputs`) raises
+`InputRequired` when the answer is not in the request's `inputResponses` yet; the server turns
+that into the result. A retry carries only the answers to the latest round, so the answers of
+earlier rounds ride in the `requestState` the server hands out: signed (a client cannot forge
+or alter it), bound to the request (method, target, arguments) and short-lived.
 """
 
 from __future__ import annotations
 
 import base64
+import binascii
 import functools
 import hashlib
 import hmac
 import json
 import os
 import secrets
+import time
 
 from . import jsonrpc
 from .errors import RpcError
 from .jsonrpc import JSONObject
+
+# How long an issued requestState stays good, and the most a client may send back.
+STATE_TTL_SECONDS = 3600
+_MAX_STATE_CHARS = 256 * 1024
+
 
 @functools.lru_cache(maxsize=1)
 def _key() -> bytes:
@@ -36,22 +45,49 @@ class InputRequired(BaseException):
         self.requests = requests
 
 
-def _subject(method: str, params: JSONObject) -> bytes:
+def _subject(method: str, params: JSONObject) -> str:
     # What the state is bound to: the request itself (method, target, arguments).
     target = {k: params.get(k) for k in ("name", "uri", "arguments")}
-    return json.dumps([method, target], sort_keys=True, separators=(",", ":"), default=str).encode()
+    raw = json.dumps([method, target], sort_keys=True, separators=(",", ":"), default=str).encode()
+    return base64.urlsafe_b64encode(hashlib.sha256(raw).digest()).decode().rstrip("=")
 
 
-def sign_request_state(method: str, params: JSONObject) -> str:
-    body = base64.urlsafe_b64encode(hashlib.sha256(_subject(method, params)).digest()).decode().rstrip("=")
-    mac = hmac.new(_key(), body.encode(), hashlib.sha256).hexdigest()[:32]
-    return f"{body}.{mac}"
+def _mac(body: str) -> str:
+    return hmac.new(_key(), body.encode(), hashlib.sha256).hexdigest()[:32]
 
 
-def check_request_state(method: str, params: JSONObject) -> None:
-    """A retry's requestState must be one this server signed for this same request."""
+def issue_request_state(method: str, params: JSONObject, answers: JSONObject) -> str:
+    """A signed state carrying the answers given so far, for the retry of this very request."""
+    payload = {"s": _subject(method, params), "t": int(time.time()), "a": answers}
+    raw = json.dumps(payload, sort_keys=True, separators=(",", ":")).encode()
+    body = base64.urlsafe_b64encode(raw).decode().rstrip("=")
+    return f"{body}.{_mac(body)}"
+
+
+def open_request_state(method: str, params: JSONObject) -> JSONObject:
+    """The answers a retry's requestState carries ({} on a first try). A state this server did
+    not sign, signed for another request, or expired is refused with -32602."""
     state = params.get("requestState")
     if state is None:
-        return
-    if not isinstance(state, str) or not hmac.compare_digest(state, sign_request_state(method, params)):
-        raise RpcError(jsonrpc.INVALID_PARAMS, "Invalid requestState")
+        return {}
+    if not isinstance(state, str) or len(state) > _MAX_STATE_CHARS or "." not in state:
+        raise _invalid()
+    body, mac = state.rsplit(".", 1)
+    if not hmac.compare_digest(mac, _mac(body)):
+        raise _invalid()
+    try:
+        payload = json.loads(base64.urlsafe_b64decode(body + "=" * (-len(body) % 4)))
+    except (ValueError, binascii.Error):
+        raise _invalid() from None
+    if not isinstance(payload, dict) or payload.get("s") != _subject(method, params):
+        raise _invalid()
+    issued = payload.get("t")
+    # A minute of leeway: another worker's clock may run slightly ahead of this one's.
+    if not isinstance(issued, int) or not -60 <= time.time() - issued <= STATE_TTL_SECONDS:
+        raise RpcError(jsonrpc.INVALID_PARAMS, "Expired requestState: start the request again")
+    answers = payload.get("a")
+    return answers if isinstance(answers, dict) else {}
+
+
+def _invalid() -> RpcError:
+    return RpcError(jsonrpc.INVALID_PARAMS, "Invalid requestState")

@@ -18,7 +18,7 @@ from typing import Any
 
 from . import jsonrpc
 from .errors import McpError, ProtocolError, RpcError
-from .mrtr import InputRequired, check_request_state, sign_request_state
+from .mrtr import InputRequired, issue_request_state, open_request_state
 from .features import CompletionHandler, Features, PromptHandler, ResourceHandler, SubscribeHandler, TemplateHandler
 from .jsonrpc import JSONObject, RequestId
 from .protocol import (
@@ -80,6 +80,7 @@ class RequestContext:
         protocol_version: str,
         client_capabilities: JSONObject,
         log_level: str | None,
+        carried: JSONObject | None = None,
     ) -> None:
         self._session = session
         self.request_id = request_id
@@ -91,8 +92,11 @@ class RequestContext:
         self.meta: JSONObject = meta if isinstance(meta, dict) else {}
         self.progress_token = self.meta.get("progressToken")
         self._last_progress: float | None = None
+        # Answers to input requests: earlier rounds' (carried in the signed requestState), then
+        # this retry's inputResponses. Only those a handler actually used go into the next state.
         responses = params.get("inputResponses")
-        self._responses: JSONObject = responses if isinstance(responses, dict) else {}
+        self._responses: JSONObject = {**(carried or {}), **(responses if isinstance(responses, dict) else {})}
+        self.answered: JSONObject = {}
         self._asks = 0
 
     async def report_progress(
@@ -131,39 +135,74 @@ class RequestContext:
         with contextlib.suppress(McpError):
             await self._session.notify(method, params)
 
-    async def _ask_client(self, capability: str, method: str, params: JSONObject | None) -> Any:
-        if capability not in self.client_capabilities:
-            raise RpcError(
-                jsonrpc.MISSING_CLIENT_CAPABILITY,
-                f"the client did not declare the {capability} capability",
-                {"requiredCapabilities": {capability: {}}},
-            )
-        if self.era == ERA_MODERN:
-            # No server->client requests in the stateless era: the answer comes with a retry of
-            # this very request (inputResponses), which runs the handler again from the start.
+    async def _ask_client(
+        self, capability: str, method: str, params: JSONObject | None, key: str | None
+    ) -> Any:
+        if key is None:
             self._asks += 1
             key = f"{capability}-{self._asks}"
-            answer = self._responses.get(key)
-            if isinstance(answer, dict):
-                return answer
-            embedded: JSONObject = {"method": method}
-            if params is not None:
-                embedded["params"] = params
-            raise InputRequired({key: embedded})
-        return await self._session.request(method, params, timeout=None)
+        embedded: JSONObject = {"method": method}
+        if params is not None:
+            embedded["params"] = params
+        return (await self.request_inputs({key: embedded}))[key]
 
-    async def request_sampling(self, params: JSONObject) -> JSONObject:
-        result: JSONObject = await self._ask_client("sampling", "sampling/createMessage", params)
+    async def request_inputs(self, requests: Mapping[str, JSONObject]) -> dict[str, Any]:
+        """Several client inputs at once: {key: {"method": ..., "params": ...}} -> {key: answer}.
+
+        The methods are elicitation/create, sampling/createMessage and roots/list. In the
+        stateless era every unanswered one goes out in a single input_required result and the
+        handler runs again on the retry; in the handshake era each is a request to the client.
+        """
+        missing: JSONObject = {}
+        for key, request in requests.items():
+            capability = _CAPABILITY_OF.get(str(request.get("method")))
+            if capability is None:
+                raise ValueError(f"not a client input method: {request.get('method')!r}")
+            if capability not in self.client_capabilities:
+                missing[capability] = {}
+        if missing:
+            # Never ask for what the client did not declare (-32021 names every missing one).
+            names = ", ".join(missing)
+            raise RpcError(
+                jsonrpc.MISSING_CLIENT_CAPABILITY,
+                f"the client did not declare the {names} capability",
+                {"requiredCapabilities": missing},
+            )
+        if self.era != ERA_MODERN:
+            return {key: await self._session.request(str(r["method"]), r.get("params"), timeout=None) for key, r in requests.items()}
+        # No server->client requests in the stateless era: answers come with a retry of this
+        # very request (inputResponses), which runs the handler again from the start.
+        answers = {key: self._responses[key] for key in requests if isinstance(self._responses.get(key), dict)}
+        # Kept even when some are still missing: the retry will answer only the missing ones.
+        self.answered.update(answers)
+        unanswered = {key: dict(r) for key, r in requests.items() if key not in answers}
+        if unanswered:
+            raise InputRequired(unanswered)
+        return answers
+
+    async def request_sampling(self, params: JSONObject, *, key: str | None = None) -> JSONObject:
+        """sampling/createMessage; `key` names the input request in the stateless era."""
+        result: JSONObject = await self._ask_client("sampling", "sampling/createMessage", params, key)
         return result
 
-    async def request_elicitation(self, params: JSONObject) -> JSONObject:
-        result: JSONObject = await self._ask_client("elicitation", "elicitation/create", params)
+    async def request_elicitation(self, params: JSONObject, *, key: str | None = None) -> JSONObject:
+        """elicitation/create; `key` names the input request in the stateless era."""
+        result: JSONObject = await self._ask_client("elicitation", "elicitation/create", params, key)
         return result
 
-    async def list_roots(self) -> list[JSONObject]:
-        result = await self._ask_client("roots", "roots/list", None)
+    async def list_roots(self, *, key: str | None = None) -> list[JSONObject]:
+        """roots/list; `key` names the input request in the stateless era."""
+        result = await self._ask_client("roots", "roots/list", None, key)
         roots = result.get("roots") if isinstance(result, dict) else None
         return roots if isinstance(roots, list) else []
+
+
+# Which client capability each client input method needs.
+_CAPABILITY_OF = {
+    "elicitation/create": "elicitation",
+    "sampling/createMessage": "sampling",
+    "roots/list": "roots",
+}
 
 
 @dataclass
@@ -202,6 +241,11 @@ class Server:
         if name in self._tools:
             raise ValueError(f"tool {name!r} is registered twice")
         self._tools[name] = _Tool(dict(definition), handler)
+
+    def tool_definition(self, name: str) -> JSONObject | None:
+        """The advertised definition of a tool (the HTTP transport checks Mcp-Param-* by it)."""
+        tool = self._tools.get(name)
+        return tool.definition if tool is not None else None
 
     def add_prompt(self, definition: Mapping[str, Any], handler: PromptHandler) -> None:
         """A prompt advertised as given; the handler gets its string arguments."""
@@ -349,6 +393,7 @@ class ServerConnection:
         if not isinstance(capabilities, dict):
             raise RpcError(jsonrpc.INVALID_PARAMS, f"params._meta must carry {META_CLIENT_CAPABILITIES}")
         level = meta.get(META_LOG_LEVEL)
+        carried = open_request_state(method, params) if method != "server/discover" else {}
         context = RequestContext(
             self.session,
             request_id,
@@ -357,21 +402,21 @@ class ServerConnection:
             protocol_version=str(version),
             client_capabilities=capabilities,
             log_level=level if level in LOG_LEVELS else None,
+            carried=carried,
         )
         if method == "server/discover":
             result: Any = {
                 "supportedVersions": [*MODERN_VERSIONS, *HANDSHAKE_VERSIONS],
-                "capabilities": self.server.capabilities(),
+                "capabilities": self._modern_capabilities(),
                 **_CACHE_HINTS,
             }
             if self.server.instructions is not None:
                 result["instructions"] = self.server.instructions
         else:
-            check_request_state(method, params)
             try:
                 result = await self._dispatch(method, params, context)
             except InputRequired as need:
-                return self._input_required(method, params, need)
+                return self._input_required(method, params, need, context)
             if method in _CACHEABLE:
                 result = {**_CACHE_HINTS, **result}
         if isinstance(result, dict):
@@ -379,13 +424,25 @@ class ServerConnection:
             result["_meta"] = {**(result.get("_meta") or {}), META_SERVER_INFO: self.server.info}
         return result
 
-    def _input_required(self, method: str, params: JSONObject, need: InputRequired) -> JSONObject:
+    def _input_required(
+        self, method: str, params: JSONObject, need: InputRequired, context: RequestContext
+    ) -> JSONObject:
+        # The retry answers only these requests: the state keeps the answers used so far.
         return {
             "resultType": "input_required",
             "inputRequests": need.requests,
-            "requestState": sign_request_state(method, params),
+            "requestState": issue_request_state(method, params, context.answered),
             "_meta": {META_SERVER_INFO: self.server.info},
         }
+
+    def _modern_capabilities(self) -> JSONObject:
+        """What server/discover declares: only what this era serves. Resource subscriptions
+        are delivered by subscriptions/listen there (resources/subscribe is gone)."""
+        caps = self.server.capabilities()
+        resources = caps.get("resources")
+        if isinstance(resources, dict) and resources.get("subscribe") and not self._serves("subscriptions/listen"):
+            caps["resources"] = {**resources, "subscribe": False}
+        return caps
 
     # -- the handshake era ---------------------------------------------------------
 

@@ -32,7 +32,7 @@ PROMPT_ARGS = {"test_prompt_with_arguments": ["arg1=hello", "arg2=world"], "test
 @pytest.mark.slow
 def test_every_prompt_and_resource_through_the_inspector() -> None:
     prompts = inspect("--method", "prompts/list")["prompts"]
-    assert len(prompts) == 4
+    assert len(prompts) == 5
     for prompt in prompts:
         extra = ["--prompt-args", *PROMPT_ARGS[prompt["name"]]] if prompt["name"] in PROMPT_ARGS else []
         got = inspect("--method", "prompts/get", "--prompt-name", prompt["name"], *extra)

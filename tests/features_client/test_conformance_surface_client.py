@@ -38,7 +38,10 @@ def pkg(tmp_path: Path) -> Iterator[ModuleType]:
 
 async def _exercise(pkg: ModuleType, c: Any) -> None:
     assert {p.name for p in await c.list_prompts()} == {
-        "test_simple_prompt", "test_prompt_with_arguments", "test_prompt_with_embedded_resource", "test_prompt_with_image"}
+        "test_simple_prompt", "test_prompt_with_arguments", "test_prompt_with_embedded_resource", "test_prompt_with_image",
+        "test_input_required_result_prompt"}
+    # This client declares no elicitation, so the prompt does without the context it would ask for.
+    assert (await c.get_test_input_required_result_prompt()).text == "Answer without extra context."
     simple = await c.get_test_simple_prompt()
     assert isinstance(simple, pkg.PromptResult)
     assert simple.text == "This is a simple prompt for testing."

@@ -16,6 +16,7 @@ ARGS = {
     "test_prompt_with_arguments": {"arg1": "one", "arg2": "two"},
     "test_prompt_with_embedded_resource": {"resourceUri": "test://embedded"},
     "test_prompt_with_image": None,
+    "test_input_required_result_prompt": None,  # asks for context only where elicitation is declared
 }
 
 

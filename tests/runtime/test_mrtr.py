@@ -113,3 +113,130 @@ def test_undeclared_capability_is_refused_not_asked() -> None:
             assert info.value.code == -32021
 
     asyncio.run(asyncio.wait_for(main(), 60))
+
+
+class StdioPeer:
+    """The conformance server over raw stdio: one JSON-RPC line in, one out."""
+
+    def __init__(self) -> None:
+        self.proc = subprocess.Popen(
+            [sys.executable, "-m", "conformance_server"], cwd=CONFORMANCE,
+            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+        )
+        self.next_id = 0
+
+    def call(self, name: str, capabilities: dict[str, Any], **extra: Any) -> dict[str, Any]:
+        assert self.proc.stdin is not None and self.proc.stdout is not None
+        self.next_id += 1
+        meta = {**MODERN_META, "io.modelcontextprotocol/clientCapabilities": capabilities}
+        params = {"name": name, "arguments": {}, "_meta": meta, **extra}
+        self.proc.stdin.write(json.dumps({"jsonrpc": "2.0", "id": self.next_id, "method": "tools/call", "params": params}).encode() + b"\n")
+        self.proc.stdin.flush()
+        return dict(json.loads(self.proc.stdout.readline()))
+
+    def close(self) -> None:
+        assert self.proc.stdin is not None and self.proc.stdout is not None
+        self.proc.stdin.close()
+        self.proc.wait(timeout=10)
+        self.proc.stdout.close()
+
+
+ALL_INPUTS: dict[str, Any] = {"elicitation": {}, "sampling": {}, "roots": {}}
+
+
+def accept(**content: Any) -> dict[str, Any]:
+    return {"action": "accept", "content": content}
+
+
+def test_a_later_round_gets_earlier_answers_from_the_request_state() -> None:
+    peer = StdioPeer()
+    try:
+        first = peer.call("test_input_required_result_multi_round", ALL_INPUTS)["result"]
+        assert list(first["inputRequests"]) == ["step1"]
+        second = peer.call("test_input_required_result_multi_round", ALL_INPUTS,
+                           inputResponses={"step1": accept(name="Ada")}, requestState=first["requestState"])["result"]
+        assert list(second["inputRequests"]) == ["step2"] and second["requestState"] != first["requestState"]
+        # The retry answers step2 only: step1's answer comes back from the signed state.
+        done = peer.call("test_input_required_result_multi_round", ALL_INPUTS,
+                         inputResponses={"step2": accept(color="blue")}, requestState=second["requestState"])["result"]
+        assert done["resultType"] == "complete" and done["content"][0]["text"] == "Ada likes blue"
+        # Without the state, the earlier answer is gone and asked for again.
+        again = peer.call("test_input_required_result_multi_round", ALL_INPUTS, inputResponses={"step2": accept(color="red")})["result"]
+        assert list(again["inputRequests"]) == ["step1"]
+    finally:
+        peer.close()
+
+
+def test_several_inputs_go_out_in_one_round_under_their_own_keys() -> None:
+    peer = StdioPeer()
+    try:
+        first = peer.call("test_input_required_result_multiple_inputs", ALL_INPUTS)["result"]
+        requests = first["inputRequests"]
+        assert {k: v["method"] for k, v in requests.items()} == {
+            "user_name": "elicitation/create", "greeting": "sampling/createMessage", "client_roots": "roots/list",
+        }
+        answers = {
+            "user_name": accept(name="Ada"),
+            "greeting": {"role": "assistant", "content": {"type": "text", "text": "hi"}, "model": "m"},
+            "client_roots": {"roots": [{"uri": "file:///r"}]},
+        }
+        done = peer.call("test_input_required_result_multiple_inputs", ALL_INPUTS, inputResponses=answers, requestState=first["requestState"])
+        assert done["result"]["resultType"] == "complete"
+        # Undeclared capabilities are refused all at once, never asked for.
+        refused = peer.call("test_input_required_result_multiple_inputs", {"elicitation": {}})
+        assert refused["error"]["code"] == -32021
+        assert refused["error"]["data"]["requiredCapabilities"] == {"sampling": {}, "roots": {}}
+    finally:
+        peer.close()
+
+
+def test_a_request_state_expires(monkeypatch: pytest.MonkeyPatch) -> None:
+    from mcpgen.runtime import mrtr
+
+    params: dict[str, Any] = {"name": "t", "arguments": {"a": 1}}
+    state = mrtr.issue_request_state("tools/call", params, {"k": {"action": "accept"}})
+    assert mrtr.open_request_state("tools/call", {**params, "requestState": state}) == {"k": {"action": "accept"}}
+    later = mrtr.time.time() + mrtr.STATE_TTL_SECONDS + 5
+    monkeypatch.setattr(mrtr.time, "time", lambda: later)
+    with pytest.raises(RpcError) as info:
+        mrtr.open_request_state("tools/call", {**params, "requestState": state})
+    assert info.value.code == -32602
+
+
+@pytest.mark.parametrize("protocol", ["2026-07-28", "legacy"])
+def test_the_runtime_client_answers_several_inputs_in_either_era(protocol: str) -> None:
+    async def elicit(params: dict[str, Any]) -> dict[str, Any]:
+        return accept(name="Ada")
+
+    async def sample(params: dict[str, Any]) -> dict[str, Any]:
+        return {"role": "assistant", "content": {"type": "text", "text": "hi"}, "model": "m"}
+
+    async def roots() -> list[dict[str, Any]]:
+        return [{"uri": "file:///r", "name": "r"}]
+
+    async def main() -> None:
+        command, args = server_args()
+        async with connect_stdio(command, args, cwd=str(CONFORMANCE), protocol=protocol,
+                                 on_elicitation=elicit, on_sampling=sample, on_roots=roots) as s:
+            several = await s.call_tool("test_input_required_result_multiple_inputs", {})
+            assert several["content"][0]["text"] == "Received answers for: client_roots, greeting, user_name"
+            rounds = await s.call_tool("test_input_required_result_multi_round", {})
+            assert rounds["content"][0]["text"] == "Ada likes None"  # the elicitation answers name only
+
+    asyncio.run(asyncio.wait_for(main(), 60))
+
+
+def test_a_partly_answered_round_asks_only_for_the_rest_and_keeps_the_answers() -> None:
+    peer = StdioPeer()
+    try:
+        name = "test_input_required_result_multiple_inputs"
+        partial = peer.call(name, ALL_INPUTS, inputResponses={"user_name": accept(name="Ada")})["result"]
+        assert sorted(partial["inputRequests"]) == ["client_roots", "greeting"]
+        rest = {
+            "greeting": {"role": "assistant", "content": {"type": "text", "text": "hi"}, "model": "m"},
+            "client_roots": {"roots": []},
+        }
+        done = peer.call(name, ALL_INPUTS, inputResponses=rest, requestState=partial["requestState"])["result"]
+        assert done["resultType"] == "complete"
+    finally:
+        peer.close()

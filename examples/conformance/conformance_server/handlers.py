@@ -308,3 +308,141 @@ class Handlers(ToolsBase):
         """Suggest values for prompt arguments: a fixed list filtered by what was typed."""
         prefix = str(argument.get("value", ""))
         return [v for v in ("paris", "park", "parrot") if v.startswith(prefix)]
+
+    # -- the 2026-07-28 scenarios' diagnostic tools ----------------------------------------
+    # Input request keys are the ones the suite names; in the handshake era the same calls
+    # become requests to the client.
+
+    async def test_input_required_result_capabilities(
+        self, args: models.TestInputRequiredResultCapabilitiesArgs, ctx: Context
+    ) -> ToolOutput:
+        """Asks only for the inputs whose capabilities the client declared."""
+        wanted = {"user_name": ASK_NAME, "capital_question": ASK_CAPITAL, "client_roots": ASK_ROOTS}
+        allowed = {k: r for k, r in wanted.items() if CAPABILITY_OF[r["method"]] in ctx.client_capabilities}
+        if not allowed:
+            return "The client declared none of elicitation, sampling or roots: nothing to ask."
+        answers = await ctx.request_inputs(allowed)
+        return f"Received answers for: {', '.join(sorted(answers))}"
+
+    async def test_input_required_result_elicitation(
+        self, args: models.TestInputRequiredResultElicitationArgs, ctx: Context
+    ) -> ToolOutput:
+        """Asks the user's name (input request user_name), then greets them."""
+        answer = await ctx.request_elicitation(ASK_NAME["params"], key="user_name")
+        return f"Hello, {accepted(answer, 'name')}!"
+
+    async def test_input_required_result_list_roots(
+        self, args: models.TestInputRequiredResultListRootsArgs, ctx: Context
+    ) -> ToolOutput:
+        """Asks for the client's roots (input request client_roots)."""
+        roots = await ctx.list_roots(key="client_roots")
+        return "Roots: " + ", ".join(str(root.get("uri")) for root in roots)
+
+    async def test_input_required_result_multi_round(
+        self, args: models.TestInputRequiredResultMultiRoundArgs, ctx: Context
+    ) -> ToolOutput:
+        """Asks for a name, then (next round) a favourite colour."""
+        name = await ctx.request_elicitation(elicit("Step 1: What is your name?", "name"), key="step1")
+        color = await ctx.request_elicitation(elicit("Step 2: What is your favorite color?", "color"), key="step2")
+        return f"{accepted(name, 'name')} likes {accepted(color, 'color')}"
+
+    async def test_input_required_result_multiple_inputs(
+        self, args: models.TestInputRequiredResultMultipleInputsArgs, ctx: Context
+    ) -> ToolOutput:
+        """Asks for a name, a greeting and the roots in one round."""
+        greeting = {
+            "method": "sampling/createMessage",
+            "params": {"messages": [{"role": "user", "content": text("Generate a greeting")}], "maxTokens": 50},
+        }
+        answers = await ctx.request_inputs({"user_name": ASK_NAME, "greeting": greeting, "client_roots": ASK_ROOTS})
+        return f"Received answers for: {', '.join(sorted(answers))}"
+
+    async def test_input_required_result_request_state(
+        self, args: models.TestInputRequiredResultRequestStateArgs, ctx: Context
+    ) -> ToolOutput:
+        """Asks for a confirmation; the retry's requestState is checked."""
+        answer = await ctx.request_elicitation(CONFIRM, key="confirm")
+        # The runtime refuses a retry whose requestState it did not sign for this request.
+        return f"state-ok: confirmed={accepted(answer, 'ok')}"
+
+    async def test_input_required_result_sampling(
+        self, args: models.TestInputRequiredResultSamplingArgs, ctx: Context
+    ) -> ToolOutput:
+        """Asks the client's LLM a question (input request capital_question)."""
+        reply = await ctx.request_sampling(ASK_CAPITAL["params"], key="capital_question")
+        content = reply.get("content")
+        return f"LLM response: {content.get('text') if isinstance(content, dict) else None}"
+
+    async def test_input_required_result_tampered_state(
+        self, args: models.TestInputRequiredResultTamperedStateArgs, ctx: Context
+    ) -> ToolOutput:
+        """Asks for a confirmation; a tampered requestState is refused."""
+        answer = await ctx.request_elicitation(CONFIRM, key="confirm")
+        return f"confirmed={accepted(answer, 'ok')}"
+
+    async def test_logging_tool(self, args: models.TestLoggingToolArgs, ctx: Context) -> ToolOutput:
+        """Logs while it runs (sent only when the request set a log level)."""
+        await ctx.log("info", "test_logging_tool ran")
+        return "Logged (if the request asked for logs)"
+
+    async def test_missing_capability(
+        self, args: models.TestMissingCapabilityArgs, ctx: Context
+    ) -> ToolOutput:
+        """Needs sampling; a client that did not declare it gets -32021."""
+        reply = await ctx.request_sampling(ASK_CAPITAL["params"])
+        return f"Sampled: {reply.get('content')}"
+
+    async def test_param_header(self, args: models.TestParamHeaderArgs, ctx: Context) -> ToolOutput:
+        """Echoes a region that clients also send in the Mcp-Param-Region header."""
+        return f"Region: {args.region}"
+
+    async def test_streaming_elicitation(
+        self, args: models.TestStreamingElicitationArgs, ctx: Context
+    ) -> ToolOutput:
+        """Asks the user for input; the answer comes through an input_required result."""
+        answer = await ctx.request_elicitation(ASK_NAME["params"], key="user_name")
+        return f"Hello, {accepted(answer, 'name')}!"
+
+    async def prompt_test_input_required_result_prompt(
+        self, args: features.PromptTestInputRequiredResultPromptArgs, ctx: Context
+    ) -> PromptOutput:
+        """A prompt that first asks the user for context (input request user_context)
+
+        MCP prompt: 'test_input_required_result_prompt'
+        """
+        if "elicitation" not in ctx.client_capabilities:
+            # Never ask a client for what it cannot give: the prompt works without the context.
+            return "Answer without extra context."
+        answer = await ctx.request_elicitation(
+            elicit("What context should the prompt use?", "context"), key="user_context"
+        )
+        return f"Answer with this context in mind: {accepted(answer, 'context')}"
+
+
+def elicit(message: str, field: str) -> dict[str, Any]:
+    """elicitation/create params asking for one required string field."""
+    return {
+        "message": message,
+        "requestedSchema": {"type": "object", "properties": {field: {"type": "string"}}, "required": [field]},
+    }
+
+
+def accepted(answer: dict[str, Any], field: str) -> str:
+    """The field of an accepted elicitation, or what the user did instead."""
+    content = answer.get("content")
+    if answer.get("action") == "accept" and isinstance(content, dict):
+        return str(content.get(field))
+    return f"({answer.get('action')})"
+
+
+CAPABILITY_OF = {"elicitation/create": "elicitation", "sampling/createMessage": "sampling", "roots/list": "roots"}
+ASK_NAME: dict[str, Any] = {"method": "elicitation/create", "params": elicit("What is your name?", "name")}
+ASK_CAPITAL: dict[str, Any] = {
+    "method": "sampling/createMessage",
+    "params": {"messages": [{"role": "user", "content": text("What is the capital of France?")}], "maxTokens": 100},
+}
+ASK_ROOTS: dict[str, Any] = {"method": "roots/list", "params": {}}
+CONFIRM: dict[str, Any] = {
+    "message": "Please confirm",
+    "requestedSchema": {"type": "object", "properties": {"ok": {"type": "boolean"}}, "required": ["ok"]},
+}

@@ -19,6 +19,7 @@ from mcpgen.runtime.validation import compile_validator
 
 from . import features as _features
 from . import models as _models
+import typing as _typing
 from .features import prompt_definitions, resource_definitions, template_definitions
 from .tools import tool_definitions
 
@@ -129,12 +130,111 @@ class ToolsBase:
         """
         raise NotImplementedError
 
+    async def test_input_required_result_capabilities(
+        self, args: _models.TestInputRequiredResultCapabilitiesArgs, ctx: Context
+    ) -> ToolOutput:
+        """Asks only for the inputs whose capabilities the client declared.
+
+        MCP tool: 'test_input_required_result_capabilities'
+        """
+        raise NotImplementedError
+
+    async def test_input_required_result_elicitation(
+        self, args: _models.TestInputRequiredResultElicitationArgs, ctx: Context
+    ) -> ToolOutput:
+        """Asks the user's name (input request user_name), then greets them.
+
+        MCP tool: 'test_input_required_result_elicitation'
+        """
+        raise NotImplementedError
+
+    async def test_input_required_result_list_roots(
+        self, args: _models.TestInputRequiredResultListRootsArgs, ctx: Context
+    ) -> ToolOutput:
+        """Asks for the client's roots (input request client_roots).
+
+        MCP tool: 'test_input_required_result_list_roots'
+        """
+        raise NotImplementedError
+
+    async def test_input_required_result_multi_round(
+        self, args: _models.TestInputRequiredResultMultiRoundArgs, ctx: Context
+    ) -> ToolOutput:
+        """Asks for a name, then (next round) a favourite colour.
+
+        MCP tool: 'test_input_required_result_multi_round'
+        """
+        raise NotImplementedError
+
+    async def test_input_required_result_multiple_inputs(
+        self, args: _models.TestInputRequiredResultMultipleInputsArgs, ctx: Context
+    ) -> ToolOutput:
+        """Asks for a name, a greeting and the roots in one round.
+
+        MCP tool: 'test_input_required_result_multiple_inputs'
+        """
+        raise NotImplementedError
+
+    async def test_input_required_result_request_state(
+        self, args: _models.TestInputRequiredResultRequestStateArgs, ctx: Context
+    ) -> ToolOutput:
+        """Asks for a confirmation; the retry's requestState is checked.
+
+        MCP tool: 'test_input_required_result_request_state'
+        """
+        raise NotImplementedError
+
+    async def test_input_required_result_sampling(
+        self, args: _models.TestInputRequiredResultSamplingArgs, ctx: Context
+    ) -> ToolOutput:
+        """Asks the client's LLM a question (input request capital_question).
+
+        MCP tool: 'test_input_required_result_sampling'
+        """
+        raise NotImplementedError
+
+    async def test_input_required_result_tampered_state(
+        self, args: _models.TestInputRequiredResultTamperedStateArgs, ctx: Context
+    ) -> ToolOutput:
+        """Asks for a confirmation; a tampered requestState is refused.
+
+        MCP tool: 'test_input_required_result_tampered_state'
+        """
+        raise NotImplementedError
+
+    async def test_logging_tool(
+        self, args: _models.TestLoggingToolArgs, ctx: Context
+    ) -> ToolOutput:
+        """Logs while it runs (sent only when the request set a log level).
+
+        MCP tool: 'test_logging_tool'
+        """
+        raise NotImplementedError
+
+    async def test_missing_capability(
+        self, args: _models.TestMissingCapabilityArgs, ctx: Context
+    ) -> ToolOutput:
+        """Needs sampling; a client that did not declare it gets -32021.
+
+        MCP tool: 'test_missing_capability'
+        """
+        raise NotImplementedError
+
     async def test_multiple_content_types(
         self, args: _models.TestMultipleContentTypesArgs, ctx: Context
     ) -> ToolOutput:
         """Returns text, an image and an embedded resource.
 
         MCP tool: 'test_multiple_content_types'
+        """
+        raise NotImplementedError
+
+    async def test_param_header(
+        self, args: _models.TestParamHeaderArgs, ctx: Context
+    ) -> ToolOutput:
+        """Echoes a region that clients also send in the Mcp-Param-Region header.
+
+        MCP tool: 'test_param_header'
         """
         raise NotImplementedError
 
@@ -158,6 +258,15 @@ class ToolsBase:
         """Returns a simple text response.
 
         MCP tool: 'test_simple_text'
+        """
+        raise NotImplementedError
+
+    async def test_streaming_elicitation(
+        self, args: _models.TestStreamingElicitationArgs, ctx: Context
+    ) -> ToolOutput:
+        """Asks the user for input; the answer comes through an input_required result.
+
+        MCP tool: 'test_streaming_elicitation'
         """
         raise NotImplementedError
 
@@ -212,6 +321,15 @@ class ToolsBase:
         """A prompt that includes an image
 
         MCP prompt: 'test_prompt_with_image'
+        """
+        raise NotImplementedError
+
+    async def prompt_test_input_required_result_prompt(
+        self, args: _features.PromptTestInputRequiredResultPromptArgs, ctx: Context
+    ) -> PromptOutput:
+        """A prompt that first asks the user for context (input request user_context)
+
+        MCP prompt: 'test_input_required_result_prompt'
         """
         raise NotImplementedError
 
@@ -482,10 +600,238 @@ def build_server(handlers: ToolsBase) -> Server:
 
     server.add_tool(definitions["test_image_content"], call_8)
 
-    check_9 = compile_validator(definitions["test_multiple_content_types"]["inputSchema"])
+    check_9 = compile_validator(
+        definitions["test_input_required_result_capabilities"]["inputSchema"]
+    )
 
     async def call_9(arguments: dict[str, Any], ctx: Context) -> dict[str, Any]:
         problem = check_9(arguments)
+        if problem is not None:
+            return error_result(f"Invalid arguments at {problem}")
+        try:
+            args = _models.TestInputRequiredResultCapabilitiesArgs.model_validate(arguments)
+        except pydantic.ValidationError as exc:
+            return _bad_arguments(exc)
+        try:
+            value = await handlers.test_input_required_result_capabilities(args, ctx)
+        except NotImplementedError:
+            return error_result(
+                "Tool 'test_input_required_result_capabilities' is not implemented yet"
+            )
+        except ToolError as exc:
+            return error_result(str(exc))
+        return _plain_output(value)
+
+    server.add_tool(definitions["test_input_required_result_capabilities"], call_9)
+
+    check_10 = compile_validator(
+        definitions["test_input_required_result_elicitation"]["inputSchema"]
+    )
+
+    async def call_10(arguments: dict[str, Any], ctx: Context) -> dict[str, Any]:
+        problem = check_10(arguments)
+        if problem is not None:
+            return error_result(f"Invalid arguments at {problem}")
+        try:
+            args = _models.TestInputRequiredResultElicitationArgs.model_validate(arguments)
+        except pydantic.ValidationError as exc:
+            return _bad_arguments(exc)
+        try:
+            value = await handlers.test_input_required_result_elicitation(args, ctx)
+        except NotImplementedError:
+            return error_result(
+                "Tool 'test_input_required_result_elicitation' is not implemented yet"
+            )
+        except ToolError as exc:
+            return error_result(str(exc))
+        return _plain_output(value)
+
+    server.add_tool(definitions["test_input_required_result_elicitation"], call_10)
+
+    check_11 = compile_validator(
+        definitions["test_input_required_result_list_roots"]["inputSchema"]
+    )
+
+    async def call_11(arguments: dict[str, Any], ctx: Context) -> dict[str, Any]:
+        problem = check_11(arguments)
+        if problem is not None:
+            return error_result(f"Invalid arguments at {problem}")
+        try:
+            args = _models.TestInputRequiredResultListRootsArgs.model_validate(arguments)
+        except pydantic.ValidationError as exc:
+            return _bad_arguments(exc)
+        try:
+            value = await handlers.test_input_required_result_list_roots(args, ctx)
+        except NotImplementedError:
+            return error_result(
+                "Tool 'test_input_required_result_list_roots' is not implemented yet"
+            )
+        except ToolError as exc:
+            return error_result(str(exc))
+        return _plain_output(value)
+
+    server.add_tool(definitions["test_input_required_result_list_roots"], call_11)
+
+    check_12 = compile_validator(
+        definitions["test_input_required_result_multi_round"]["inputSchema"]
+    )
+
+    async def call_12(arguments: dict[str, Any], ctx: Context) -> dict[str, Any]:
+        problem = check_12(arguments)
+        if problem is not None:
+            return error_result(f"Invalid arguments at {problem}")
+        try:
+            args = _models.TestInputRequiredResultMultiRoundArgs.model_validate(arguments)
+        except pydantic.ValidationError as exc:
+            return _bad_arguments(exc)
+        try:
+            value = await handlers.test_input_required_result_multi_round(args, ctx)
+        except NotImplementedError:
+            return error_result(
+                "Tool 'test_input_required_result_multi_round' is not implemented yet"
+            )
+        except ToolError as exc:
+            return error_result(str(exc))
+        return _plain_output(value)
+
+    server.add_tool(definitions["test_input_required_result_multi_round"], call_12)
+
+    check_13 = compile_validator(
+        definitions["test_input_required_result_multiple_inputs"]["inputSchema"]
+    )
+
+    async def call_13(arguments: dict[str, Any], ctx: Context) -> dict[str, Any]:
+        problem = check_13(arguments)
+        if problem is not None:
+            return error_result(f"Invalid arguments at {problem}")
+        try:
+            args = _models.TestInputRequiredResultMultipleInputsArgs.model_validate(arguments)
+        except pydantic.ValidationError as exc:
+            return _bad_arguments(exc)
+        try:
+            value = await handlers.test_input_required_result_multiple_inputs(args, ctx)
+        except NotImplementedError:
+            return error_result(
+                "Tool 'test_input_required_result_multiple_inputs' is not implemented yet"
+            )
+        except ToolError as exc:
+            return error_result(str(exc))
+        return _plain_output(value)
+
+    server.add_tool(definitions["test_input_required_result_multiple_inputs"], call_13)
+
+    check_14 = compile_validator(
+        definitions["test_input_required_result_request_state"]["inputSchema"]
+    )
+
+    async def call_14(arguments: dict[str, Any], ctx: Context) -> dict[str, Any]:
+        problem = check_14(arguments)
+        if problem is not None:
+            return error_result(f"Invalid arguments at {problem}")
+        try:
+            args = _models.TestInputRequiredResultRequestStateArgs.model_validate(arguments)
+        except pydantic.ValidationError as exc:
+            return _bad_arguments(exc)
+        try:
+            value = await handlers.test_input_required_result_request_state(args, ctx)
+        except NotImplementedError:
+            return error_result(
+                "Tool 'test_input_required_result_request_state' is not implemented yet"
+            )
+        except ToolError as exc:
+            return error_result(str(exc))
+        return _plain_output(value)
+
+    server.add_tool(definitions["test_input_required_result_request_state"], call_14)
+
+    check_15 = compile_validator(definitions["test_input_required_result_sampling"]["inputSchema"])
+
+    async def call_15(arguments: dict[str, Any], ctx: Context) -> dict[str, Any]:
+        problem = check_15(arguments)
+        if problem is not None:
+            return error_result(f"Invalid arguments at {problem}")
+        try:
+            args = _models.TestInputRequiredResultSamplingArgs.model_validate(arguments)
+        except pydantic.ValidationError as exc:
+            return _bad_arguments(exc)
+        try:
+            value = await handlers.test_input_required_result_sampling(args, ctx)
+        except NotImplementedError:
+            return error_result("Tool 'test_input_required_result_sampling' is not implemented yet")
+        except ToolError as exc:
+            return error_result(str(exc))
+        return _plain_output(value)
+
+    server.add_tool(definitions["test_input_required_result_sampling"], call_15)
+
+    check_16 = compile_validator(
+        definitions["test_input_required_result_tampered_state"]["inputSchema"]
+    )
+
+    async def call_16(arguments: dict[str, Any], ctx: Context) -> dict[str, Any]:
+        problem = check_16(arguments)
+        if problem is not None:
+            return error_result(f"Invalid arguments at {problem}")
+        try:
+            args = _models.TestInputRequiredResultTamperedStateArgs.model_validate(arguments)
+        except pydantic.ValidationError as exc:
+            return _bad_arguments(exc)
+        try:
+            value = await handlers.test_input_required_result_tampered_state(args, ctx)
+        except NotImplementedError:
+            return error_result(
+                "Tool 'test_input_required_result_tampered_state' is not implemented yet"
+            )
+        except ToolError as exc:
+            return error_result(str(exc))
+        return _plain_output(value)
+
+    server.add_tool(definitions["test_input_required_result_tampered_state"], call_16)
+
+    check_17 = compile_validator(definitions["test_logging_tool"]["inputSchema"])
+
+    async def call_17(arguments: dict[str, Any], ctx: Context) -> dict[str, Any]:
+        problem = check_17(arguments)
+        if problem is not None:
+            return error_result(f"Invalid arguments at {problem}")
+        try:
+            args = _models.TestLoggingToolArgs.model_validate(arguments)
+        except pydantic.ValidationError as exc:
+            return _bad_arguments(exc)
+        try:
+            value = await handlers.test_logging_tool(args, ctx)
+        except NotImplementedError:
+            return error_result("Tool 'test_logging_tool' is not implemented yet")
+        except ToolError as exc:
+            return error_result(str(exc))
+        return _plain_output(value)
+
+    server.add_tool(definitions["test_logging_tool"], call_17)
+
+    check_18 = compile_validator(definitions["test_missing_capability"]["inputSchema"])
+
+    async def call_18(arguments: dict[str, Any], ctx: Context) -> dict[str, Any]:
+        problem = check_18(arguments)
+        if problem is not None:
+            return error_result(f"Invalid arguments at {problem}")
+        try:
+            args = _models.TestMissingCapabilityArgs.model_validate(arguments)
+        except pydantic.ValidationError as exc:
+            return _bad_arguments(exc)
+        try:
+            value = await handlers.test_missing_capability(args, ctx)
+        except NotImplementedError:
+            return error_result("Tool 'test_missing_capability' is not implemented yet")
+        except ToolError as exc:
+            return error_result(str(exc))
+        return _plain_output(value)
+
+    server.add_tool(definitions["test_missing_capability"], call_18)
+
+    check_19 = compile_validator(definitions["test_multiple_content_types"]["inputSchema"])
+
+    async def call_19(arguments: dict[str, Any], ctx: Context) -> dict[str, Any]:
+        problem = check_19(arguments)
         if problem is not None:
             return error_result(f"Invalid arguments at {problem}")
         try:
@@ -500,12 +846,32 @@ def build_server(handlers: ToolsBase) -> Server:
             return error_result(str(exc))
         return _plain_output(value)
 
-    server.add_tool(definitions["test_multiple_content_types"], call_9)
+    server.add_tool(definitions["test_multiple_content_types"], call_19)
 
-    check_10 = compile_validator(definitions["test_reconnection"]["inputSchema"])
+    check_20 = compile_validator(definitions["test_param_header"]["inputSchema"])
 
-    async def call_10(arguments: dict[str, Any], ctx: Context) -> dict[str, Any]:
-        problem = check_10(arguments)
+    async def call_20(arguments: dict[str, Any], ctx: Context) -> dict[str, Any]:
+        problem = check_20(arguments)
+        if problem is not None:
+            return error_result(f"Invalid arguments at {problem}")
+        try:
+            args = _models.TestParamHeaderArgs.model_validate(arguments)
+        except pydantic.ValidationError as exc:
+            return _bad_arguments(exc)
+        try:
+            value = await handlers.test_param_header(args, ctx)
+        except NotImplementedError:
+            return error_result("Tool 'test_param_header' is not implemented yet")
+        except ToolError as exc:
+            return error_result(str(exc))
+        return _plain_output(value)
+
+    server.add_tool(definitions["test_param_header"], call_20)
+
+    check_21 = compile_validator(definitions["test_reconnection"]["inputSchema"])
+
+    async def call_21(arguments: dict[str, Any], ctx: Context) -> dict[str, Any]:
+        problem = check_21(arguments)
         if problem is not None:
             return error_result(f"Invalid arguments at {problem}")
         try:
@@ -520,12 +886,12 @@ def build_server(handlers: ToolsBase) -> Server:
             return error_result(str(exc))
         return _plain_output(value)
 
-    server.add_tool(definitions["test_reconnection"], call_10)
+    server.add_tool(definitions["test_reconnection"], call_21)
 
-    check_11 = compile_validator(definitions["test_sampling"]["inputSchema"])
+    check_22 = compile_validator(definitions["test_sampling"]["inputSchema"])
 
-    async def call_11(arguments: dict[str, Any], ctx: Context) -> dict[str, Any]:
-        problem = check_11(arguments)
+    async def call_22(arguments: dict[str, Any], ctx: Context) -> dict[str, Any]:
+        problem = check_22(arguments)
         if problem is not None:
             return error_result(f"Invalid arguments at {problem}")
         try:
@@ -540,12 +906,12 @@ def build_server(handlers: ToolsBase) -> Server:
             return error_result(str(exc))
         return _plain_output(value)
 
-    server.add_tool(definitions["test_sampling"], call_11)
+    server.add_tool(definitions["test_sampling"], call_22)
 
-    check_12 = compile_validator(definitions["test_simple_text"]["inputSchema"])
+    check_23 = compile_validator(definitions["test_simple_text"]["inputSchema"])
 
-    async def call_12(arguments: dict[str, Any], ctx: Context) -> dict[str, Any]:
-        problem = check_12(arguments)
+    async def call_23(arguments: dict[str, Any], ctx: Context) -> dict[str, Any]:
+        problem = check_23(arguments)
         if problem is not None:
             return error_result(f"Invalid arguments at {problem}")
         try:
@@ -560,12 +926,32 @@ def build_server(handlers: ToolsBase) -> Server:
             return error_result(str(exc))
         return _plain_output(value)
 
-    server.add_tool(definitions["test_simple_text"], call_12)
+    server.add_tool(definitions["test_simple_text"], call_23)
 
-    check_13 = compile_validator(definitions["test_tool_with_logging"]["inputSchema"])
+    check_24 = compile_validator(definitions["test_streaming_elicitation"]["inputSchema"])
 
-    async def call_13(arguments: dict[str, Any], ctx: Context) -> dict[str, Any]:
-        problem = check_13(arguments)
+    async def call_24(arguments: dict[str, Any], ctx: Context) -> dict[str, Any]:
+        problem = check_24(arguments)
+        if problem is not None:
+            return error_result(f"Invalid arguments at {problem}")
+        try:
+            args = _models.TestStreamingElicitationArgs.model_validate(arguments)
+        except pydantic.ValidationError as exc:
+            return _bad_arguments(exc)
+        try:
+            value = await handlers.test_streaming_elicitation(args, ctx)
+        except NotImplementedError:
+            return error_result("Tool 'test_streaming_elicitation' is not implemented yet")
+        except ToolError as exc:
+            return error_result(str(exc))
+        return _plain_output(value)
+
+    server.add_tool(definitions["test_streaming_elicitation"], call_24)
+
+    check_25 = compile_validator(definitions["test_tool_with_logging"]["inputSchema"])
+
+    async def call_25(arguments: dict[str, Any], ctx: Context) -> dict[str, Any]:
+        problem = check_25(arguments)
         if problem is not None:
             return error_result(f"Invalid arguments at {problem}")
         try:
@@ -580,12 +966,12 @@ def build_server(handlers: ToolsBase) -> Server:
             return error_result(str(exc))
         return _plain_output(value)
 
-    server.add_tool(definitions["test_tool_with_logging"], call_13)
+    server.add_tool(definitions["test_tool_with_logging"], call_25)
 
-    check_14 = compile_validator(definitions["test_tool_with_progress"]["inputSchema"])
+    check_26 = compile_validator(definitions["test_tool_with_progress"]["inputSchema"])
 
-    async def call_14(arguments: dict[str, Any], ctx: Context) -> dict[str, Any]:
-        problem = check_14(arguments)
+    async def call_26(arguments: dict[str, Any], ctx: Context) -> dict[str, Any]:
+        problem = check_26(arguments)
         if problem is not None:
             return error_result(f"Invalid arguments at {problem}")
         try:
@@ -600,7 +986,7 @@ def build_server(handlers: ToolsBase) -> Server:
             return error_result(str(exc))
         return _plain_output(value)
 
-    server.add_tool(definitions["test_tool_with_progress"], call_14)
+    server.add_tool(definitions["test_tool_with_progress"], call_26)
 
     prompts = {prompt["name"]: prompt for prompt in prompt_definitions()}
 
@@ -661,6 +1047,22 @@ def build_server(handlers: ToolsBase) -> Server:
             raise _not_implemented("Prompt 'test_prompt_with_image'") from None
 
     server.add_prompt(prompts["test_prompt_with_image"], prompt_4)
+
+    async def prompt_5(arguments: dict[str, str], ctx: Context) -> dict[str, Any]:
+        try:
+            args = _features.PromptTestInputRequiredResultPromptArgs.model_validate(arguments)
+        except pydantic.ValidationError as exc:
+            raise RpcError(
+                INVALID_PARAMS, f"Invalid prompt arguments: {exc.errors()[0]['msg']}"
+            ) from None
+        try:
+            return _prompt_result(
+                await handlers.prompt_test_input_required_result_prompt(args, ctx)
+            )
+        except NotImplementedError:
+            raise _not_implemented("Prompt 'test_input_required_result_prompt'") from None
+
+    server.add_prompt(prompts["test_input_required_result_prompt"], prompt_5)
 
     resources = {resource["uri"]: resource for resource in resource_definitions()}
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 from pydantic import ValidationInfo, model_validator
 from mcpgen.runtime.validation import check_exact_model as _check_exact_model
+from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field, RootModel
 
 
@@ -20,6 +21,9 @@ class JsonSchema202012ToolArgs(_McpgenExact, BaseModel):
     model_config = ConfigDict(extra="allow", protected_namespaces=())
     name: str | None = None
     address: JsonSchema202012ToolArgsAddress | None = None
+    contact_method: Literal["phone", "email"] | None = Field(None, alias="contactMethod")
+    phone: str | None = None
+    email: str | None = None
 
 
 class JsonSchema202012ToolArgsAddress(BaseModel):
@@ -57,8 +61,53 @@ class TestImageContentArgs(_McpgenExact, BaseModel):
     model_config = ConfigDict(extra="allow", protected_namespaces=())
 
 
+class TestInputRequiredResultCapabilitiesArgs(_McpgenExact, BaseModel):
+    model_config = ConfigDict(extra="allow", protected_namespaces=())
+
+
+class TestInputRequiredResultElicitationArgs(_McpgenExact, BaseModel):
+    model_config = ConfigDict(extra="allow", protected_namespaces=())
+
+
+class TestInputRequiredResultListRootsArgs(_McpgenExact, BaseModel):
+    model_config = ConfigDict(extra="allow", protected_namespaces=())
+
+
+class TestInputRequiredResultMultiRoundArgs(_McpgenExact, BaseModel):
+    model_config = ConfigDict(extra="allow", protected_namespaces=())
+
+
+class TestInputRequiredResultMultipleInputsArgs(_McpgenExact, BaseModel):
+    model_config = ConfigDict(extra="allow", protected_namespaces=())
+
+
+class TestInputRequiredResultRequestStateArgs(_McpgenExact, BaseModel):
+    model_config = ConfigDict(extra="allow", protected_namespaces=())
+
+
+class TestInputRequiredResultSamplingArgs(_McpgenExact, BaseModel):
+    model_config = ConfigDict(extra="allow", protected_namespaces=())
+
+
+class TestInputRequiredResultTamperedStateArgs(_McpgenExact, BaseModel):
+    model_config = ConfigDict(extra="allow", protected_namespaces=())
+
+
+class TestLoggingToolArgs(_McpgenExact, BaseModel):
+    model_config = ConfigDict(extra="allow", protected_namespaces=())
+
+
+class TestMissingCapabilityArgs(_McpgenExact, BaseModel):
+    model_config = ConfigDict(extra="allow", protected_namespaces=())
+
+
 class TestMultipleContentTypesArgs(_McpgenExact, BaseModel):
     model_config = ConfigDict(extra="allow", protected_namespaces=())
+
+
+class TestParamHeaderArgs(_McpgenExact, BaseModel):
+    model_config = ConfigDict(extra="allow", protected_namespaces=())
+    region: str
 
 
 class TestReconnectionArgs(_McpgenExact, BaseModel):
@@ -74,6 +123,10 @@ class TestSimpleTextArgs(_McpgenExact, BaseModel):
     model_config = ConfigDict(extra="allow", protected_namespaces=())
 
 
+class TestStreamingElicitationArgs(_McpgenExact, BaseModel):
+    model_config = ConfigDict(extra="allow", protected_namespaces=())
+
+
 class TestToolWithLoggingArgs(_McpgenExact, BaseModel):
     model_config = ConfigDict(extra="allow", protected_namespaces=())
 
@@ -83,7 +136,7 @@ class TestToolWithProgressArgs(_McpgenExact, BaseModel):
 
 
 _EXACT_SCHEMAS: dict[str, str] = {
-    "JsonSchema202012ToolArgs": '{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","$defs":{"address":{"type":"object","properties":{"street":{"type":"string"},"city":{"type":"string"}}}},"properties":{"name":{"type":"string"},"address":{"$ref":"#/$defs/address"}},"additionalProperties":false}',
+    "JsonSchema202012ToolArgs": '{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","$defs":{"address":{"$anchor":"addressDef","type":"object","properties":{"street":{"type":"string"},"city":{"type":"string"}}}},"properties":{"name":{"type":"string"},"address":{"$ref":"#/$defs/address"},"contactMethod":{"type":"string","enum":["phone","email"]},"phone":{"type":"string"},"email":{"type":"string"}},"allOf":[{"anyOf":[{"required":["phone"]},{"required":["email"]}]}],"if":{"properties":{"contactMethod":{"const":"phone"}},"required":["contactMethod"]},"then":{"required":["phone"]},"else":{"required":["email"]},"additionalProperties":false}',
     "TestAudioContentArgs": '{"type":"object","properties":{}}',
     "TestElicitationArgs": '{"type":"object","properties":{"message":{"type":"string","description":"The message to show the user"}},"required":["message"]}',
     "TestElicitationSep1034DefaultsArgs": '{"type":"object","properties":{}}',
@@ -91,10 +144,22 @@ _EXACT_SCHEMAS: dict[str, str] = {
     "TestEmbeddedResourceArgs": '{"type":"object","properties":{}}',
     "TestErrorHandlingArgs": '{"type":"object","properties":{}}',
     "TestImageContentArgs": '{"type":"object","properties":{}}',
+    "TestInputRequiredResultCapabilitiesArgs": '{"type":"object","properties":{}}',
+    "TestInputRequiredResultElicitationArgs": '{"type":"object","properties":{}}',
+    "TestInputRequiredResultListRootsArgs": '{"type":"object","properties":{}}',
+    "TestInputRequiredResultMultiRoundArgs": '{"type":"object","properties":{}}',
+    "TestInputRequiredResultMultipleInputsArgs": '{"type":"object","properties":{}}',
+    "TestInputRequiredResultRequestStateArgs": '{"type":"object","properties":{}}',
+    "TestInputRequiredResultSamplingArgs": '{"type":"object","properties":{}}',
+    "TestInputRequiredResultTamperedStateArgs": '{"type":"object","properties":{}}',
+    "TestLoggingToolArgs": '{"type":"object","properties":{}}',
+    "TestMissingCapabilityArgs": '{"type":"object","properties":{}}',
     "TestMultipleContentTypesArgs": '{"type":"object","properties":{}}',
+    "TestParamHeaderArgs": '{"type":"object","properties":{"region":{"type":"string","description":"A region name","x-mcp-header":"Region"}},"required":["region"]}',
     "TestReconnectionArgs": '{"type":"object","properties":{}}',
     "TestSamplingArgs": '{"type":"object","properties":{"prompt":{"type":"string","description":"The prompt to send"}},"required":["prompt"]}',
     "TestSimpleTextArgs": '{"type":"object","properties":{}}',
+    "TestStreamingElicitationArgs": '{"type":"object","properties":{}}',
     "TestToolWithLoggingArgs": '{"type":"object","properties":{}}',
     "TestToolWithProgressArgs": '{"type":"object","properties":{}}',
 }
