@@ -89,6 +89,8 @@ class ClientSession:
         self._probe_timeout = PROBE_TIMEOUT
         # One queue per open resource_updates() iterator; notifications/resources/updated fans out.
         self._update_queues: set[asyncio.Queue[str]] = set()
+        # Tools whose x-mcp-header annotation is invalid: never called over HTTP.
+        self._refused_tools: set[str] = set()
 
     # -- connection ----------------------------------------------------------------
 
@@ -150,7 +152,9 @@ class ClientSession:
                 if exc.code == jsonrpc.UNSUPPORTED_PROTOCOL_VERSION:
                     supported = _supported_versions(exc.data)
                     mutual = [v for v in MODERN_VERSIONS if v in supported]
-                    if mutual and mutual[0] != version:
+                    if mutual and _attempt == 0:
+                        # Retry once with the best version the server names, even the one just
+                        # sent: a server may reject a first choice it supports (SEP-2575).
                         version = mutual[0]
                         continue
                     if supported and not any(v in HANDSHAKE_VERSIONS for v in supported):
@@ -328,20 +332,42 @@ class ClientSession:
 
     async def list_tools(self) -> list[JSONObject]:
         tools = await self.list_all("tools/list", "tools")
-        param_headers = getattr(self.transport, "param_headers", None)
-        if param_headers is None:
+        if getattr(self.transport, "param_headers", None) is None:
             return tools
         kept: list[JSONObject] = []
         for tool in tools:
-            headers = param_headers_of(tool)
-            if headers is None:
+            if not self._learn_tool(tool, live=True):
                 # 2026-07-28: a client on HTTP must drop tools with an invalid x-mcp-header.
                 log.warning("dropping tool %r: invalid x-mcp-header annotation", tool.get("name"))
                 continue
-            if headers:
-                param_headers[str(tool.get("name"))] = headers
             kept.append(tool)
         return kept
+
+    def know_tools(self, tools: Sequence[JSONObject]) -> None:
+        """Tool definitions known ahead of a live listing (a generated client's catalog): their
+        x-mcp-header annotations give the Mcp-Param-* headers, and tools whose annotation is
+        invalid are refused over HTTP. A later list_tools() overrides what it lists."""
+        if getattr(self.transport, "param_headers", None) is None:
+            return
+        for tool in tools:
+            if isinstance(tool, dict):
+                self._learn_tool(tool, live=False)
+
+    def _learn_tool(self, tool: JSONObject, *, live: bool) -> bool:
+        """Record one tool's Mcp-Param-* headers; False if its x-mcp-header is invalid."""
+        param_headers: dict[str, dict[str, str]] = getattr(self.transport, "param_headers")
+        name = str(tool.get("name"))
+        headers = param_headers_of(tool)
+        if not live and (name in param_headers or name in self._refused_tools):
+            return headers is not None  # the live listing already spoke for this tool
+        param_headers.pop(name, None)
+        self._refused_tools.discard(name)
+        if headers is None:
+            self._refused_tools.add(name)
+            return False
+        if headers:
+            param_headers[name] = headers
+        return True
 
     async def list_prompts(self) -> list[JSONObject]:
         return await self.list_all("prompts/list", "prompts")
@@ -360,6 +386,8 @@ class ClientSession:
         timeout: float | None = None,
         progress: ProgressCallback | None = None,
     ) -> JSONObject:
+        if name in self._refused_tools:
+            raise ProtocolError(f"tool {name!r} has an invalid x-mcp-header annotation; it is not called over HTTP")
         params: JSONObject = {"name": name, "arguments": dict(arguments or {})}
         result = await self.request("tools/call", params, timeout=timeout, progress=progress)
         if not isinstance(result, dict):

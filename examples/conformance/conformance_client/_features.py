@@ -351,6 +351,16 @@ class _AsyncFeatures:
         # The sync twin registers the queue on the loop thread, where notifications arrive.
         return self.resource_updates()
 
+    async def get_test_prompt(
+        self,
+    ) -> PromptResult:
+        """A simple prompt for header testing
+
+        MCP prompt: 'test_prompt'
+        """
+        arguments: dict[str, str] = {}
+        return await self.get_prompt("test_prompt", arguments)
+
 
 class _Runner(Protocol):
     def run(self, coro: Coroutine[Any, Any, _T]) -> _T: ...
@@ -404,3 +414,12 @@ class _SyncFeatures:
         return SyncResourceUpdates(
             self._runner.run(self._inner._open_resource_updates()), self._runner
         )
+
+    def get_test_prompt(
+        self: _SyncHost,
+    ) -> PromptResult:
+        """A simple prompt for header testing
+
+        MCP prompt: 'test_prompt'
+        """
+        return self._runner.run(self._inner.get_test_prompt())

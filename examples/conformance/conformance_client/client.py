@@ -35,6 +35,7 @@ from ._catalog import (
     resolve_tool,
     tool_definitions,
 )
+from ._catalog import tools as _catalog_tools
 from ._types import (
     UNSET,
     ToolError,
@@ -49,6 +50,7 @@ if TYPE_CHECKING:
     from mcpgen.runtime import ClientSession
 
     from . import models as _models
+    import typing as _typing
 
 _T = TypeVar("_T")
 
@@ -101,6 +103,8 @@ class AsyncClient(_AsyncFeatures):
         self._timeout = timeout
         self._progress = progress
         self._validate_output = _output_mode(validate_output)
+        # Over HTTP the catalog's x-mcp-header annotations become Mcp-Param-* headers (2026-07-28).
+        session.know_tools(_catalog_tools())
 
     @property
     def session(self) -> ClientSession:
@@ -317,6 +321,253 @@ class AsyncClient(_AsyncFeatures):
             ),
         )
 
+    async def invalid_array_header(
+        self,
+        *,
+        items: list[str],
+    ) -> ToolResult:
+        """x-mcp-header MUST only be on primitive types
+
+        MCP tool: 'invalid_array_header'
+        """
+        return cast(
+            "ToolResult",
+            await self._invoke(
+                "invalid_array_header",
+                {
+                    "items": items,
+                },
+            ),
+        )
+
+    async def invalid_colon_in_name(
+        self,
+        *,
+        value: str,
+    ) -> ToolResult:
+        """x-mcp-header MUST NOT contain colon
+
+        MCP tool: 'invalid_colon_in_name'
+        """
+        return cast(
+            "ToolResult",
+            await self._invoke(
+                "invalid_colon_in_name",
+                {
+                    "value": value,
+                },
+            ),
+        )
+
+    async def invalid_control_char_name(
+        self,
+        *,
+        value: str,
+    ) -> ToolResult:
+        """x-mcp-header MUST NOT contain control chars
+
+        MCP tool: 'invalid_control_char_name'
+        """
+        return cast(
+            "ToolResult",
+            await self._invoke(
+                "invalid_control_char_name",
+                {
+                    "value": value,
+                },
+            ),
+        )
+
+    async def invalid_duplicate_diff_case(
+        self,
+        *,
+        field1: str,
+        field2: str,
+    ) -> ToolResult:
+        """Duplicate case-insensitive x-mcp-header \"MyField\"/\"myfield\"
+
+        MCP tool: 'invalid_duplicate_diff_case'
+        """
+        return cast(
+            "ToolResult",
+            await self._invoke(
+                "invalid_duplicate_diff_case",
+                {
+                    "field1": field1,
+                    "field2": field2,
+                },
+            ),
+        )
+
+    async def invalid_duplicate_same_case(
+        self,
+        *,
+        field1: str,
+        field2: str,
+    ) -> ToolResult:
+        """Duplicate x-mcp-header \"Region\" on two properties
+
+        MCP tool: 'invalid_duplicate_same_case'
+        """
+        return cast(
+            "ToolResult",
+            await self._invoke(
+                "invalid_duplicate_same_case",
+                {
+                    "field1": field1,
+                    "field2": field2,
+                },
+            ),
+        )
+
+    async def invalid_empty_header(
+        self,
+        *,
+        value: str,
+    ) -> ToolResult:
+        """x-mcp-header MUST NOT be empty
+
+        MCP tool: 'invalid_empty_header'
+        """
+        return cast(
+            "ToolResult",
+            await self._invoke(
+                "invalid_empty_header",
+                {
+                    "value": value,
+                },
+            ),
+        )
+
+    async def invalid_non_ascii_name(
+        self,
+        *,
+        value: str,
+    ) -> ToolResult:
+        """x-mcp-header MUST contain only ASCII chars
+
+        MCP tool: 'invalid_non_ascii_name'
+        """
+        return cast(
+            "ToolResult",
+            await self._invoke(
+                "invalid_non_ascii_name",
+                {
+                    "value": value,
+                },
+            ),
+        )
+
+    async def invalid_null_header(
+        self,
+        *,
+        nil: None,
+    ) -> ToolResult:
+        """x-mcp-header MUST only be on primitive types
+
+        MCP tool: 'invalid_null_header'
+        """
+        return cast(
+            "ToolResult",
+            await self._invoke(
+                "invalid_null_header",
+                {
+                    "nil": nil,
+                },
+            ),
+        )
+
+    async def invalid_number_header(
+        self,
+        *,
+        score: float,
+    ) -> ToolResult:
+        """x-mcp-header MUST NOT be on number type
+
+        MCP tool: 'invalid_number_header'
+        """
+        return cast(
+            "ToolResult",
+            await self._invoke(
+                "invalid_number_header",
+                {
+                    "score": score,
+                },
+            ),
+        )
+
+    async def invalid_object_header(
+        self,
+        *,
+        data: dict[str, _typing.Any],
+    ) -> ToolResult:
+        """x-mcp-header MUST only be on primitive types
+
+        MCP tool: 'invalid_object_header'
+        """
+        return cast(
+            "ToolResult",
+            await self._invoke(
+                "invalid_object_header",
+                {
+                    "data": data,
+                },
+            ),
+        )
+
+    async def invalid_space_in_name(
+        self,
+        *,
+        value: str,
+    ) -> ToolResult:
+        """x-mcp-header MUST NOT contain space
+
+        MCP tool: 'invalid_space_in_name'
+        """
+        return cast(
+            "ToolResult",
+            await self._invoke(
+                "invalid_space_in_name",
+                {
+                    "value": value,
+                },
+            ),
+        )
+
+    async def json_schema_echo(
+        self,
+        *,
+        schema_: dict[str, _typing.Any],
+    ) -> ToolResult:
+        """Echoes back an arbitrary JSON Schema object so the harness can observe what the client preserved.
+
+        MCP tool: 'json_schema_echo'
+        """
+        return cast(
+            "ToolResult",
+            await self._invoke(
+                "json_schema_echo",
+                {
+                    "schema": schema_,
+                },
+            ),
+        )
+
+    async def my_hyphenated_tool(
+        self,
+    ) -> ToolResult:
+        """Tool with hyphen in name to test special chars in Mcp-Name header
+
+        MCP tool: 'my-hyphenated-tool'
+        """
+        return cast(
+            "ToolResult",
+            await self._invoke(
+                "my-hyphenated-tool",
+                {},
+            ),
+        )
+
     async def test_client_elicitation_defaults(
         self,
     ) -> ToolResult:
@@ -328,6 +579,155 @@ class AsyncClient(_AsyncFeatures):
             "ToolResult",
             await self._invoke(
                 "test_client_elicitation_defaults",
+                {},
+            ),
+        )
+
+    async def test_custom_headers(
+        self,
+        *,
+        region: str,
+        priority: int,
+        query: str,
+        verbose: bool | None | Unset = UNSET,
+        debug: bool | None | Unset = UNSET,
+        empty_val: str | None | Unset = UNSET,
+        method_val: str | None | Unset = UNSET,
+        float_val: float | None | Unset = UNSET,
+        non_ascii_val: str | None | Unset = UNSET,
+        whitespace_val: str | None | Unset = UNSET,
+        leading_space_val: str | None | Unset = UNSET,
+        trailing_space_val: str | None | Unset = UNSET,
+        internal_space_val: str | None | Unset = UNSET,
+        control_char_val: str | None | Unset = UNSET,
+        crlf_val: str | None | Unset = UNSET,
+        tab_val: str | None | Unset = UNSET,
+    ) -> ToolResult:
+        """A tool with x-mcp-header annotations to test custom header mirroring and encoding
+
+        MCP tool: 'test_custom_headers'
+        """
+        return cast(
+            "ToolResult",
+            await self._invoke(
+                "test_custom_headers",
+                {
+                    "region": region,
+                    "priority": priority,
+                    "query": query,
+                    "verbose": verbose,
+                    "debug": debug,
+                    "empty_val": empty_val,
+                    "method_val": method_val,
+                    "float_val": float_val,
+                    "non_ascii_val": non_ascii_val,
+                    "whitespace_val": whitespace_val,
+                    "leading_space_val": leading_space_val,
+                    "trailing_space_val": trailing_space_val,
+                    "internal_space_val": internal_space_val,
+                    "control_char_val": control_char_val,
+                    "crlf_val": crlf_val,
+                    "tab_val": tab_val,
+                },
+            ),
+        )
+
+    async def test_custom_headers_null(
+        self,
+        *,
+        region: str,
+        priority: int,
+        query: str,
+        verbose: bool | None | Unset = UNSET,
+    ) -> ToolResult:
+        """A tool for testing null/omitted x-mcp-header parameter handling
+
+        MCP tool: 'test_custom_headers_null'
+        """
+        return cast(
+            "ToolResult",
+            await self._invoke(
+                "test_custom_headers_null",
+                {
+                    "region": region,
+                    "priority": priority,
+                    "query": query,
+                    "verbose": verbose,
+                },
+            ),
+        )
+
+    async def test_headers(
+        self,
+    ) -> ToolResult:
+        """A simple tool used to test that HTTP headers are sent correctly
+
+        MCP tool: 'test_headers'
+        """
+        return cast(
+            "ToolResult",
+            await self._invoke(
+                "test_headers",
+                {},
+            ),
+        )
+
+    async def test_mrtr_echo_state(
+        self,
+    ) -> ToolResult:
+        """Test tool: triggers MRTR flow with requestState. Client must echo state back unchanged.
+
+        MCP tool: 'test_mrtr_echo_state'
+        """
+        return cast(
+            "ToolResult",
+            await self._invoke(
+                "test_mrtr_echo_state",
+                {},
+            ),
+        )
+
+    async def test_mrtr_no_result_type(
+        self,
+    ) -> ToolResult:
+        """Test tool: returns a result without resultType. Client must treat it as complete (default).
+
+        MCP tool: 'test_mrtr_no_result_type'
+        """
+        return cast(
+            "ToolResult",
+            await self._invoke(
+                "test_mrtr_no_result_type",
+                {},
+            ),
+        )
+
+    async def test_mrtr_no_state(
+        self,
+    ) -> ToolResult:
+        """Test tool: triggers MRTR flow WITHOUT requestState. Client must NOT include requestState in retry.
+
+        MCP tool: 'test_mrtr_no_state'
+        """
+        return cast(
+            "ToolResult",
+            await self._invoke(
+                "test_mrtr_no_state",
+                {},
+            ),
+        )
+
+    async def test_mrtr_unrelated(
+        self,
+    ) -> ToolResult:
+        """Test tool: simple tool called between MRTR rounds. Must NOT carry inputResponses or requestState from another tool.
+
+        MCP tool: 'test_mrtr_unrelated'
+        """
+        return cast(
+            "ToolResult",
+            await self._invoke(
+                "test_mrtr_unrelated",
                 {},
             ),
         )
@@ -344,6 +744,25 @@ class AsyncClient(_AsyncFeatures):
             await self._invoke(
                 "test_reconnection",
                 {},
+            ),
+        )
+
+    async def valid_tool(
+        self,
+        *,
+        region: str,
+    ) -> ToolResult:
+        """A valid tool with correct x-mcp-header
+
+        MCP tool: 'valid_tool'
+        """
+        return cast(
+            "ToolResult",
+            await self._invoke(
+                "valid_tool",
+                {
+                    "region": region,
+                },
             ),
         )
 
@@ -528,6 +947,199 @@ class Client(_SyncFeatures):
             )
         )
 
+    def invalid_array_header(
+        self,
+        *,
+        items: list[str],
+    ) -> ToolResult:
+        """x-mcp-header MUST only be on primitive types
+
+        MCP tool: 'invalid_array_header'
+        """
+        return self._runner.run(
+            self._inner.invalid_array_header(
+                items=items,
+            )
+        )
+
+    def invalid_colon_in_name(
+        self,
+        *,
+        value: str,
+    ) -> ToolResult:
+        """x-mcp-header MUST NOT contain colon
+
+        MCP tool: 'invalid_colon_in_name'
+        """
+        return self._runner.run(
+            self._inner.invalid_colon_in_name(
+                value=value,
+            )
+        )
+
+    def invalid_control_char_name(
+        self,
+        *,
+        value: str,
+    ) -> ToolResult:
+        """x-mcp-header MUST NOT contain control chars
+
+        MCP tool: 'invalid_control_char_name'
+        """
+        return self._runner.run(
+            self._inner.invalid_control_char_name(
+                value=value,
+            )
+        )
+
+    def invalid_duplicate_diff_case(
+        self,
+        *,
+        field1: str,
+        field2: str,
+    ) -> ToolResult:
+        """Duplicate case-insensitive x-mcp-header \"MyField\"/\"myfield\"
+
+        MCP tool: 'invalid_duplicate_diff_case'
+        """
+        return self._runner.run(
+            self._inner.invalid_duplicate_diff_case(
+                field1=field1,
+                field2=field2,
+            )
+        )
+
+    def invalid_duplicate_same_case(
+        self,
+        *,
+        field1: str,
+        field2: str,
+    ) -> ToolResult:
+        """Duplicate x-mcp-header \"Region\" on two properties
+
+        MCP tool: 'invalid_duplicate_same_case'
+        """
+        return self._runner.run(
+            self._inner.invalid_duplicate_same_case(
+                field1=field1,
+                field2=field2,
+            )
+        )
+
+    def invalid_empty_header(
+        self,
+        *,
+        value: str,
+    ) -> ToolResult:
+        """x-mcp-header MUST NOT be empty
+
+        MCP tool: 'invalid_empty_header'
+        """
+        return self._runner.run(
+            self._inner.invalid_empty_header(
+                value=value,
+            )
+        )
+
+    def invalid_non_ascii_name(
+        self,
+        *,
+        value: str,
+    ) -> ToolResult:
+        """x-mcp-header MUST contain only ASCII chars
+
+        MCP tool: 'invalid_non_ascii_name'
+        """
+        return self._runner.run(
+            self._inner.invalid_non_ascii_name(
+                value=value,
+            )
+        )
+
+    def invalid_null_header(
+        self,
+        *,
+        nil: None,
+    ) -> ToolResult:
+        """x-mcp-header MUST only be on primitive types
+
+        MCP tool: 'invalid_null_header'
+        """
+        return self._runner.run(
+            self._inner.invalid_null_header(
+                nil=nil,
+            )
+        )
+
+    def invalid_number_header(
+        self,
+        *,
+        score: float,
+    ) -> ToolResult:
+        """x-mcp-header MUST NOT be on number type
+
+        MCP tool: 'invalid_number_header'
+        """
+        return self._runner.run(
+            self._inner.invalid_number_header(
+                score=score,
+            )
+        )
+
+    def invalid_object_header(
+        self,
+        *,
+        data: dict[str, _typing.Any],
+    ) -> ToolResult:
+        """x-mcp-header MUST only be on primitive types
+
+        MCP tool: 'invalid_object_header'
+        """
+        return self._runner.run(
+            self._inner.invalid_object_header(
+                data=data,
+            )
+        )
+
+    def invalid_space_in_name(
+        self,
+        *,
+        value: str,
+    ) -> ToolResult:
+        """x-mcp-header MUST NOT contain space
+
+        MCP tool: 'invalid_space_in_name'
+        """
+        return self._runner.run(
+            self._inner.invalid_space_in_name(
+                value=value,
+            )
+        )
+
+    def json_schema_echo(
+        self,
+        *,
+        schema_: dict[str, _typing.Any],
+    ) -> ToolResult:
+        """Echoes back an arbitrary JSON Schema object so the harness can observe what the client preserved.
+
+        MCP tool: 'json_schema_echo'
+        """
+        return self._runner.run(
+            self._inner.json_schema_echo(
+                schema_=schema_,
+            )
+        )
+
+    def my_hyphenated_tool(
+        self,
+    ) -> ToolResult:
+        """Tool with hyphen in name to test special chars in Mcp-Name header
+
+        MCP tool: 'my-hyphenated-tool'
+        """
+        return self._runner.run(self._inner.my_hyphenated_tool())
+
     def test_client_elicitation_defaults(
         self,
     ) -> ToolResult:
@@ -537,6 +1149,117 @@ class Client(_SyncFeatures):
         """
         return self._runner.run(self._inner.test_client_elicitation_defaults())
 
+    def test_custom_headers(
+        self,
+        *,
+        region: str,
+        priority: int,
+        query: str,
+        verbose: bool | None | Unset = UNSET,
+        debug: bool | None | Unset = UNSET,
+        empty_val: str | None | Unset = UNSET,
+        method_val: str | None | Unset = UNSET,
+        float_val: float | None | Unset = UNSET,
+        non_ascii_val: str | None | Unset = UNSET,
+        whitespace_val: str | None | Unset = UNSET,
+        leading_space_val: str | None | Unset = UNSET,
+        trailing_space_val: str | None | Unset = UNSET,
+        internal_space_val: str | None | Unset = UNSET,
+        control_char_val: str | None | Unset = UNSET,
+        crlf_val: str | None | Unset = UNSET,
+        tab_val: str | None | Unset = UNSET,
+    ) -> ToolResult:
+        """A tool with x-mcp-header annotations to test custom header mirroring and encoding
+
+        MCP tool: 'test_custom_headers'
+        """
+        return self._runner.run(
+            self._inner.test_custom_headers(
+                region=region,
+                priority=priority,
+                query=query,
+                verbose=verbose,
+                debug=debug,
+                empty_val=empty_val,
+                method_val=method_val,
+                float_val=float_val,
+                non_ascii_val=non_ascii_val,
+                whitespace_val=whitespace_val,
+                leading_space_val=leading_space_val,
+                trailing_space_val=trailing_space_val,
+                internal_space_val=internal_space_val,
+                control_char_val=control_char_val,
+                crlf_val=crlf_val,
+                tab_val=tab_val,
+            )
+        )
+
+    def test_custom_headers_null(
+        self,
+        *,
+        region: str,
+        priority: int,
+        query: str,
+        verbose: bool | None | Unset = UNSET,
+    ) -> ToolResult:
+        """A tool for testing null/omitted x-mcp-header parameter handling
+
+        MCP tool: 'test_custom_headers_null'
+        """
+        return self._runner.run(
+            self._inner.test_custom_headers_null(
+                region=region,
+                priority=priority,
+                query=query,
+                verbose=verbose,
+            )
+        )
+
+    def test_headers(
+        self,
+    ) -> ToolResult:
+        """A simple tool used to test that HTTP headers are sent correctly
+
+        MCP tool: 'test_headers'
+        """
+        return self._runner.run(self._inner.test_headers())
+
+    def test_mrtr_echo_state(
+        self,
+    ) -> ToolResult:
+        """Test tool: triggers MRTR flow with requestState. Client must echo state back unchanged.
+
+        MCP tool: 'test_mrtr_echo_state'
+        """
+        return self._runner.run(self._inner.test_mrtr_echo_state())
+
+    def test_mrtr_no_result_type(
+        self,
+    ) -> ToolResult:
+        """Test tool: returns a result without resultType. Client must treat it as complete (default).
+
+        MCP tool: 'test_mrtr_no_result_type'
+        """
+        return self._runner.run(self._inner.test_mrtr_no_result_type())
+
+    def test_mrtr_no_state(
+        self,
+    ) -> ToolResult:
+        """Test tool: triggers MRTR flow WITHOUT requestState. Client must NOT include requestState in retry.
+
+        MCP tool: 'test_mrtr_no_state'
+        """
+        return self._runner.run(self._inner.test_mrtr_no_state())
+
+    def test_mrtr_unrelated(
+        self,
+    ) -> ToolResult:
+        """Test tool: simple tool called between MRTR rounds. Must NOT carry inputResponses or requestState from another tool.
+
+        MCP tool: 'test_mrtr_unrelated'
+        """
+        return self._runner.run(self._inner.test_mrtr_unrelated())
+
     def test_reconnection(
         self,
     ) -> ToolResult:
@@ -545,3 +1268,18 @@ class Client(_SyncFeatures):
         MCP tool: 'test_reconnection'
         """
         return self._runner.run(self._inner.test_reconnection())
+
+    def valid_tool(
+        self,
+        *,
+        region: str,
+    ) -> ToolResult:
+        """A valid tool with correct x-mcp-header
+
+        MCP tool: 'valid_tool'
+        """
+        return self._runner.run(
+            self._inner.valid_tool(
+                region=region,
+            )
+        )

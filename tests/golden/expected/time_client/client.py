@@ -35,6 +35,7 @@ from ._catalog import (
     resolve_tool,
     tool_definitions,
 )
+from ._catalog import tools as _catalog_tools
 from ._types import (
     UNSET,
     ToolError,
@@ -101,6 +102,8 @@ class AsyncClient(_AsyncFeatures):
         self._timeout = timeout
         self._progress = progress
         self._validate_output = _output_mode(validate_output)
+        # Over HTTP the catalog's x-mcp-header annotations become Mcp-Param-* headers (2026-07-28).
+        session.know_tools(_catalog_tools())
 
     @property
     def session(self) -> ClientSession:
