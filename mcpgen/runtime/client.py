@@ -11,6 +11,7 @@ import asyncio
 import contextlib
 import inspect
 import logging
+import math
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequence
 from typing import Any
 
@@ -31,6 +32,7 @@ from .protocol import (
 from .session import ProgressCallback, Session
 from .headers import param_headers_of
 from .stdio import StdioClientTransport
+from .subscriptions import ACKNOWLEDGED, META_SUBSCRIPTION_ID, Subscription
 from .transport import Transport
 from .wirelog import open_wire_log
 
@@ -89,6 +91,11 @@ class ClientSession:
         self._probe_timeout = PROBE_TIMEOUT
         # One queue per open resource_updates() iterator; notifications/resources/updated fans out.
         self._update_queues: set[asyncio.Queue[str]] = set()
+        # Open subscriptions/listen streams by request id (2026-07-28), and the one that carries
+        # subscribe_resource()'s uris.
+        self._listens: dict[RequestId, Subscription] = {}
+        self._resource_uris: dict[str, None] = {}
+        self._resource_listen: Subscription | None = None
         # Tools whose x-mcp-header annotation is invalid: never called over HTTP.
         self._refused_tools: set[str] = set()
 
@@ -417,16 +424,87 @@ class ClientSession:
         return result
 
     async def subscribe_resource(self, uri: str) -> None:
-        """resources/subscribe (handshake era): the server then sends notifications/resources/updated."""
-        if self.era == ERA_MODERN:
-            # 2026-07-28 replaced it with subscriptions/listen, which this runtime does not speak yet.
-            raise ProtocolError("resources/subscribe does not exist in the 2026-07-28 protocol")
-        await self.request("resources/subscribe", {"uri": uri})
+        """Updates of `uri` from now on, to every listen_resource_updates() queue: resources/subscribe
+        in the handshake era, a subscriptions/listen stream (re-opened with every uri) in 2026-07-28."""
+        if self.era != ERA_MODERN:
+            await self.request("resources/subscribe", {"uri": uri})
+            return
+        self._resource_uris[uri] = None
+        try:
+            honored = await self._relisten_resources()
+        except BaseException:
+            self._resource_uris.pop(uri, None)
+            raise
+        if uri not in honored:
+            self._resource_uris.pop(uri, None)
+            await self._relisten_resources()
+            raise ProtocolError(f"the server does not offer updates of {uri}")
 
     async def unsubscribe_resource(self, uri: str) -> None:
-        if self.era == ERA_MODERN:
-            raise ProtocolError("resources/unsubscribe does not exist in the 2026-07-28 protocol")
-        await self.request("resources/unsubscribe", {"uri": uri})
+        if self.era != ERA_MODERN:
+            await self.request("resources/unsubscribe", {"uri": uri})
+            return
+        if self._resource_uris.pop(uri, 0) is None:
+            await self._relisten_resources()
+
+    async def _relisten_resources(self) -> list[str]:
+        """Open a stream for the current uris before closing the old one, so nothing is missed."""
+        old = self._resource_listen
+        self._resource_listen = None
+        if self._resource_uris:
+            wanted: JSONObject = {"resourceSubscriptions": list(self._resource_uris)}
+            self._resource_listen = await self._open_listen(wanted, collect=False)
+        if old is not None:
+            await old.aclose()
+        honored = self._resource_listen.honored.get("resourceSubscriptions") if self._resource_listen else None
+        return [u for u in honored or () if isinstance(u, str)]
+
+    async def listen(
+        self,
+        *,
+        tools_list_changed: bool = False,
+        prompts_list_changed: bool = False,
+        resources_list_changed: bool = False,
+        resource_uris: Sequence[str] = (),
+    ) -> Subscription:
+        """subscriptions/listen (2026-07-28): returns once the server acknowledged the stream;
+        `async for event in subscription` then yields what was asked for and honored."""
+        wanted: JSONObject = {}
+        for key, on in (
+            ("toolsListChanged", tools_list_changed),
+            ("promptsListChanged", prompts_list_changed),
+            ("resourcesListChanged", resources_list_changed),
+        ):
+            if on:
+                wanted[key] = True
+        if resource_uris:
+            wanted["resourceSubscriptions"] = list(resource_uris)
+        return await self._open_listen(wanted, collect=True)
+
+    async def _open_listen(self, wanted: JSONObject, *, collect: bool) -> Subscription:
+        if self.era != ERA_MODERN:
+            raise ProtocolError(
+                f"subscriptions/listen is a 2026-07-28 method; this server speaks {self.protocol_version}: "
+                "use subscribe_resource() and on_list_changed"
+            )
+        request_id = self.session.next_id()
+        subscription = Subscription(request_id, collect=collect)
+        self._listens[request_id] = subscription
+        params: JSONObject = {"notifications": wanted, "_meta": self._meta()}
+        task = asyncio.get_running_loop().create_task(
+            self.session.request("subscriptions/listen", params, timeout=math.inf, request_id=request_id)
+        )
+        task.add_done_callback(lambda _t: self._listens.pop(request_id, None))
+        subscription.attach(task)
+        try:
+            await asyncio.wait_for(asyncio.shield(subscription.acknowledged), self.session.timeout)
+        except asyncio.TimeoutError:
+            await subscription.aclose()
+            raise RequestTimeout("the server did not acknowledge subscriptions/listen") from None
+        except BaseException:
+            await subscription.aclose()
+            raise
+        return subscription
 
     def listen_resource_updates(self) -> asyncio.Queue[str]:
         """A queue that receives the uri of every notifications/resources/updated from now on."""
@@ -466,6 +544,13 @@ class ClientSession:
         raise RpcError(jsonrpc.METHOD_NOT_FOUND, f"Method not found: {method}")
 
     async def _on_notification(self, method: str, params: JSONObject) -> None:
+        meta = params.get("_meta")
+        tag = meta.get(META_SUBSCRIPTION_ID) if isinstance(meta, dict) else None
+        subscription = self._listens.get(tag) if isinstance(tag, (int, str)) else None
+        if subscription is not None:
+            subscription.on_frame(method, params)
+        if method == ACKNOWLEDGED:
+            return
         if method == "notifications/message":
             if self.on_log is not None:
                 await _maybe_await(self.on_log(params))
