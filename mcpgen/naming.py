@@ -25,7 +25,7 @@ CLIENT_MEMBERS = frozenset(
         "list_resource_templates", "get_prompt", "read_resource", "ping", "request",
         "server_info", "protocol_version", "instructions", "tool_names", "self", "cls",
         # prompts/resources/completion/subscriptions (mcpgen/runtime/surface.py)
-        "complete", "subscribe_resource", "unsubscribe_resource", "resource_updates",
+        "complete", "subscribe_resource", "unsubscribe_resource", "resource_updates", "listen",
     }
 )
 

@@ -1,16 +1,21 @@
 """Conformance client driver: `python examples/conformance/client.py SERVER_URL`.
 
-The official suite runs this once per scenario with MCP_CONFORMANCE_SCENARIO naming it.
-Every call goes through `conformance_client`, a typed client that mcpgen generated from
-client_tools.yaml.
+The official suite (harness 0.1.16 and 0.2.0-alpha.12) runs this once per scenario with
+MCP_CONFORMANCE_SCENARIO naming it, MCP_CONFORMANCE_PROTOCOL_VERSION the version to speak (alpha)
+and sometimes MCP_CONFORMANCE_CONTEXT (JSON) holding the calls to make. Every tool call goes
+through `conformance_client`, a typed client that mcpgen generated from client_tools.yaml; what
+the scenarios judge (Mcp-* headers, refusing tools with an invalid x-mcp-header, MRTR retries,
+schemas kept verbatim, no $ref fetching) is done by the runtime and the generated code, not here.
 """
 
 from __future__ import annotations
 
 import asyncio
+import json
 import logging
 import os
 import sys
+from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
@@ -18,7 +23,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from conformance_client import AsyncClient  # noqa: E402
 
-from mcpgen.runtime import connect_http  # noqa: E402
+from mcpgen.runtime import McpError, connect_http  # noqa: E402
+
+Scenario = Callable[[AsyncClient, dict[str, Any]], Awaitable[None]]
 
 
 async def accept_with_defaults(params: dict[str, Any]) -> dict[str, Any]:
@@ -29,30 +36,119 @@ async def accept_with_defaults(params: dict[str, Any]) -> dict[str, Any]:
     return {"action": "accept", "content": content}
 
 
-async def run(scenario: str, url: str) -> None:
+async def list_only(client: AsyncClient, context: dict[str, Any]) -> None:
+    await client.session.list_tools()
+
+
+async def tools_call(client: AsyncClient, context: dict[str, Any]) -> None:
+    print((await client.add_numbers(a=5, b=3)).text)
+
+
+async def sse_retry(client: AsyncClient, context: dict[str, Any]) -> None:
+    print((await client.test_reconnection()).text)
+
+
+async def elicitation_defaults(client: AsyncClient, context: dict[str, Any]) -> None:
+    print((await client.test_client_elicitation_defaults()).text)
+
+
+async def request_state(client: AsyncClient, context: dict[str, Any]) -> None:
+    # The runtime answers each input_required round (elicitation callback) and retries.
+    print((await client.test_mrtr_echo_state()).text)
+    print((await client.test_mrtr_no_state()).text)
+    print((await client.test_mrtr_unrelated()).text)
+    print((await client.test_mrtr_no_result_type()).text)
+
+
+async def standard_headers(client: AsyncClient, context: dict[str, Any]) -> None:
+    await client.session.list_tools()
+    print((await client.test_headers()).text)
+    print((await client.my_hyphenated_tool()).text)
+    for resource in await client.list_resources():
+        await client.read_resource(resource.uri)
+    await client.list_prompts()
+    await client.get_test_prompt()
+
+
+async def custom_headers(client: AsyncClient, context: dict[str, Any]) -> None:
+    # The harness names the calls (untrusted data): dispatch() validates them against the
+    # generated models before anything is sent.
+    await client.session.list_tools()
+    # A null argument (test_custom_headers_null's verbose) is sent as absent: the schema says
+    # boolean, so the typed client's way to give no value is to leave the optional argument out.
+    for call in context.get("toolCalls") or []:
+        if isinstance(call, dict) and isinstance(call.get("arguments") or {}, dict):
+            arguments = {k: v for k, v in (call.get("arguments") or {}).items() if v is not None}
+            print((await client.dispatch(str(call.get("name")), arguments)).text)
+
+
+async def invalid_tool_headers(client: AsyncClient, context: dict[str, Any]) -> None:
+    # Every tool of the scenario is attempted; the runtime refuses the invalid_* ones.
+    listed = {tool.get("name") for tool in await client.session.list_tools()}
+    print(f"listed: {sorted(str(n) for n in listed)}")
+    attempts: dict[str, Callable[[], Awaitable[Any]]] = {
+        "valid_tool": lambda: client.valid_tool(region="us-west1"),
+        "invalid_empty_header": lambda: client.invalid_empty_header(value="x"),
+        "invalid_object_header": lambda: client.invalid_object_header(data={}),
+        "invalid_array_header": lambda: client.invalid_array_header(items=["x"]),
+        "invalid_null_header": lambda: client.invalid_null_header(nil=None),
+        "invalid_number_header": lambda: client.invalid_number_header(score=1.5),
+        "invalid_duplicate_same_case": lambda: client.invalid_duplicate_same_case(field1="a", field2="b"),
+        "invalid_duplicate_diff_case": lambda: client.invalid_duplicate_diff_case(field1="a", field2="b"),
+        "invalid_space_in_name": lambda: client.invalid_space_in_name(value="x"),
+        "invalid_colon_in_name": lambda: client.invalid_colon_in_name(value="x"),
+        "invalid_non_ascii_name": lambda: client.invalid_non_ascii_name(value="x"),
+        "invalid_control_char_name": lambda: client.invalid_control_char_name(value="x"),
+    }
+    for name, call in attempts.items():
+        try:
+            print(f"{name}: {(await call()).text}")
+        except McpError as exc:
+            print(f"{name}: refused ({exc})")
+
+
+async def schema_preservation(client: AsyncClient, context: dict[str, Any]) -> None:
+    # The schema judged is the one the server lists live; the runtime keeps it verbatim and the
+    # generated echo tool sends it back unchanged.
+    for tool in await client.session.list_tools():
+        if tool.get("name") == "json_schema_2020_12_tool":
+            print((await client.json_schema_echo(schema_=tool["inputSchema"])).text)
+
+
+SCENARIOS: dict[str, Scenario] = {
+    "initialize": list_only,
+    "tools_call": tools_call,
+    "sse-retry": sse_retry,
+    "elicitation-sep1034-client-defaults": elicitation_defaults,
+    "request-metadata": list_only,
+    "sep-2322-client-request-state": request_state,
+    "http-standard-headers": standard_headers,
+    "http-custom-headers": custom_headers,
+    "http-invalid-tool-headers": invalid_tool_headers,
+    "json-schema-ref-no-deref": list_only,
+    "json-schema-2020-12-preservation": schema_preservation,
+}
+
+
+async def run(scenario: str, url: str, context: dict[str, Any]) -> None:
     protocol = os.environ.get("MCP_CONFORMANCE_PROTOCOL_VERSION") or "auto"
     async with connect_http(url, protocol=protocol, on_elicitation=accept_with_defaults, timeout=30) as session:
-        client = AsyncClient(session)
-        if scenario == "initialize":
-            await session.list_tools()
-        elif scenario == "tools_call":
-            result = await client.add_numbers(a=5, b=3)
-            print(result.text)
-        elif scenario == "sse-retry":
-            result = await client.test_reconnection()
-            print(result.text)
-        elif scenario == "elicitation-sep1034-client-defaults":
-            result = await client.test_client_elicitation_defaults()
-            print(result.text)
-        else:
-            # Unknown scenario: connect and list, which is what most of them check.
-            await session.list_tools()
+        # Unknown scenario: connect and list, which is what most of them check.
+        await SCENARIOS.get(scenario, list_only)(AsyncClient(session), context)
 
 
 def main() -> None:
     logging.basicConfig(level=logging.WARNING, stream=sys.stderr)
     scenario = os.environ.get("MCP_CONFORMANCE_SCENARIO", "initialize")
-    asyncio.run(run(scenario, sys.argv[-1]))
+    try:
+        context = json.loads(os.environ.get("MCP_CONFORMANCE_CONTEXT") or "{}")
+    except ValueError:
+        context = {}
+    try:
+        asyncio.run(run(scenario, sys.argv[-1], context if isinstance(context, dict) else {}))
+    except (McpError, OSError) as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        sys.exit(1)
 
 
 if __name__ == "__main__":

@@ -10,8 +10,10 @@ from .errors import ConnectionClosed, McpError, ProtocolError, RequestTimeout, R
 from .protocol import HANDSHAKE_VERSIONS, MODERN_VERSIONS
 from .server import RequestContext, Server, ServerConnection, error_result
 from .session import ProgressCallback, Session
+from .subscriptions import ChangeEvent, Subscription
 
 __all__ = [
+    "ChangeEvent",
     "ClientSession",
     "ConnectionClosed",
     "Drift",
@@ -29,6 +31,7 @@ __all__ = [
     "ServerConnection",
     "Session",
     "SessionExpired",
+    "Subscription",
     "connect_http",
     "compare_tools",
     "connect_stdio",

@@ -11,6 +11,7 @@ import asyncio
 import contextlib
 import inspect
 import logging
+import math
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequence
 from typing import Any
 
@@ -31,6 +32,7 @@ from .protocol import (
 from .session import ProgressCallback, Session
 from .headers import param_headers_of
 from .stdio import StdioClientTransport
+from .subscriptions import ACKNOWLEDGED, META_SUBSCRIPTION_ID, Subscription
 from .transport import Transport
 from .wirelog import open_wire_log
 
@@ -89,6 +91,13 @@ class ClientSession:
         self._probe_timeout = PROBE_TIMEOUT
         # One queue per open resource_updates() iterator; notifications/resources/updated fans out.
         self._update_queues: set[asyncio.Queue[str]] = set()
+        # Open subscriptions/listen streams by request id (2026-07-28), and the one that carries
+        # subscribe_resource()'s uris.
+        self._listens: dict[RequestId, Subscription] = {}
+        self._resource_uris: dict[str, None] = {}
+        self._resource_listen: Subscription | None = None
+        # Tools whose x-mcp-header annotation is invalid: never called over HTTP.
+        self._refused_tools: set[str] = set()
 
     # -- connection ----------------------------------------------------------------
 
@@ -150,7 +159,9 @@ class ClientSession:
                 if exc.code == jsonrpc.UNSUPPORTED_PROTOCOL_VERSION:
                     supported = _supported_versions(exc.data)
                     mutual = [v for v in MODERN_VERSIONS if v in supported]
-                    if mutual and mutual[0] != version:
+                    if mutual and _attempt == 0:
+                        # Retry once with the best version the server names, even the one just
+                        # sent: a server may reject a first choice it supports (SEP-2575).
                         version = mutual[0]
                         continue
                     if supported and not any(v in HANDSHAKE_VERSIONS for v in supported):
@@ -328,20 +339,42 @@ class ClientSession:
 
     async def list_tools(self) -> list[JSONObject]:
         tools = await self.list_all("tools/list", "tools")
-        param_headers = getattr(self.transport, "param_headers", None)
-        if param_headers is None:
+        if getattr(self.transport, "param_headers", None) is None:
             return tools
         kept: list[JSONObject] = []
         for tool in tools:
-            headers = param_headers_of(tool)
-            if headers is None:
+            if not self._learn_tool(tool, live=True):
                 # 2026-07-28: a client on HTTP must drop tools with an invalid x-mcp-header.
                 log.warning("dropping tool %r: invalid x-mcp-header annotation", tool.get("name"))
                 continue
-            if headers:
-                param_headers[str(tool.get("name"))] = headers
             kept.append(tool)
         return kept
+
+    def know_tools(self, tools: Sequence[JSONObject]) -> None:
+        """Tool definitions known ahead of a live listing (a generated client's catalog): their
+        x-mcp-header annotations give the Mcp-Param-* headers, and tools whose annotation is
+        invalid are refused over HTTP. A later list_tools() overrides what it lists."""
+        if getattr(self.transport, "param_headers", None) is None:
+            return
+        for tool in tools:
+            if isinstance(tool, dict):
+                self._learn_tool(tool, live=False)
+
+    def _learn_tool(self, tool: JSONObject, *, live: bool) -> bool:
+        """Record one tool's Mcp-Param-* headers; False if its x-mcp-header is invalid."""
+        param_headers: dict[str, dict[str, str]] = getattr(self.transport, "param_headers")
+        name = str(tool.get("name"))
+        headers = param_headers_of(tool)
+        if not live and (name in param_headers or name in self._refused_tools):
+            return headers is not None  # the live listing already spoke for this tool
+        param_headers.pop(name, None)
+        self._refused_tools.discard(name)
+        if headers is None:
+            self._refused_tools.add(name)
+            return False
+        if headers:
+            param_headers[name] = headers
+        return True
 
     async def list_prompts(self) -> list[JSONObject]:
         return await self.list_all("prompts/list", "prompts")
@@ -360,6 +393,8 @@ class ClientSession:
         timeout: float | None = None,
         progress: ProgressCallback | None = None,
     ) -> JSONObject:
+        if name in self._refused_tools:
+            raise ProtocolError(f"tool {name!r} has an invalid x-mcp-header annotation; it is not called over HTTP")
         params: JSONObject = {"name": name, "arguments": dict(arguments or {})}
         result = await self.request("tools/call", params, timeout=timeout, progress=progress)
         if not isinstance(result, dict):
@@ -389,16 +424,87 @@ class ClientSession:
         return result
 
     async def subscribe_resource(self, uri: str) -> None:
-        """resources/subscribe (handshake era): the server then sends notifications/resources/updated."""
-        if self.era == ERA_MODERN:
-            # 2026-07-28 replaced it with subscriptions/listen, which this runtime does not speak yet.
-            raise ProtocolError("resources/subscribe does not exist in the 2026-07-28 protocol")
-        await self.request("resources/subscribe", {"uri": uri})
+        """Updates of `uri` from now on, to every listen_resource_updates() queue: resources/subscribe
+        in the handshake era, a subscriptions/listen stream (re-opened with every uri) in 2026-07-28."""
+        if self.era != ERA_MODERN:
+            await self.request("resources/subscribe", {"uri": uri})
+            return
+        self._resource_uris[uri] = None
+        try:
+            honored = await self._relisten_resources()
+        except BaseException:
+            self._resource_uris.pop(uri, None)
+            raise
+        if uri not in honored:
+            self._resource_uris.pop(uri, None)
+            await self._relisten_resources()
+            raise ProtocolError(f"the server does not offer updates of {uri}")
 
     async def unsubscribe_resource(self, uri: str) -> None:
-        if self.era == ERA_MODERN:
-            raise ProtocolError("resources/unsubscribe does not exist in the 2026-07-28 protocol")
-        await self.request("resources/unsubscribe", {"uri": uri})
+        if self.era != ERA_MODERN:
+            await self.request("resources/unsubscribe", {"uri": uri})
+            return
+        if self._resource_uris.pop(uri, 0) is None:
+            await self._relisten_resources()
+
+    async def _relisten_resources(self) -> list[str]:
+        """Open a stream for the current uris before closing the old one, so nothing is missed."""
+        old = self._resource_listen
+        self._resource_listen = None
+        if self._resource_uris:
+            wanted: JSONObject = {"resourceSubscriptions": list(self._resource_uris)}
+            self._resource_listen = await self._open_listen(wanted, collect=False)
+        if old is not None:
+            await old.aclose()
+        honored = self._resource_listen.honored.get("resourceSubscriptions") if self._resource_listen else None
+        return [u for u in honored or () if isinstance(u, str)]
+
+    async def listen(
+        self,
+        *,
+        tools_list_changed: bool = False,
+        prompts_list_changed: bool = False,
+        resources_list_changed: bool = False,
+        resource_uris: Sequence[str] = (),
+    ) -> Subscription:
+        """subscriptions/listen (2026-07-28): returns once the server acknowledged the stream;
+        `async for event in subscription` then yields what was asked for and honored."""
+        wanted: JSONObject = {}
+        for key, on in (
+            ("toolsListChanged", tools_list_changed),
+            ("promptsListChanged", prompts_list_changed),
+            ("resourcesListChanged", resources_list_changed),
+        ):
+            if on:
+                wanted[key] = True
+        if resource_uris:
+            wanted["resourceSubscriptions"] = list(resource_uris)
+        return await self._open_listen(wanted, collect=True)
+
+    async def _open_listen(self, wanted: JSONObject, *, collect: bool) -> Subscription:
+        if self.era != ERA_MODERN:
+            raise ProtocolError(
+                f"subscriptions/listen is a 2026-07-28 method; this server speaks {self.protocol_version}: "
+                "use subscribe_resource() and on_list_changed"
+            )
+        request_id = self.session.next_id()
+        subscription = Subscription(request_id, collect=collect)
+        self._listens[request_id] = subscription
+        params: JSONObject = {"notifications": wanted, "_meta": self._meta()}
+        task = asyncio.get_running_loop().create_task(
+            self.session.request("subscriptions/listen", params, timeout=math.inf, request_id=request_id)
+        )
+        task.add_done_callback(lambda _t: self._listens.pop(request_id, None))
+        subscription.attach(task)
+        try:
+            await asyncio.wait_for(asyncio.shield(subscription.acknowledged), self.session.timeout)
+        except asyncio.TimeoutError:
+            await subscription.aclose()
+            raise RequestTimeout("the server did not acknowledge subscriptions/listen") from None
+        except BaseException:
+            await subscription.aclose()
+            raise
+        return subscription
 
     def listen_resource_updates(self) -> asyncio.Queue[str]:
         """A queue that receives the uri of every notifications/resources/updated from now on."""
@@ -438,6 +544,13 @@ class ClientSession:
         raise RpcError(jsonrpc.METHOD_NOT_FOUND, f"Method not found: {method}")
 
     async def _on_notification(self, method: str, params: JSONObject) -> None:
+        meta = params.get("_meta")
+        tag = meta.get(META_SUBSCRIPTION_ID) if isinstance(meta, dict) else None
+        subscription = self._listens.get(tag) if isinstance(tag, (int, str)) else None
+        if subscription is not None:
+            subscription.on_frame(method, params)
+        if method == ACKNOWLEDGED:
+            return
         if method == "notifications/message":
             if self.on_log is not None:
                 await _maybe_await(self.on_log(params))

@@ -76,9 +76,9 @@ class Features:
     def capabilities(self) -> JSONObject:
         caps: JSONObject = {}
         if self.prompts:
-            caps["prompts"] = {"listChanged": False}
+            caps["prompts"] = {"listChanged": True}
         if self.resources or self.templates:
-            caps["resources"] = {"listChanged": False, "subscribe": self.subscribe is not None}
+            caps["resources"] = {"listChanged": True, "subscribe": self.subscribe is not None}
         if self.completion is not None:
             caps["completions"] = {}
         return caps

@@ -118,7 +118,9 @@ class StreamableHttpTransport:
         headers = self._headers_for(message)
         if "id" in message and method is not None:
             request_id: RequestId = message["id"]
-            task = asyncio.get_running_loop().create_task(self._post_request(request_id, data, headers))
+            # A listen stream stays open for as long as the client wants updates: no read timeout.
+            long_lived = method == "subscriptions/listen"
+            task = asyncio.get_running_loop().create_task(self._post_request(request_id, data, headers, long_lived))
             self._posts[request_id] = task
             task.add_done_callback(functools.partial(self._post_done, request_id))
             return
@@ -177,19 +179,29 @@ class StreamableHttpTransport:
             shard = len(self._shards) - 1
         return shard
 
-    async def _post_request(self, request_id: RequestId, data: bytes, headers: dict[str, str]) -> None:
+    async def _post_request(
+        self, request_id: RequestId, data: bytes, headers: dict[str, str], long_lived: bool = False
+    ) -> None:
         shard = self._pick_pool()
         self._load[shard] += 1
         try:
-            await self._exchange(self._shards[shard], request_id, data, headers)
+            await self._exchange(self._shards[shard], request_id, data, headers, long_lived)
         finally:
             self._load[shard] -= 1
 
     async def _exchange(
-        self, client: httpx.AsyncClient, request_id: RequestId, data: bytes, headers: dict[str, str]
+        self,
+        client: httpx.AsyncClient,
+        request_id: RequestId,
+        data: bytes,
+        headers: dict[str, str],
+        long_lived: bool = False,
     ) -> None:
+        import httpx
+
+        timeout = httpx.Timeout(None, connect=10.0) if long_lived else client.timeout
         try:
-            async with client.stream("POST", self.url, content=data, headers=headers) as response:
+            async with client.stream("POST", self.url, content=data, headers=headers, timeout=timeout) as response:
                 if response.status_code == 404 and self.session_id is not None:
                     self.session_id = None
                     raise SessionExpired("the server ended the session (HTTP 404)")

@@ -34,6 +34,7 @@ from .protocol import (
     MODERN_VERSIONS,
 )
 from .session import Session
+from .subscriptions import LIST_KINDS, SubscriptionHub, honored_filter
 from .stdio import StdioServerTransport
 from .transport import Transport
 from .wirelog import open_wire_log
@@ -81,8 +82,10 @@ class RequestContext:
         client_capabilities: JSONObject,
         log_level: str | None,
         carried: JSONObject | None = None,
+        hub: SubscriptionHub | None = None,
     ) -> None:
         self._session = session
+        self._hub = hub
         self.request_id = request_id
         self.era = era
         self.protocol_version = protocol_version
@@ -130,6 +133,18 @@ class RequestContext:
         if logger is not None:
             params["logger"] = logger
         await self._quiet_notify("notifications/message", params)
+
+    async def resource_updated(self, uri: str) -> None:
+        """Tell subscribers `uri` changed (resources/subscribe or subscriptions/listen)."""
+        if self._hub is not None:
+            await self._hub.publish("notifications/resources/updated", {"uri": uri})
+
+    async def list_changed(self, kind: str) -> None:
+        """Tell clients the list of `kind` ("tools", "prompts" or "resources") changed."""
+        if kind not in LIST_KINDS:
+            raise ValueError(f"kind must be one of {LIST_KINDS}, not {kind!r}")
+        if self._hub is not None:
+            await self._hub.publish(f"notifications/{kind}/list_changed", {})
 
     async def _quiet_notify(self, method: str, params: JSONObject) -> None:
         with contextlib.suppress(McpError):
@@ -231,6 +246,7 @@ class Server:
         self._tools: dict[str, _Tool] = {}
         self._methods: dict[str, MethodHandler] = {}
         self.features = Features()
+        self.subscriptions = SubscriptionHub()
 
     # -- registration --------------------------------------------------------------
 
@@ -266,6 +282,30 @@ class Server:
         """Called with (uri, subscribed?, ctx) for resources/subscribe and unsubscribe."""
         self.features.subscribe = handler
 
+    async def resource_updated(self, uri: str) -> None:
+        """notifications/resources/updated to every client subscribed to `uri`, in either era."""
+        await self.subscriptions.publish("notifications/resources/updated", {"uri": uri})
+
+    async def list_changed(self, kind: str) -> None:
+        """notifications/<kind>/list_changed ("tools", "prompts", "resources") to clients that want it."""
+        if kind not in LIST_KINDS:
+            raise ValueError(f"kind must be one of {LIST_KINDS}, not {kind!r}")
+        await self.subscriptions.publish(f"notifications/{kind}/list_changed", {})
+
+    def close_subscriptions(self) -> None:
+        """End every subscriptions/listen stream gracefully (shutdown): each gets its result."""
+        self.subscriptions.close()
+
+    def offered_kinds(self) -> set[str]:
+        """What a listen filter can ask for here: the kinds of things this server serves."""
+        methods = self.features.methods()
+        kinds = {"tools"} if self._tools else set()
+        if "prompts/list" in methods:
+            kinds.add("prompts")
+        if "resources/list" in methods:
+            kinds.add("resources")
+        return kinds
+
     def add_method(self, method: str, handler: MethodHandler) -> None:
         """Serve another request method (prompts/get, resources/read, ...)."""
         self._methods[method] = handler
@@ -273,7 +313,7 @@ class Server:
     def capabilities(self) -> JSONObject:
         caps: JSONObject = {"logging": {}}
         if self._tools:
-            caps["tools"] = {"listChanged": False}
+            caps["tools"] = {"listChanged": True}
         caps.update(self.features.capabilities())
         caps.update(self.extra_capabilities)
         return caps
@@ -313,6 +353,8 @@ class ServerConnection:
     def __init__(self, server: Server, transport: Transport, *, stateless_only: bool = False) -> None:
         self.server = server
         self.state = ConnectionState()
+        # Resources this (handshake-era) connection subscribed to.
+        self.subscribed: set[str] = set()
         # A request that declared the 2026-07-28 era by other means (the HTTP version header) is
         # served statelessly even when its _meta is missing or broken, so it gets that era's errors.
         self.stateless_only = stateless_only
@@ -403,6 +445,7 @@ class ServerConnection:
             client_capabilities=capabilities,
             log_level=level if level in LOG_LEVELS else None,
             carried=carried,
+            hub=self.server.subscriptions,
         )
         if method == "server/discover":
             result: Any = {
@@ -412,6 +455,9 @@ class ServerConnection:
             }
             if self.server.instructions is not None:
                 result["instructions"] = self.server.instructions
+        elif method == "subscriptions/listen":
+            honored = honored_filter(params.get("notifications"), self.server.offered_kinds())
+            result = await self.server.subscriptions.serve_listen(self.session, request_id, honored)
         else:
             try:
                 result = await self._dispatch(method, params, context)
@@ -471,14 +517,31 @@ class ServerConnection:
             protocol_version=state.protocol_version or "",
             client_capabilities=state.client_capabilities,
             log_level=state.log_level,
+            hub=self.server.subscriptions,
         )
-        return await self._dispatch(method, params, context)
+        result = await self._dispatch(method, params, context)
+        uri = params.get("uri")
+        if method in ("resources/subscribe", "resources/unsubscribe") and isinstance(uri, str):
+            if method == "resources/subscribe":
+                self.subscribed.add(uri)
+            else:
+                self.subscribed.discard(uri)
+        return result
+
+    async def deliver_legacy(self, method: str, params: JSONObject) -> None:
+        """A change event, sent if this handshake-era connection wants it."""
+        if not self.state.initialized or self.session.is_closed:
+            return
+        if method == "notifications/resources/updated" and params.get("uri") not in self.subscribed:
+            return
+        await self.session.notify(method, params)
 
     def _initialize(self, params: JSONObject) -> JSONObject:
         requested = params.get("protocolVersion")
         version = requested if requested in HANDSHAKE_VERSIONS else HANDSHAKE_VERSIONS[0]
         caps = params.get("capabilities")
         info = params.get("clientInfo")
+        self.server.subscriptions.add_legacy(self)
         self.state = ConnectionState(
             protocol_version=str(version),
             client_capabilities=caps if isinstance(caps, dict) else {},
@@ -497,7 +560,7 @@ class ServerConnection:
 
     def _serves(self, method: str) -> bool:
         return (
-            method in ("server/discover", "tools/list", "tools/call")
+            method in ("server/discover", "tools/list", "tools/call", "subscriptions/listen")
             or method in self.server._methods
             or method in self.server.features.methods()
         )

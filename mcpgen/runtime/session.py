@@ -141,16 +141,19 @@ class Session:
         timeout: float | None = None,
         progress: ProgressCallback | None = None,
         cancellable: bool = True,
+        request_id: RequestId | None = None,
     ) -> Any:
         """Send a request and wait for its result. Raises RpcError, RequestTimeout, ConnectionClosed.
 
         timeout None means the session default; math.inf means wait for ever (still capped
-        by max_timeout, the hard maximum).
+        by max_timeout, the hard maximum). request_id: one from next_id(), when the caller must
+        know it before the answer (subscriptions/listen streams are tagged with it).
         """
         if self._closed is not None:
             raise ConnectionClosed(str(self._closed))
         loop = asyncio.get_running_loop()
-        request_id = next(self._ids)
+        if request_id is None:
+            request_id = next(self._ids)
         entry = _Pending(loop.create_future(), method)
         if progress is not None:
             # The request id doubles as the progress token: unique among active requests.

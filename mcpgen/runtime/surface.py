@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 import base64
 import re
-from collections.abc import Coroutine, Mapping
+from collections.abc import Coroutine, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol, TypeVar, Union
 from urllib.parse import quote
@@ -14,6 +14,7 @@ from .results import ContentBlock, TextContent, parse_block
 
 if TYPE_CHECKING:
     from .client import ClientSession
+    from .subscriptions import Subscription
 
 _T = TypeVar("_T")
 
@@ -304,7 +305,8 @@ class AsyncFeatures:
         return Completion.from_raw(raw)
 
     async def subscribe_resource(self, uri: str) -> None:
-        """resources/subscribe (handshake era); updates arrive through `resource_updates()`."""
+        """Updates of `uri` arrive through `resource_updates()`, in either era (resources/subscribe
+        up to 2025-11-25, a subscriptions/listen stream in 2026-07-28)."""
         await self._session.subscribe_resource(uri)
 
     async def unsubscribe_resource(self, uri: str) -> None:
@@ -313,6 +315,23 @@ class AsyncFeatures:
     def resource_updates(self) -> ResourceUpdates:
         """Start listening for notifications/resources/updated (call before subscribing)."""
         return ResourceUpdates(self._session)
+
+    async def listen(
+        self,
+        *,
+        tools_list_changed: bool = False,
+        prompts_list_changed: bool = False,
+        resources_list_changed: bool = False,
+        resource_uris: Sequence[str] = (),
+    ) -> Subscription:
+        """subscriptions/listen (2026-07-28): `async with await client.listen(...) as changes:`
+        then `async for event in changes` (event.kind, event.uri)."""
+        return await self._session.listen(
+            tools_list_changed=tools_list_changed,
+            prompts_list_changed=prompts_list_changed,
+            resources_list_changed=resources_list_changed,
+            resource_uris=resource_uris,
+        )
 
     async def _open_resource_updates(self) -> ResourceUpdates:
         # The sync twin registers the queue on the loop thread, where notifications arrive.

@@ -69,9 +69,13 @@ class ToolCatalog:
 
     def tools(self) -> list[dict[str, Any]]:
         """The original tool objects, exactly as the server listed them (a fresh copy)."""
+        return copy.deepcopy(self.shared_tools())
+
+    def shared_tools(self) -> list[dict[str, Any]]:
+        """The same, parsed once and shared: for readers that never change them."""
         if not self._parsed:
             self._parsed.extend(json.loads(self.tools_json))
-        return copy.deepcopy(self._parsed)
+        return self._parsed
 
     def tool_definitions(self) -> list[dict[str, Any]]:
         """Function-calling definitions: name, description and input schema of every tool."""
@@ -134,6 +138,8 @@ class AsyncClientBase(AsyncFeatures):
         self._timeout = timeout
         self._progress = progress
         self._validate_output = _output_mode(validate_output)
+        # Over HTTP the catalog's x-mcp-header annotations become Mcp-Param-* headers (2026-07-28).
+        session.know_tools(self._catalog.shared_tools())
 
     @property
     def session(self) -> ClientSession:

@@ -17,6 +17,9 @@ class FakeSession:
         self.reply = reply
         self.sent: list[dict[str, Any]] = []
 
+    def know_tools(self, tools: Any) -> None:  # the generated client hands over its catalog
+        pass
+
     async def call_tool(self, name: str, arguments: Any = None, *, timeout: Any = None, progress: Any = None) -> dict[str, Any]:
         self.sent.append(dict(arguments or {}))
         return self.reply

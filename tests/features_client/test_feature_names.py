@@ -53,6 +53,9 @@ def test_untrusted_names(tmp_path: Path) -> None:
         sent: list[tuple[str, object]] = []
 
         class FakeSession:
+            def know_tools(self, tools: object) -> None:
+                pass
+
             async def get_prompt(self, name: str, arguments: object, *, timeout: float | None = None) -> dict[str, object]:
                 sent.append((name, arguments))
                 return {"messages": [{"role": "user", "content": {"type": "text", "text": "hi"}}]}

@@ -18,6 +18,9 @@ class FakeSession:
         self.calls: list[tuple[str, dict[str, Any], float | None]] = []
         self.reply = reply or {"content": [{"type": "text", "text": "ok"}]}
 
+    def know_tools(self, tools: Any) -> None:  # the generated client hands over its catalog
+        pass
+
     async def call_tool(self, name: str, arguments: Any = None, *, timeout: float | None = None, progress: Any = None) -> dict[str, Any]:
         self.calls.append((name, dict(arguments or {}), timeout))
         return self.reply

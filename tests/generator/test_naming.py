@@ -66,3 +66,11 @@ def test_field_names_avoid_pydantic_and_keywords() -> None:
     assert py["self"] != "self"
     assert len(set(py.values())) == len(py)
     assert py["my-field"] == "my_field" and py["my_field"] == "my_field_2"
+
+
+def test_no_tool_method_can_shadow_a_member_of_the_generated_clients_base_classes() -> None:
+    from mcpgen.naming import CLIENT_MEMBERS
+    from mcpgen.runtime.typed_client import AsyncClientBase, SyncClientBase
+
+    public = {n for cls in (AsyncClientBase, SyncClientBase) for n in dir(cls) if not n.startswith("_")}
+    assert public - CLIENT_MEMBERS == set()

@@ -9,11 +9,13 @@ from typing import cast as _cast
 
 from mcpgen.runtime.results import UNSET, ToolResult, Unset
 from mcpgen.runtime.typed_client import AsyncClientBase, SyncClientBase, sync_method
+from mcpgen.runtime.surface import PromptResult, ResourceContents
 
 from ._catalog import CATALOG
 
 if TYPE_CHECKING:
     from . import models as _models
+    import typing as _typing
 
 
 class AsyncClient(AsyncClientBase):
@@ -38,12 +40,173 @@ class AsyncClient(AsyncClientBase):
         """
         return await self._call_text("add_numbers", locals())
 
+    async def invalid_array_header(self, *, items: list[str]) -> ToolResult:
+        """x-mcp-header MUST only be on primitive types
+
+        MCP tool: 'invalid_array_header'
+        """
+        return await self._call_text("invalid_array_header", locals())
+
+    async def invalid_colon_in_name(self, *, value: str) -> ToolResult:
+        """x-mcp-header MUST NOT contain colon
+
+        MCP tool: 'invalid_colon_in_name'
+        """
+        return await self._call_text("invalid_colon_in_name", locals())
+
+    async def invalid_control_char_name(self, *, value: str) -> ToolResult:
+        """x-mcp-header MUST NOT contain control chars
+
+        MCP tool: 'invalid_control_char_name'
+        """
+        return await self._call_text("invalid_control_char_name", locals())
+
+    async def invalid_duplicate_diff_case(self, *, field1: str, field2: str) -> ToolResult:
+        """Duplicate case-insensitive x-mcp-header \"MyField\"/\"myfield\"
+
+        MCP tool: 'invalid_duplicate_diff_case'
+        """
+        return await self._call_text("invalid_duplicate_diff_case", locals())
+
+    async def invalid_duplicate_same_case(self, *, field1: str, field2: str) -> ToolResult:
+        """Duplicate x-mcp-header \"Region\" on two properties
+
+        MCP tool: 'invalid_duplicate_same_case'
+        """
+        return await self._call_text("invalid_duplicate_same_case", locals())
+
+    async def invalid_empty_header(self, *, value: str) -> ToolResult:
+        """x-mcp-header MUST NOT be empty
+
+        MCP tool: 'invalid_empty_header'
+        """
+        return await self._call_text("invalid_empty_header", locals())
+
+    async def invalid_non_ascii_name(self, *, value: str) -> ToolResult:
+        """x-mcp-header MUST contain only ASCII chars
+
+        MCP tool: 'invalid_non_ascii_name'
+        """
+        return await self._call_text("invalid_non_ascii_name", locals())
+
+    async def invalid_null_header(self, *, nil: None) -> ToolResult:
+        """x-mcp-header MUST only be on primitive types
+
+        MCP tool: 'invalid_null_header'
+        """
+        return await self._call_text("invalid_null_header", locals())
+
+    async def invalid_number_header(self, *, score: float) -> ToolResult:
+        """x-mcp-header MUST NOT be on number type
+
+        MCP tool: 'invalid_number_header'
+        """
+        return await self._call_text("invalid_number_header", locals())
+
+    async def invalid_object_header(self, *, data: dict[str, _typing.Any]) -> ToolResult:
+        """x-mcp-header MUST only be on primitive types
+
+        MCP tool: 'invalid_object_header'
+        """
+        return await self._call_text("invalid_object_header", locals())
+
+    async def invalid_space_in_name(self, *, value: str) -> ToolResult:
+        """x-mcp-header MUST NOT contain space
+
+        MCP tool: 'invalid_space_in_name'
+        """
+        return await self._call_text("invalid_space_in_name", locals())
+
+    async def json_schema_echo(self, *, schema_: dict[str, _typing.Any]) -> ToolResult:
+        """Echoes back an arbitrary JSON Schema object so the harness can observe what the client preserved.
+
+        MCP tool: 'json_schema_echo'
+        """
+        return await self._call_text("json_schema_echo", locals())
+
+    async def my_hyphenated_tool(self) -> ToolResult:
+        """Tool with hyphen in name to test special chars in Mcp-Name header
+
+        MCP tool: 'my-hyphenated-tool'
+        """
+        return await self._call_text("my-hyphenated-tool", locals())
+
     async def test_client_elicitation_defaults(self) -> ToolResult:
         """Tests that client applies defaults for omitted elicitation fields
 
         MCP tool: 'test_client_elicitation_defaults'
         """
         return await self._call_text("test_client_elicitation_defaults", locals())
+
+    async def test_custom_headers(
+        self,
+        *,
+        region: str,
+        priority: int,
+        query: str,
+        verbose: bool | None | Unset = UNSET,
+        debug: bool | None | Unset = UNSET,
+        empty_val: str | None | Unset = UNSET,
+        method_val: str | None | Unset = UNSET,
+        float_val: float | None | Unset = UNSET,
+        non_ascii_val: str | None | Unset = UNSET,
+        whitespace_val: str | None | Unset = UNSET,
+        leading_space_val: str | None | Unset = UNSET,
+        trailing_space_val: str | None | Unset = UNSET,
+        internal_space_val: str | None | Unset = UNSET,
+        control_char_val: str | None | Unset = UNSET,
+        crlf_val: str | None | Unset = UNSET,
+        tab_val: str | None | Unset = UNSET,
+    ) -> ToolResult:
+        """A tool with x-mcp-header annotations to test custom header mirroring and encoding
+
+        MCP tool: 'test_custom_headers'
+        """
+        return await self._call_text("test_custom_headers", locals())
+
+    async def test_custom_headers_null(
+        self, *, region: str, priority: int, query: str, verbose: bool | None | Unset = UNSET
+    ) -> ToolResult:
+        """A tool for testing null/omitted x-mcp-header parameter handling
+
+        MCP tool: 'test_custom_headers_null'
+        """
+        return await self._call_text("test_custom_headers_null", locals())
+
+    async def test_headers(self) -> ToolResult:
+        """A simple tool used to test that HTTP headers are sent correctly
+
+        MCP tool: 'test_headers'
+        """
+        return await self._call_text("test_headers", locals())
+
+    async def test_mrtr_echo_state(self) -> ToolResult:
+        """Test tool: triggers MRTR flow with requestState. Client must echo state back unchanged.
+
+        MCP tool: 'test_mrtr_echo_state'
+        """
+        return await self._call_text("test_mrtr_echo_state", locals())
+
+    async def test_mrtr_no_result_type(self) -> ToolResult:
+        """Test tool: returns a result without resultType. Client must treat it as complete (default).
+
+        MCP tool: 'test_mrtr_no_result_type'
+        """
+        return await self._call_text("test_mrtr_no_result_type", locals())
+
+    async def test_mrtr_no_state(self) -> ToolResult:
+        """Test tool: triggers MRTR flow WITHOUT requestState. Client must NOT include requestState in retry.
+
+        MCP tool: 'test_mrtr_no_state'
+        """
+        return await self._call_text("test_mrtr_no_state", locals())
+
+    async def test_mrtr_unrelated(self) -> ToolResult:
+        """Test tool: simple tool called between MRTR rounds. Must NOT carry inputResponses or requestState from another tool.
+
+        MCP tool: 'test_mrtr_unrelated'
+        """
+        return await self._call_text("test_mrtr_unrelated", locals())
 
     async def test_reconnection(self) -> ToolResult:
         """A tool that triggers SSE stream closure to test client reconnection behavior
@@ -52,6 +215,21 @@ class AsyncClient(AsyncClientBase):
         """
         return await self._call_text("test_reconnection", locals())
 
+    async def valid_tool(self, *, region: str) -> ToolResult:
+        """A valid tool with correct x-mcp-header
+
+        MCP tool: 'valid_tool'
+        """
+        return await self._call_text("valid_tool", locals())
+
+    async def get_test_prompt(self) -> PromptResult:
+        """A simple prompt for header testing
+
+        MCP prompt: 'test_prompt'
+        """
+        arguments: dict[str, str] = {}
+        return await self.get_prompt("test_prompt", arguments)
+
 
 class Client(SyncClientBase[AsyncClient]):
     """Synchronous twin of AsyncClient (runs an event loop in a background thread): the same
@@ -59,5 +237,27 @@ class Client(SyncClientBase[AsyncClient]):
 
     _async_client = AsyncClient
     add_numbers = sync_method(AsyncClient.add_numbers)
+    invalid_array_header = sync_method(AsyncClient.invalid_array_header)
+    invalid_colon_in_name = sync_method(AsyncClient.invalid_colon_in_name)
+    invalid_control_char_name = sync_method(AsyncClient.invalid_control_char_name)
+    invalid_duplicate_diff_case = sync_method(AsyncClient.invalid_duplicate_diff_case)
+    invalid_duplicate_same_case = sync_method(AsyncClient.invalid_duplicate_same_case)
+    invalid_empty_header = sync_method(AsyncClient.invalid_empty_header)
+    invalid_non_ascii_name = sync_method(AsyncClient.invalid_non_ascii_name)
+    invalid_null_header = sync_method(AsyncClient.invalid_null_header)
+    invalid_number_header = sync_method(AsyncClient.invalid_number_header)
+    invalid_object_header = sync_method(AsyncClient.invalid_object_header)
+    invalid_space_in_name = sync_method(AsyncClient.invalid_space_in_name)
+    json_schema_echo = sync_method(AsyncClient.json_schema_echo)
+    my_hyphenated_tool = sync_method(AsyncClient.my_hyphenated_tool)
     test_client_elicitation_defaults = sync_method(AsyncClient.test_client_elicitation_defaults)
+    test_custom_headers = sync_method(AsyncClient.test_custom_headers)
+    test_custom_headers_null = sync_method(AsyncClient.test_custom_headers_null)
+    test_headers = sync_method(AsyncClient.test_headers)
+    test_mrtr_echo_state = sync_method(AsyncClient.test_mrtr_echo_state)
+    test_mrtr_no_result_type = sync_method(AsyncClient.test_mrtr_no_result_type)
+    test_mrtr_no_state = sync_method(AsyncClient.test_mrtr_no_state)
+    test_mrtr_unrelated = sync_method(AsyncClient.test_mrtr_unrelated)
     test_reconnection = sync_method(AsyncClient.test_reconnection)
+    valid_tool = sync_method(AsyncClient.valid_tool)
+    get_test_prompt = sync_method(AsyncClient.get_test_prompt)
