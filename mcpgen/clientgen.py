@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from .catalog import Catalog, Problem, StageError, ToolSpec
+from .dcg_worker import DcgWorker
 from .models import ModelsOutput, check_tools, generate_models, result_props, result_view
 from .naming import CLIENT_MEMBERS, RESERVED_SNAKE, ToolNames, allocate, field_names, name_tools, ordered, snake
 from .output import FileSet, format_files
@@ -79,12 +80,12 @@ def usable_tools(catalog: Catalog, skip_invalid: bool) -> tuple[list[ToolSpec], 
     return [t for t in tools if t.name not in bad], notes
 
 
-def generate_client(catalog: Catalog, opts: ClientOptions) -> FileSet:
+def generate_client(catalog: Catalog, opts: ClientOptions, dcg: DcgWorker | None = None) -> FileSet:
     """Every file of the package, formatted; raises StageError with all problems found."""
     tools, refused = usable_tools(catalog, opts.skip_invalid)
     names = name_tools(tools, {t.name: result_props(t) for t in tools})
     runtime_module = "._runtime" if opts.runtime == "vendor" else "mcpgen.runtime"
-    models, problems = generate_models(catalog, tools, names, runtime_module=runtime_module)
+    models, problems = generate_models(catalog, tools, names, runtime_module=runtime_module, dcg=dcg)
     errors = [p for p in problems if not p.warning]
     if models is None or errors:
         raise StageError(errors or problems)

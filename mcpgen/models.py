@@ -15,11 +15,14 @@ import ast
 import copy
 import json
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .catalog import Catalog, Problem, ToolSpec
 from .exact import MAX_DEPTH, ref_problems, schema_depth, typing_view
 from .naming import ToolNames, pascal, snake
+
+if TYPE_CHECKING:
+    from .dcg_worker import DcgWorker
 
 ROOT_CLASS = "McpgenDocumentRoot"
 
@@ -212,13 +215,18 @@ def _docs(tools: list[ToolSpec], names: dict[str, ToolNames]) -> dict[str, str]:
 
 
 def generate_models(
-    catalog: Catalog, tools: list[ToolSpec], names: dict[str, ToolNames], *, runtime_module: str = "mcpgen.runtime"
+    catalog: Catalog,
+    tools: list[ToolSpec],
+    names: dict[str, ToolNames],
+    *,
+    runtime_module: str = "mcpgen.runtime",
+    dcg: DcgWorker | None = None,
 ) -> tuple[ModelsOutput | None, list[Problem]]:
     doc, aliases, problems = build_document(tools, names)
     if not tools:
         return ModelsOutput("from __future__ import annotations\n", {}, ()), problems
     try:
-        source = _run_dcg(doc, aliases)
+        source = dcg.run(doc, aliases) if dcg is not None else _run_dcg(doc, aliases)
     except Exception as exc:  # DCG raises many types; all mean "these schemas could not be modelled"
         msg = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
         return None, problems + [Problem("models", f"datamodel-code-generator failed: {msg[:300]}")]

@@ -51,6 +51,12 @@ def _black(text: str) -> str:
     return black.format_str(text, mode=mode)
 
 
+def warm_formatter() -> None:
+    """Import black now (a tenth of a second), while something else keeps the other core busy."""
+    import black  # noqa: F401
+    import black.mode  # noqa: F401
+
+
 def _format_one(text: str) -> tuple[str | None, str]:
     """(formatted text, "") or (None, the first line of black's complaint)."""
     try:

@@ -16,6 +16,7 @@ from typing import Any
 
 from .catalog import Catalog, Problem, StageError, ToolSpec
 from .clientgen import usable_tools
+from .dcg_worker import DcgWorker
 from .models import ModelsOutput, generate_models, result_props, result_view
 from .naming import ToolNames, name_tools
 from .output import FileSet, format_files
@@ -133,11 +134,11 @@ def _feature_contexts(catalog: Catalog, taken: set[str]) -> dict[str, list[dict[
     return out
 
 
-def generate_server(catalog: Catalog, opts: ServerOptions) -> ServerFiles:
+def generate_server(catalog: Catalog, opts: ServerOptions, dcg: DcgWorker | None = None) -> ServerFiles:
     """Every generated file, formatted, plus the initial handlers.py; raises StageError."""
     tools, refused = usable_tools(catalog, opts.skip_invalid)  # refused: warnings, or StageError
     names = name_tools(tools, {t.name: result_props(t) for t in tools})
-    models, problems = generate_models(catalog, tools, names)
+    models, problems = generate_models(catalog, tools, names, dcg=dcg)
     errors = [p for p in problems if not p.warning]
     if models is None or errors:
         raise StageError(errors or problems)
