@@ -101,8 +101,31 @@ class DcgWorker:
                 self._proc.join()
             self._proc = None
 
+    @classmethod
+    def take(cls, generate: Generate) -> DcgWorker:
+        """The worker `prestart` started for this process's first target, else a new one."""
+        global _prestarted
+        worker, _prestarted = _prestarted, None
+        return worker if worker is not None else cls(generate)
+
     def __enter__(self) -> DcgWorker:
         return self
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+
+def _generate_here(doc: dict[str, Any], aliases: dict[str, str]) -> str:
+    from .models import _run_dcg
+
+    return _run_dcg(doc, aliases)
+
+
+_prestarted: DcgWorker | None = None
+
+
+def prestart() -> None:
+    """Start the first target's worker now, at the top of the `mcpgen` command (entry.py)."""
+    global _prestarted
+    if _prestarted is None:
+        _prestarted = DcgWorker(_generate_here)

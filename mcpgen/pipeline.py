@@ -100,7 +100,7 @@ def run_target(t: Target, mode: str, cwd: Path) -> Outcome:
     from .models import _run_dcg
 
     # datamodel-code-generator loads in a helper process while the source is read and checked.
-    with DcgWorker(_run_dcg) as dcg:
+    with DcgWorker.take(_run_dcg) as dcg:
         if dcg.parallel:
             warm_formatter()  # black too loads while the worker loads datamodel-code-generator
         catalog, problems = load_catalog(t.source)

@@ -52,3 +52,36 @@ def test_close_without_run_stops_the_worker() -> None:
     proc = worker._proc
     worker.close()
     assert proc is None or not proc.is_alive()
+
+
+def _entry(args: list[str], tmp_path: Any) -> Any:
+    import subprocess
+    import sys
+
+    code = f"import sys; sys.argv = ['mcpgen', *{args!r}]; from mcpgen.entry import main; main()"
+    return subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, cwd=tmp_path)
+
+
+def test_the_mcpgen_command_generates_with_its_prestarted_worker(tmp_path: Any) -> None:
+    import json
+
+    src = tmp_path / "tools.json"
+    src.write_text(json.dumps([{"name": "echo", "inputSchema": {"type": "object", "properties": {"m": {"type": "string"}}}}]))
+    done = _entry(["client", str(src), "-o", str(tmp_path / "echo_client")], tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert "class EchoArgs" in (tmp_path / "echo_client" / "models.py").read_text()
+    # The same through the in-process path (no entry, no prestart): byte-identical package.
+    from mcpgen.cli import main
+
+    with pytest.raises(SystemExit) as ei:
+        main(["client", str(src), "-o", str(tmp_path / "echo_client2"), "--name", "echo_client"])
+    assert ei.value.code == 0
+    for name in ("client.py", "models.py", "_catalog.py", "__init__.py"):
+        assert (tmp_path / "echo_client" / name).read_bytes() == (tmp_path / "echo_client2" / name).read_bytes()
+
+
+def test_a_failing_mcpgen_command_exits_2_at_once_with_one_line(tmp_path: Any) -> None:
+    done = _entry(["client", str(tmp_path / "missing.json"), "-o", str(tmp_path / "out")], tmp_path)
+    assert done.returncode == 2
+    assert done.stderr.strip().count("\n") == 0 and "Traceback" not in done.stderr
+    assert not (tmp_path / "out").exists()
