@@ -159,26 +159,14 @@ def test_schema_hash_ignores_prose_but_not_property_names() -> None:
 def test_url_target_with_env_header_generates_and_checks(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    import socket
-    import subprocess
-    import time
+    from serving import serving
 
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port = s.getsockname()[1]
-    proc = subprocess.Popen([PY, str(RUNTIME_SERVER), "--http", "--port", str(port)], stderr=subprocess.DEVNULL)
-    try:
-        deadline = time.monotonic() + 30
-        while time.monotonic() < deadline:
-            with socket.socket() as s:
-                if s.connect_ex(("127.0.0.1", port)) == 0:
-                    break
-            time.sleep(0.1)
+    with serving([PY, str(RUNTIME_SERVER), "--http", "--port", "{port}"]) as url:
         (tmp_path / "pyproject.toml").write_text(
             f"""
 [tool.mcpgen.targets.live]
 kind = "client"
-url = "http://127.0.0.1:{port}/mcp"
+url = "{url}"
 headers = {{ Authorization = "Bearer ${{MCPGEN_TEST_TOKEN}}" }}
 output = "live_client"
 """,
@@ -191,9 +179,6 @@ output = "live_client"
         assert "async def echo" in (tmp_path / "live_client" / "client.py").read_text()
         assert all(b"s3cret-token" not in data for data in tree(tmp_path / "live_client").values())
         assert cli(["generate", "--check"], capsys)[0] == 0
-    finally:
-        proc.terminate()
-        proc.wait(timeout=10)
 
 
 def test_added_tools_alone_are_not_drift() -> None:

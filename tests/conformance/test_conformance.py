@@ -7,14 +7,13 @@ from __future__ import annotations
 import json
 import os
 import re
-import socket
 import subprocess
 import sys
-import time
 from pathlib import Path
 from typing import Any
 
 import pytest
+from serving import serving
 
 REPO = Path(__file__).resolve().parents[2]
 SITE = Path(sys.prefix) / "lib" / f"python{sys.version_info.major}.{sys.version_info.minor}" / "site-packages"
@@ -44,12 +43,6 @@ ALPHA_CLIENT_SCENARIOS = {
 }
 
 
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
 def checks_of(results: Path) -> dict[str, list[dict[str, Any]]]:
     """scenario -> its checks, from the harness's results/<scenario>-<time>/checks.json files."""
     found: dict[str, list[dict[str, Any]]] = {}
@@ -65,20 +58,8 @@ def failures(checks: list[dict[str, Any]]) -> list[str]:
 
 @pytest.fixture(scope="module")
 def server_url() -> Any:
-    port = free_port()
-    proc = subprocess.Popen([sys.executable, str(SERVER), "--port", str(port)], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-    deadline = time.monotonic() + 30
-    while time.monotonic() < deadline:
-        with socket.socket() as s:
-            if s.connect_ex(("127.0.0.1", port)) == 0:
-                break
-        assert proc.poll() is None, proc.stderr.read().decode() if proc.stderr else ""
-        time.sleep(0.1)
-    yield f"http://127.0.0.1:{port}/mcp"
-    proc.terminate()
-    proc.wait(timeout=10)
-    if proc.stderr is not None:
-        proc.stderr.close()
+    with serving([sys.executable, str(SERVER), "--port", "{port}"]) as url:
+        yield url
 
 
 @pytest.mark.slow

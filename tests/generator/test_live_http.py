@@ -5,14 +5,13 @@ from __future__ import annotations
 import asyncio
 import importlib
 import os
-import socket
 import subprocess
 import sys
-import time
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from serving import serving
 
 REPO = Path(__file__).resolve().parents[2]
 RUNTIME_SERVER = REPO / "tests/peers/runtime_server.py"
@@ -20,22 +19,8 @@ RUNTIME_SERVER = REPO / "tests/peers/runtime_server.py"
 
 @pytest.fixture
 def http_server() -> Iterator[str]:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port = s.getsockname()[1]
-    proc = subprocess.Popen(
-        [sys.executable, str(RUNTIME_SERVER), "--http", "--port", str(port)],
-        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-    )
-    deadline = time.monotonic() + 30
-    while time.monotonic() < deadline:
-        with socket.socket() as s:
-            if s.connect_ex(("127.0.0.1", port)) == 0:
-                break
-        time.sleep(0.1)
-    yield f"http://127.0.0.1:{port}/mcp"
-    proc.terminate()
-    proc.wait(timeout=10)
+    with serving([sys.executable, str(RUNTIME_SERVER), "--http", "--port", "{port}"]) as url:
+        yield url
 
 
 def mcpgen(*args: str, cwd: Path, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:

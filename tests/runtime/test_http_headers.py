@@ -6,16 +6,14 @@ from __future__ import annotations
 
 import asyncio
 import base64
-import socket
-import subprocess
 import sys
-import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import httpx
 import pytest
+from serving import serving
 
 from mcpgen.runtime import connect_http
 
@@ -30,19 +28,8 @@ META = {
 
 @pytest.fixture(scope="module")
 def url() -> Iterator[str]:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port = int(s.getsockname()[1])
-    proc = subprocess.Popen([sys.executable, str(SERVER), "--port", str(port)], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    deadline = time.monotonic() + 30
-    while time.monotonic() < deadline and proc.poll() is None:
-        with socket.socket() as s:
-            if s.connect_ex(("127.0.0.1", port)) == 0:
-                break
-        time.sleep(0.1)
-    yield f"http://127.0.0.1:{port}/mcp"
-    proc.terminate()
-    proc.wait(timeout=10)
+    with serving([sys.executable, str(SERVER), "--port", "{port}"]) as url:
+        yield url
 
 
 def post(url: str, method: str, params: dict[str, Any], drop: tuple[str, ...] = (), **extra: str) -> httpx.Response:

@@ -9,9 +9,6 @@
 from __future__ import annotations
 
 import asyncio
-import socket
-import subprocess
-import time
 import warnings
 from collections.abc import AsyncIterator, Iterator
 from contextlib import AbstractAsyncContextManager
@@ -19,6 +16,7 @@ from typing import Any
 
 import pytest
 from rt_support import PEERS, PY, run
+from serving import serving
 
 from mcpgen.runtime import ClientSession, ConnectionClosed, ProtocolError, connect_http, connect_stdio
 
@@ -32,19 +30,8 @@ WAIT = 5.0
 
 @pytest.fixture(scope="module")
 def http_url() -> Iterator[str]:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port = int(s.getsockname()[1])
-    proc = subprocess.Popen([PY, LISTEN_SERVER, "--http", "--port", str(port)], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    deadline = time.monotonic() + 30
-    while time.monotonic() < deadline:
-        with socket.socket() as s:
-            if s.connect_ex(("127.0.0.1", port)) == 0:
-                break
-        time.sleep(0.1)
-    yield f"http://127.0.0.1:{port}/mcp"
-    proc.terminate()
-    proc.wait(timeout=10)
+    with serving([PY, LISTEN_SERVER, "--http", "--port", "{port}"]) as url:
+        yield url
 
 
 def connect(transport: str, protocol: str, url: str) -> AbstractAsyncContextManager[ClientSession]:
