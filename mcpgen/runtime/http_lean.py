@@ -64,7 +64,11 @@ def headers_ok(headers: Mapping[str, str]) -> bool:
 
 
 class _Connection(asyncio.Protocol):
-    """One keep-alive connection: bytes in a buffer, a waiter woken on data or close."""
+    """One keep-alive connection: bytes in a buffer, a waiter woken on data or close.
+
+    The read timeout (httpx's: no byte for `timeout` seconds while waiting) is one lazily
+    re-armed timer per connection, not a timer per wait: it checks the time of the last byte.
+    """
 
     def __init__(self) -> None:
         self.transport: asyncio.Transport | None = None
@@ -72,6 +76,9 @@ class _Connection(asyncio.Protocol):
         self.closed = False
         self.error: BaseException | None = None
         self._waiter: asyncio.Future[None] | None = None
+        self._timeout: float | None = None
+        self._timer: asyncio.TimerHandle | None = None
+        self._since = 0.0  # loop time of the last byte, or of the start of the current wait
 
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
         assert isinstance(transport, asyncio.Transport)
@@ -79,7 +86,9 @@ class _Connection(asyncio.Protocol):
 
     def data_received(self, data: bytes) -> None:
         self.buffer += data
-        self._wake()
+        waiter = self._waiter
+        if waiter is not None and not waiter.done():
+            waiter.set_result(None)
 
     def eof_received(self) -> bool:
         self.closed = True
@@ -90,6 +99,9 @@ class _Connection(asyncio.Protocol):
         self.closed = True
         self.error = exc
         self._wake()
+        if self._timer is not None:
+            self._timer.cancel()
+            self._timer = None
 
     def _wake(self) -> None:
         waiter = self._waiter
@@ -98,6 +110,9 @@ class _Connection(asyncio.Protocol):
 
     def close(self) -> None:
         self.closed = True
+        if self._timer is not None:
+            self._timer.cancel()
+            self._timer = None
         if self.transport is not None:
             self.transport.close()
 
@@ -107,18 +122,31 @@ class _Connection(asyncio.Protocol):
             raise LeanHttpError(f"the server closed the connection{': ' + str(self.error) if self.error else ''}")
         loop = asyncio.get_running_loop()
         waiter = self._waiter = loop.create_future()
-        timer = loop.call_later(timeout, _expire, waiter) if timeout is not None else None
+        self._timeout = timeout
+        if timeout is not None:
+            self._since = loop.time()
+            due = self._since + timeout
+            if self._timer is not None and self._timer.when() > due:
+                self._timer.cancel()
+                self._timer = None
+            if self._timer is None:
+                self._timer = loop.call_at(due, self._check_timeout)
         try:
             await waiter
         finally:
             self._waiter = None
-            if timer is not None:
-                timer.cancel()
 
-
-def _expire(waiter: asyncio.Future[None]) -> None:
-    if not waiter.done():
-        waiter.set_exception(ReadTimeout("timed out waiting for the server"))
+    def _check_timeout(self) -> None:
+        self._timer = None
+        waiter, timeout = self._waiter, self._timeout
+        if waiter is None or waiter.done() or timeout is None or self.closed:
+            return  # not waiting now: the next wait re-arms
+        loop = asyncio.get_running_loop()
+        due = self._since + timeout
+        if loop.time() >= due:
+            waiter.set_exception(ReadTimeout("timed out waiting for the server"))
+        else:
+            self._timer = loop.call_at(due, self._check_timeout)
 
 
 class LeanResponse:
@@ -138,7 +166,10 @@ class LeanResponse:
     async def _chunks(self) -> AsyncIterator[bytes]:
         """The body's bytes as they arrive; the connection goes back to the pool at the end."""
         conn = self._conn
-        assert conn is not None
+        if conn is None:
+            if self._done:
+                return  # an empty body, already given back
+            raise LeanHttpError("the response was closed")
         buf = conn.buffer
         timeout = self._timeout
         while not self._done:

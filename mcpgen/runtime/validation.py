@@ -293,12 +293,19 @@ def check_exact_model(
     return data
 
 
+_SCALARS = frozenset({str, int, float, bool, type(None)})
+
+
 def _is_model(value: Any) -> bool:
+    if type(value) in _SCALARS or type(value) is dict or type(value) is list:
+        return False
     return callable(getattr(value, "model_dump", None)) and hasattr(type(value), "model_fields")
 
 
 def _plain(value: Any) -> Any:
     """JSON-shaped data: nested pydantic models dumped by alias (unset fields left out), tuples as lists."""
+    if type(value) in _SCALARS:
+        return value
     if _is_model(value):
         return value.model_dump(mode="json", by_alias=True, exclude_unset=True)
     if isinstance(value, dict):
