@@ -16,14 +16,16 @@ legacy HTTP+SSE transport) stays on httpx.
 from __future__ import annotations
 
 import asyncio
-import os
+import urllib.request
 from collections import deque
 from collections.abc import AsyncIterator, Mapping
 from urllib.parse import SplitResult, urlsplit
 
 _MAX_HEAD = 64 * 1024
 _MAX_CONNECTIONS = 100
-_PROXY_VARIABLES = ("http_proxy", "HTTP_PROXY", "all_proxy", "ALL_PROXY")
+# Headers the lean client writes itself: a caller setting one of these goes through httpx.
+_OWN_HEADERS = frozenset({"host", "content-length", "transfer-encoding", "connection", "upgrade", "te"})
+USER_AGENT = "python-mcpgen"
 
 
 class LeanHttpError(Exception):
@@ -43,7 +45,9 @@ def lean_target(url: str) -> SplitResult | None:
         return None
     if parts.scheme != "http" or not parts.hostname or parts.username is not None or parts.password is not None:
         return None
-    if any(os.environ.get(name) for name in _PROXY_VARIABLES):
+    # The proxies httpx would use (environment; registry or system settings on Windows and macOS).
+    proxies = urllib.request.getproxies()
+    if proxies.get("http") or proxies.get("all"):
         return None
     del port
     return parts
@@ -53,6 +57,8 @@ def headers_ok(headers: Mapping[str, str]) -> bool:
     """Header names and values the lean client writes verbatim (else httpx, which refuses or encodes)."""
     for name, value in headers.items():
         if not name or not name.isascii() or any(c in name for c in " \t\r\n:\0"):
+            return False
+        if name.lower() in _OWN_HEADERS:
             return False
         if any(c in value for c in "\r\n\0"):
             return False
@@ -356,6 +362,8 @@ class LeanPool:
         head = [f"POST {self.path} HTTP/1.1\r\nhost: {self.authority}\r\ncontent-length: {len(body)}\r\n"]
         for name, value in headers.items():
             head.append(f"{name}: {value}\r\n")
+        if not any(name.lower() == "user-agent" for name in headers):
+            head.append(f"user-agent: {USER_AGENT}\r\n")
         head.append("\r\n")
         request = "".join(head).encode("latin-1") + body
         for attempt in (0, 1):

@@ -85,7 +85,8 @@ def test_length_bodies_reuse_one_connection() -> None:
         assert script.connections == 1
         first = script.requests[0]
         assert first.startswith(b"POST /mcp?x=1 HTTP/1.1\r\n")
-        assert b"\r\nx-custom: v\r\n" in first and first.endswith(b'\r\n\r\n{"a":1}')
+        assert b"\r\nx-custom: v\r\n" in first and b"\r\nuser-agent: python-mcpgen\r\n" in first
+        assert first.endswith(b'\r\n\r\n{"a":1}')
 
     run(main())
 
@@ -266,3 +267,10 @@ def test_the_streamable_transport_uses_it_only_where_it_may(monkeypatch: pytest.
     assert StreamableHttpTransport("https://127.0.0.1:1/mcp")._lean is None
     assert StreamableHttpTransport("http://127.0.0.1:1/mcp", headers={"x-a": "€"})._lean is None
     assert StreamableHttpTransport("http://127.0.0.1:1/mcp", client=httpx.AsyncClient())._lean is None
+
+
+def test_headers_it_writes_itself_go_to_httpx(monkeypatch: pytest.MonkeyPatch) -> None:
+    for name in ("Host", "content-length", "Transfer-Encoding", "connection"):
+        assert not headers_ok({name: "x"})
+    monkeypatch.setenv("all_proxy", "socks5://proxy:1080")
+    assert lean_target("http://127.0.0.1:8000/mcp") is None
