@@ -642,4 +642,7 @@ def serve_http(
         json_response=json_response,
         security=HttpSecurity(list(allowed_hosts), list(allowed_origins)),
     )
-    uvicorn.run(app, host=host, port=port, log_level=log_level, lifespan="off")
+    # uvicorn formats every access-log line's arguments before the logger drops them by level:
+    # turned off unless that level would show it.
+    access_log = log_level.lower() in ("trace", "debug", "info")
+    uvicorn.run(app, host=host, port=port, log_level=log_level, lifespan="off", access_log=access_log)
