@@ -57,8 +57,10 @@ Call = Callable[[], Awaitable[Any]]
 
 async def measure(call: Call, n: int, concurrency: int) -> float:
     """calls/s for n calls, one at a time (concurrency 1) or with `concurrency` in flight."""
-    for _ in range(min(20, n)):  # warm-up: connections, lazy paths
+    for _ in range(min(20, n)):  # warm-up: lazy paths
         await call()
+    if concurrency > 1:  # and every connection the concurrent run will use, opened before timing
+        await asyncio.gather(*(call() for _ in range(concurrency)))
     start = time.perf_counter()
     if concurrency <= 1:
         for _ in range(n):
