@@ -1,15 +1,38 @@
 """Run every benchmark in bench/ (``*_roundtrip.py`` and ``*_bench.py``), one after another.
 
-    python bench/run_all.py [ARGS...]    # ARGS are passed to every script (e.g. --n 200)
+    python bench/run_all.py [ARGS...]    # ARGS are passed to every script that takes them (e.g. --n 200)
+
+An option a script does not list in its --help is left out for that script (and said so).
 """
 
 from __future__ import annotations
 
+import re
 import subprocess
 import sys
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
+
+
+def accepted(script: Path, args: list[str]) -> tuple[list[str], list[str]]:
+    """The ARGS this script takes (an option and its value), and the options it does not."""
+    help_text = subprocess.run([sys.executable, str(script), "--help"], capture_output=True, text=True).stdout
+    known = set(re.findall(r"(?<![\w-])(--?[A-Za-z][\w-]*)", help_text))
+    keep: list[str] = []
+    dropped: list[str] = []
+    i = 0
+    while i < len(args):
+        arg = args[i]
+        has_value = "=" not in arg and i + 1 < len(args) and not args[i + 1].startswith("-")
+        group = args[i : i + 2] if arg.startswith("-") and has_value else [arg]
+        name = arg.split("=", 1)[0]
+        if not arg.startswith("-") or name in known:
+            keep += group
+        else:
+            dropped.append(name)
+        i += len(group)
+    return keep, dropped
 
 
 def main() -> int:
@@ -19,7 +42,10 @@ def main() -> int:
         if not script.exists():
             continue
         print(f"== {script.name}", flush=True)
-        if subprocess.run([sys.executable, str(script), *sys.argv[1:]]).returncode != 0:
+        args, dropped = accepted(script, sys.argv[1:]) if sys.argv[1:] else ([], [])
+        if dropped:
+            print(f"(not passed to {script.name}: {', '.join(dropped)})", flush=True)
+        if subprocess.run([sys.executable, str(script), *args]).returncode != 0:
             failed.append(script.name)
         print(flush=True)
     if failed:

@@ -13,13 +13,14 @@ import contextlib
 import functools
 import logging
 import ssl
-from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any
+from collections.abc import AsyncIterator, Mapping
+from typing import TYPE_CHECKING, Any, Protocol
 from urllib.parse import urljoin
 
 from . import jsonrpc, sse
 from .headers import encode_header_value
 from .errors import ConnectionClosed, McpError, ProtocolError, SessionExpired
+from .http_lean import LeanPool, headers_ok, lean_target
 from .jsonrpc import JSONObject, RequestId
 from .protocol import META_PROTOCOL_VERSION
 from .wirelog import WireLog
@@ -56,6 +57,20 @@ def _describe_bad_body(body: bytes, kind: str) -> str:
     return f"{what} instead of a JSON-RPC message: {first}"
 
 
+class _Response(Protocol):
+    """What the exchange reads from a response: httpx's streamed one or the lean client's."""
+
+    @property
+    def status_code(self) -> int: ...
+
+    @property
+    def headers(self) -> Mapping[str, str]: ...
+
+    async def aread(self) -> bytes: ...
+
+    def aiter_lines(self) -> AsyncIterator[str]: ...
+
+
 class StreamableHttpTransport:
     """Streamable HTTP client transport (2025-03-26 and later; both eras)."""
 
@@ -82,6 +97,9 @@ class StreamableHttpTransport:
         # spent more time choosing a connection than sending on it. Every connection is kept
         # alive (httpx's default keeps 20), so calls in flight never re-connect.
         self._client = client or self._new_pool(timeout)
+        # POSTs to a plain http:// URL (no proxy, no caller-supplied client) skip httpx: see http_lean.
+        target = lean_target(url) if client is None and headers_ok(self.headers) else None
+        self._lean = LeanPool(target) if target is not None else None
         self._shards = [self._client]
         self._load = [0]
         self._timeout = timeout
@@ -182,6 +200,9 @@ class StreamableHttpTransport:
     async def _post_request(
         self, request_id: RequestId, data: bytes, headers: dict[str, str], long_lived: bool = False
     ) -> None:
+        if self._lean is not None:
+            await self._exchange_lean(self._lean, request_id, data, headers, long_lived)
+            return
         shard = self._pick_pool()
         self._load[shard] += 1
         try:
@@ -202,25 +223,44 @@ class StreamableHttpTransport:
         timeout = httpx.Timeout(None, connect=10.0) if long_lived else client.timeout
         try:
             async with client.stream("POST", self.url, content=data, headers=headers, timeout=timeout) as response:
-                if response.status_code == 404 and self.session_id is not None:
-                    self.session_id = None
-                    raise SessionExpired("the server ended the session (HTTP 404)")
-                if "mcp-session-id" in response.headers and self.session_id is None:
-                    self.session_id = response.headers["mcp-session-id"]
-                kind = response.headers.get("content-type", "").split(";")[0].strip().lower()
-                if kind == "text/event-stream" and response.status_code == 200:
-                    await self._read_stream(response, request_id)
-                    return
-                body = await response.aread()
-                if response.status_code == 202:
-                    raise ProtocolError("the server accepted a request without answering it")
-                self._deliver_body(body, response.status_code, kind, request_id)
+                await self._take_response(response, request_id)
         except asyncio.CancelledError:
             raise
         except McpError as exc:
             self._fail(request_id, exc)
         except Exception as exc:  # httpx errors: connection refused, reset, bad chunking
             self._fail(request_id, ConnectionClosed(f"HTTP request failed: {type(exc).__name__}: {exc}"))
+
+    async def _exchange_lean(
+        self, pool: LeanPool, request_id: RequestId, data: bytes, headers: dict[str, str], long_lived: bool
+    ) -> None:
+        try:
+            response = await pool.post(headers, data, None if long_lived else self._timeout)
+            try:
+                await self._take_response(response, request_id)
+            finally:
+                response.aclose()
+        except asyncio.CancelledError:
+            raise
+        except McpError as exc:
+            self._fail(request_id, exc)
+        except Exception as exc:  # refused, reset, malformed response, read timeout
+            self._fail(request_id, ConnectionClosed(f"HTTP request failed: {type(exc).__name__}: {exc}"))
+
+    async def _take_response(self, response: _Response, request_id: RequestId) -> None:
+        if response.status_code == 404 and self.session_id is not None:
+            self.session_id = None
+            raise SessionExpired("the server ended the session (HTTP 404)")
+        if "mcp-session-id" in response.headers and self.session_id is None:
+            self.session_id = response.headers["mcp-session-id"]
+        kind = response.headers.get("content-type", "").split(";")[0].strip().lower()
+        if kind == "text/event-stream" and response.status_code == 200:
+            await self._read_stream(response, request_id)
+            return
+        body = await response.aread()
+        if response.status_code == 202:
+            raise ProtocolError("the server accepted a request without answering it")
+        self._deliver_body(body, response.status_code, kind, request_id)
 
     def _deliver_body(self, body: bytes, status: int, kind: str, request_id: RequestId) -> None:
         try:
@@ -231,9 +271,9 @@ class StreamableHttpTransport:
             message = {**message, "id": request_id}  # an error for "the request" of this POST
         if not isinstance(message, dict) or message.get("id") != request_id:
             raise HttpError(status, "the body is not a JSON-RPC answer to this request")
-        self._push(jsonrpc.encode(message))
+        self._deliver(message, body)
 
-    async def _read_stream(self, response: httpx.Response, request_id: RequestId) -> None:
+    async def _read_stream(self, response: _Response, request_id: RequestId) -> None:
         """Deliver every event; on a cut stream, resume with GET + Last-Event-ID if allowed."""
         answered, last_id, retry_ms = await self._consume(response, request_id)
         attempts = 0
@@ -255,7 +295,7 @@ class StreamableHttpTransport:
                 last_id = new_id or last_id
                 retry_ms = new_retry if new_retry is not None else retry_ms
 
-    async def _consume(self, response: httpx.Response, request_id: RequestId) -> tuple[bool, str | None, int | None]:
+    async def _consume(self, response: _Response, request_id: RequestId) -> tuple[bool, str | None, int | None]:
         last_id: str | None = None
         retry_ms: int | None = None
         answered = False
@@ -267,17 +307,29 @@ class StreamableHttpTransport:
             if event.event != "message" or not event.data.strip():
                 continue
             data = event.data.encode("utf-8")
-            self._push(data)
-            with contextlib.suppress(ValueError):
+            try:
                 message = jsonrpc.decode(data)
-                if isinstance(message, dict) and "method" not in message and message.get("id") == request_id:
-                    answered = True
+            except ValueError:
+                self._push(data)  # the session reports what is not JSON
+                continue
+            if isinstance(message, dict) and "method" not in message and message.get("id") == request_id:
+                answered = True
+            self._deliver(message, data)
         return answered, last_id, retry_ms
 
     def _push(self, data: bytes) -> None:
         if self._wire:
             self._wire.record("s2c", data)
         self._inbox.put_nowait(data)
+
+    def _deliver(self, message: Any, data: bytes) -> None:
+        """A decoded message from a POST's response: straight to the session, in stream order."""
+        if self._session is None:
+            self._push(data)
+            return
+        if self._wire:
+            self._wire.record("s2c", data)
+        self._session.dispatch(message)
 
     def _fail(self, request_id: RequestId, error: McpError) -> None:
         self._last_error = str(error)
@@ -321,6 +373,8 @@ class StreamableHttpTransport:
         if self.session_id is not None:
             with contextlib.suppress(Exception):
                 await self._client.delete(self.url, headers={**self.headers, "mcp-session-id": self.session_id}, timeout=5.0)
+        if self._lean is not None:
+            await self._lean.aclose()
         if self._own_client:
             for shard in self._shards:
                 await shard.aclose()

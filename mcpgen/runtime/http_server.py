@@ -13,6 +13,7 @@ from __future__ import annotations
 import asyncio
 import base64
 import binascii
+import collections
 import contextlib
 import logging
 import secrets
@@ -79,11 +80,29 @@ def _hostname(netloc: str) -> str:
     return netloc.rsplit(":", 1)[0] if ":" in netloc else netloc
 
 
+# A handler that has not answered after this long gets a task watching for the client to go
+# away (which cancels it). Quick answers, nearly all of them, never pay for that task.
+_WATCH_AFTER = 0.02
+
+
 class _RequestStream:
-    """Messages bound for one POST's response, in order."""
+    """Messages bound for one POST's response, in order; a waiter woken by each, or by a disconnect."""
+
+    __slots__ = ("items", "waiter", "gone")
 
     def __init__(self) -> None:
-        self.queue: asyncio.Queue[JSONObject] = asyncio.Queue()
+        self.items: collections.deque[JSONObject] = collections.deque()
+        self.waiter: asyncio.Future[None] | None = None
+        self.gone = False  # the client disconnected
+
+    def put(self, message: JSONObject) -> None:
+        self.items.append(message)
+        self.wake()
+
+    def wake(self) -> None:
+        waiter = self.waiter
+        if waiter is not None and not waiter.done():
+            waiter.set_result(None)
 
 
 class HttpServerTransport:
@@ -108,7 +127,7 @@ class HttpServerTransport:
             target = current_request.get()
         stream = self.streams.get(target) if target is not None else None
         if stream is not None:
-            stream.queue.put_nowait(message)
+            stream.put(message)
         elif self.standalone is not None:
             self.standalone.put_nowait(message)
         else:
@@ -279,9 +298,9 @@ class StreamableHttpApp:
         send: Send,
         extra: dict[str, str],
     ) -> None:
-        disconnect = asyncio.ensure_future(_wait_disconnect(receive))
+        watch = _DisconnectWatch(stream, receive)
         try:
-            first = await self._next(stream, disconnect)
+            first = await watch.next()
             if first is None:
                 connection.session.cancel_incoming(request_id)
                 return
@@ -289,7 +308,7 @@ class StreamableHttpApp:
             if _is_final(first, request_id) or not sse_ok or self.json_response:
                 # Answered straight away (or the client cannot take a stream): one JSON body.
                 while not _is_final(first, request_id):
-                    nxt = await self._next(stream, disconnect)
+                    nxt = await watch.next()
                     if nxt is None:
                         connection.session.cancel_incoming(request_id)
                         return
@@ -318,26 +337,13 @@ class StreamableHttpApp:
                 await send({"type": "http.response.body", "body": chunk, "more_body": True})
                 if _is_final(message, request_id):
                     break
-                message = await self._next(stream, disconnect)
+                message = await watch.next()
             if message is None:
                 connection.session.cancel_incoming(request_id)
                 return
             await send({"type": "http.response.body", "body": b"", "more_body": False})
         finally:
-            disconnect.cancel()
-
-    @staticmethod
-    async def _next(stream: _RequestStream, disconnect: asyncio.Future[None]) -> JSONObject | None:
-        """The next message for this request, or None if the client went away first."""
-        if not stream.queue.empty():
-            return stream.queue.get_nowait()
-        getter = asyncio.ensure_future(stream.queue.get())
-        waiters: set[asyncio.Future[Any]] = {getter, disconnect}
-        done, _ = await asyncio.wait(waiters, return_when=asyncio.FIRST_COMPLETED)
-        if getter in done:
-            return getter.result()
-        getter.cancel()
-        return None
+            watch.stop()
 
     # -- GET and DELETE ------------------------------------------------------------
 
@@ -393,6 +399,49 @@ class StreamableHttpApp:
             return
         await legacy.connection.session.close("the client ended the session")
         await _plain(send, 200, "")
+
+
+class _DisconnectWatch:
+    """Waits for a request's next message; notices a client that went away, lazily."""
+
+    __slots__ = ("stream", "receive", "timer", "task")
+
+    def __init__(self, stream: _RequestStream, receive: Receive) -> None:
+        self.stream = stream
+        self.receive = receive
+        self.timer: asyncio.TimerHandle | None = None
+        self.task: asyncio.Task[None] | None = None
+
+    async def next(self) -> JSONObject | None:
+        """The next message for this request, or None if the client went away first."""
+        stream = self.stream
+        while not stream.items:
+            if stream.gone:
+                return None
+            loop = asyncio.get_running_loop()
+            if self.task is None and self.timer is None:
+                self.timer = loop.call_later(_WATCH_AFTER, self._start)
+            stream.waiter = loop.create_future()
+            try:
+                await stream.waiter
+            finally:
+                stream.waiter = None
+        return stream.items.popleft()
+
+    def _start(self) -> None:
+        self.timer = None
+        self.task = asyncio.get_running_loop().create_task(self._watch())
+
+    async def _watch(self) -> None:
+        await _wait_disconnect(self.receive)
+        self.stream.gone = True
+        self.stream.wake()
+
+    def stop(self) -> None:
+        if self.timer is not None:
+            self.timer.cancel()
+        if self.task is not None:
+            self.task.cancel()
 
 
 def _modern_header_problem(
@@ -554,8 +603,10 @@ async def _plain(send: Send, status: int, text: str, extra: dict[str, str] | Non
 
 async def _json(send: Send, status: int, payload: Any, extra: dict[str, str] | None = None) -> None:
     body = jsonrpc.encode(payload)
-    headers = {"content-type": "application/json", "content-length": str(len(body)), **(extra or {})}
-    await send({"type": "http.response.start", "status": status, "headers": _header_list(headers)})
+    headers = [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode())]
+    if extra:
+        headers += _header_list(extra)
+    await send({"type": "http.response.start", "status": status, "headers": headers})
     await send({"type": "http.response.body", "body": body})
 
 
@@ -591,4 +642,7 @@ def serve_http(
         json_response=json_response,
         security=HttpSecurity(list(allowed_hosts), list(allowed_origins)),
     )
-    uvicorn.run(app, host=host, port=port, log_level=log_level, lifespan="off")
+    # uvicorn formats every access-log line's arguments before the logger drops them by level:
+    # turned off unless that level would show it.
+    access_log = log_level.lower() in ("trace", "debug", "info")
+    uvicorn.run(app, host=host, port=port, log_level=log_level, lifespan="off", access_log=access_log)
