@@ -15,7 +15,7 @@ import pydantic
 from mcpgen.runtime import RequestContext, RpcError, Server, error_result
 from mcpgen.runtime.jsonrpc import INTERNAL_ERROR, INVALID_PARAMS
 from mcpgen.runtime.protocol import ERA_MODERN
-from mcpgen.runtime.validation import compile_validator
+from mcpgen.runtime.validation import EXACT_CONTEXT_KEY, compile_validator
 
 from . import features as _features
 from . import models as _models
@@ -28,6 +28,7 @@ from .tools import tool_definitions
 Context = RequestContext
 
 log = logging.getLogger("conformance_server")
+_CHECKED = {EXACT_CONTEXT_KEY: False}
 
 
 class ToolError(Exception):
@@ -447,7 +448,8 @@ def build_server(handlers: ToolsBase) -> Server:
         if problem is not None:
             return error_result(f"Invalid arguments at {problem}")
         try:
-            args = _models.JsonSchema202012ToolArgs.model_validate(arguments)
+            # The exact JSON Schema check just ran: the models' own copy of it is skipped.
+            args = _models.JsonSchema202012ToolArgs.model_validate(arguments, context=_CHECKED)
         except pydantic.ValidationError as exc:
             return _bad_arguments(exc)
         try:
@@ -467,7 +469,8 @@ def build_server(handlers: ToolsBase) -> Server:
         if problem is not None:
             return error_result(f"Invalid arguments at {problem}")
         try:
-            args = _models.TestAudioContentArgs.model_validate(arguments)
+            # The exact JSON Schema check just ran: the models' own copy of it is skipped.
+            args = _models.TestAudioContentArgs.model_validate(arguments, context=_CHECKED)
         except pydantic.ValidationError as exc:
             return _bad_arguments(exc)
         try:
@@ -487,7 +490,8 @@ def build_server(handlers: ToolsBase) -> Server:
         if problem is not None:
             return error_result(f"Invalid arguments at {problem}")
         try:
-            args = _models.TestElicitationArgs.model_validate(arguments)
+            # The exact JSON Schema check just ran: the models' own copy of it is skipped.
+            args = _models.TestElicitationArgs.model_validate(arguments, context=_CHECKED)
         except pydantic.ValidationError as exc:
             return _bad_arguments(exc)
         try:
@@ -507,7 +511,10 @@ def build_server(handlers: ToolsBase) -> Server:
         if problem is not None:
             return error_result(f"Invalid arguments at {problem}")
         try:
-            args = _models.TestElicitationSep1034DefaultsArgs.model_validate(arguments)
+            # The exact JSON Schema check just ran: the models' own copy of it is skipped.
+            args = _models.TestElicitationSep1034DefaultsArgs.model_validate(
+                arguments, context=_CHECKED
+            )
         except pydantic.ValidationError as exc:
             return _bad_arguments(exc)
         try:
@@ -527,7 +534,10 @@ def build_server(handlers: ToolsBase) -> Server:
         if problem is not None:
             return error_result(f"Invalid arguments at {problem}")
         try:
-            args = _models.TestElicitationSep1330EnumsArgs.model_validate(arguments)
+            # The exact JSON Schema check just ran: the models' own copy of it is skipped.
+            args = _models.TestElicitationSep1330EnumsArgs.model_validate(
+                arguments, context=_CHECKED
+            )
         except pydantic.ValidationError as exc:
             return _bad_arguments(exc)
         try:
@@ -547,7 +557,8 @@ def build_server(handlers: ToolsBase) -> Server:
         if problem is not None:
             return error_result(f"Invalid arguments at {problem}")
         try:
-            args = _models.TestEmbeddedResourceArgs.model_validate(arguments)
+            # The exact JSON Schema check just ran: the models' own copy of it is skipped.
+            args = _models.TestEmbeddedResourceArgs.model_validate(arguments, context=_CHECKED)
         except pydantic.ValidationError as exc:
             return _bad_arguments(exc)
         try:
@@ -567,7 +578,8 @@ def build_server(handlers: ToolsBase) -> Server:
         if problem is not None:
             return error_result(f"Invalid arguments at {problem}")
         try:
-            args = _models.TestErrorHandlingArgs.model_validate(arguments)
+            # The exact JSON Schema check just ran: the models' own copy of it is skipped.
+            args = _models.TestErrorHandlingArgs.model_validate(arguments, context=_CHECKED)
         except pydantic.ValidationError as exc:
             return _bad_arguments(exc)
         try:
@@ -587,7 +599,8 @@ def build_server(handlers: ToolsBase) -> Server:
         if problem is not None:
             return error_result(f"Invalid arguments at {problem}")
         try:
-            args = _models.TestImageContentArgs.model_validate(arguments)
+            # The exact JSON Schema check just ran: the models' own copy of it is skipped.
+            args = _models.TestImageContentArgs.model_validate(arguments, context=_CHECKED)
         except pydantic.ValidationError as exc:
             return _bad_arguments(exc)
         try:
@@ -609,7 +622,10 @@ def build_server(handlers: ToolsBase) -> Server:
         if problem is not None:
             return error_result(f"Invalid arguments at {problem}")
         try:
-            args = _models.TestInputRequiredResultCapabilitiesArgs.model_validate(arguments)
+            # The exact JSON Schema check just ran: the models' own copy of it is skipped.
+            args = _models.TestInputRequiredResultCapabilitiesArgs.model_validate(
+                arguments, context=_CHECKED
+            )
         except pydantic.ValidationError as exc:
             return _bad_arguments(exc)
         try:
@@ -633,7 +649,10 @@ def build_server(handlers: ToolsBase) -> Server:
         if problem is not None:
             return error_result(f"Invalid arguments at {problem}")
         try:
-            args = _models.TestInputRequiredResultElicitationArgs.model_validate(arguments)
+            # The exact JSON Schema check just ran: the models' own copy of it is skipped.
+            args = _models.TestInputRequiredResultElicitationArgs.model_validate(
+                arguments, context=_CHECKED
+            )
         except pydantic.ValidationError as exc:
             return _bad_arguments(exc)
         try:
@@ -657,7 +676,10 @@ def build_server(handlers: ToolsBase) -> Server:
         if problem is not None:
             return error_result(f"Invalid arguments at {problem}")
         try:
-            args = _models.TestInputRequiredResultListRootsArgs.model_validate(arguments)
+            # The exact JSON Schema check just ran: the models' own copy of it is skipped.
+            args = _models.TestInputRequiredResultListRootsArgs.model_validate(
+                arguments, context=_CHECKED
+            )
         except pydantic.ValidationError as exc:
             return _bad_arguments(exc)
         try:
@@ -681,7 +703,10 @@ def build_server(handlers: ToolsBase) -> Server:
         if problem is not None:
             return error_result(f"Invalid arguments at {problem}")
         try:
-            args = _models.TestInputRequiredResultMultiRoundArgs.model_validate(arguments)
+            # The exact JSON Schema check just ran: the models' own copy of it is skipped.
+            args = _models.TestInputRequiredResultMultiRoundArgs.model_validate(
+                arguments, context=_CHECKED
+            )
         except pydantic.ValidationError as exc:
             return _bad_arguments(exc)
         try:
@@ -705,7 +730,10 @@ def build_server(handlers: ToolsBase) -> Server:
         if problem is not None:
             return error_result(f"Invalid arguments at {problem}")
         try:
-            args = _models.TestInputRequiredResultMultipleInputsArgs.model_validate(arguments)
+            # The exact JSON Schema check just ran: the models' own copy of it is skipped.
+            args = _models.TestInputRequiredResultMultipleInputsArgs.model_validate(
+                arguments, context=_CHECKED
+            )
         except pydantic.ValidationError as exc:
             return _bad_arguments(exc)
         try:
@@ -729,7 +757,10 @@ def build_server(handlers: ToolsBase) -> Server:
         if problem is not None:
             return error_result(f"Invalid arguments at {problem}")
         try:
-            args = _models.TestInputRequiredResultRequestStateArgs.model_validate(arguments)
+            # The exact JSON Schema check just ran: the models' own copy of it is skipped.
+            args = _models.TestInputRequiredResultRequestStateArgs.model_validate(
+                arguments, context=_CHECKED
+            )
         except pydantic.ValidationError as exc:
             return _bad_arguments(exc)
         try:
@@ -751,7 +782,10 @@ def build_server(handlers: ToolsBase) -> Server:
         if problem is not None:
             return error_result(f"Invalid arguments at {problem}")
         try:
-            args = _models.TestInputRequiredResultSamplingArgs.model_validate(arguments)
+            # The exact JSON Schema check just ran: the models' own copy of it is skipped.
+            args = _models.TestInputRequiredResultSamplingArgs.model_validate(
+                arguments, context=_CHECKED
+            )
         except pydantic.ValidationError as exc:
             return _bad_arguments(exc)
         try:
@@ -773,7 +807,10 @@ def build_server(handlers: ToolsBase) -> Server:
         if problem is not None:
             return error_result(f"Invalid arguments at {problem}")
         try:
-            args = _models.TestInputRequiredResultTamperedStateArgs.model_validate(arguments)
+            # The exact JSON Schema check just ran: the models' own copy of it is skipped.
+            args = _models.TestInputRequiredResultTamperedStateArgs.model_validate(
+                arguments, context=_CHECKED
+            )
         except pydantic.ValidationError as exc:
             return _bad_arguments(exc)
         try:
@@ -795,7 +832,8 @@ def build_server(handlers: ToolsBase) -> Server:
         if problem is not None:
             return error_result(f"Invalid arguments at {problem}")
         try:
-            args = _models.TestLoggingToolArgs.model_validate(arguments)
+            # The exact JSON Schema check just ran: the models' own copy of it is skipped.
+            args = _models.TestLoggingToolArgs.model_validate(arguments, context=_CHECKED)
         except pydantic.ValidationError as exc:
             return _bad_arguments(exc)
         try:
@@ -815,7 +853,8 @@ def build_server(handlers: ToolsBase) -> Server:
         if problem is not None:
             return error_result(f"Invalid arguments at {problem}")
         try:
-            args = _models.TestMissingCapabilityArgs.model_validate(arguments)
+            # The exact JSON Schema check just ran: the models' own copy of it is skipped.
+            args = _models.TestMissingCapabilityArgs.model_validate(arguments, context=_CHECKED)
         except pydantic.ValidationError as exc:
             return _bad_arguments(exc)
         try:
@@ -835,7 +874,8 @@ def build_server(handlers: ToolsBase) -> Server:
         if problem is not None:
             return error_result(f"Invalid arguments at {problem}")
         try:
-            args = _models.TestMultipleContentTypesArgs.model_validate(arguments)
+            # The exact JSON Schema check just ran: the models' own copy of it is skipped.
+            args = _models.TestMultipleContentTypesArgs.model_validate(arguments, context=_CHECKED)
         except pydantic.ValidationError as exc:
             return _bad_arguments(exc)
         try:
@@ -855,7 +895,8 @@ def build_server(handlers: ToolsBase) -> Server:
         if problem is not None:
             return error_result(f"Invalid arguments at {problem}")
         try:
-            args = _models.TestParamHeaderArgs.model_validate(arguments)
+            # The exact JSON Schema check just ran: the models' own copy of it is skipped.
+            args = _models.TestParamHeaderArgs.model_validate(arguments, context=_CHECKED)
         except pydantic.ValidationError as exc:
             return _bad_arguments(exc)
         try:
@@ -875,7 +916,8 @@ def build_server(handlers: ToolsBase) -> Server:
         if problem is not None:
             return error_result(f"Invalid arguments at {problem}")
         try:
-            args = _models.TestReconnectionArgs.model_validate(arguments)
+            # The exact JSON Schema check just ran: the models' own copy of it is skipped.
+            args = _models.TestReconnectionArgs.model_validate(arguments, context=_CHECKED)
         except pydantic.ValidationError as exc:
             return _bad_arguments(exc)
         try:
@@ -895,7 +937,8 @@ def build_server(handlers: ToolsBase) -> Server:
         if problem is not None:
             return error_result(f"Invalid arguments at {problem}")
         try:
-            args = _models.TestSamplingArgs.model_validate(arguments)
+            # The exact JSON Schema check just ran: the models' own copy of it is skipped.
+            args = _models.TestSamplingArgs.model_validate(arguments, context=_CHECKED)
         except pydantic.ValidationError as exc:
             return _bad_arguments(exc)
         try:
@@ -915,7 +958,8 @@ def build_server(handlers: ToolsBase) -> Server:
         if problem is not None:
             return error_result(f"Invalid arguments at {problem}")
         try:
-            args = _models.TestSimpleTextArgs.model_validate(arguments)
+            # The exact JSON Schema check just ran: the models' own copy of it is skipped.
+            args = _models.TestSimpleTextArgs.model_validate(arguments, context=_CHECKED)
         except pydantic.ValidationError as exc:
             return _bad_arguments(exc)
         try:
@@ -935,7 +979,8 @@ def build_server(handlers: ToolsBase) -> Server:
         if problem is not None:
             return error_result(f"Invalid arguments at {problem}")
         try:
-            args = _models.TestStreamingElicitationArgs.model_validate(arguments)
+            # The exact JSON Schema check just ran: the models' own copy of it is skipped.
+            args = _models.TestStreamingElicitationArgs.model_validate(arguments, context=_CHECKED)
         except pydantic.ValidationError as exc:
             return _bad_arguments(exc)
         try:
@@ -955,7 +1000,8 @@ def build_server(handlers: ToolsBase) -> Server:
         if problem is not None:
             return error_result(f"Invalid arguments at {problem}")
         try:
-            args = _models.TestToolWithLoggingArgs.model_validate(arguments)
+            # The exact JSON Schema check just ran: the models' own copy of it is skipped.
+            args = _models.TestToolWithLoggingArgs.model_validate(arguments, context=_CHECKED)
         except pydantic.ValidationError as exc:
             return _bad_arguments(exc)
         try:
@@ -975,7 +1021,8 @@ def build_server(handlers: ToolsBase) -> Server:
         if problem is not None:
             return error_result(f"Invalid arguments at {problem}")
         try:
-            args = _models.TestToolWithProgressArgs.model_validate(arguments)
+            # The exact JSON Schema check just ran: the models' own copy of it is skipped.
+            args = _models.TestToolWithProgressArgs.model_validate(arguments, context=_CHECKED)
         except pydantic.ValidationError as exc:
             return _bad_arguments(exc)
         try:

@@ -15,7 +15,7 @@ import pydantic
 from mcpgen.runtime import RequestContext, RpcError, Server, error_result
 from mcpgen.runtime.jsonrpc import INTERNAL_ERROR, INVALID_PARAMS
 from mcpgen.runtime.protocol import ERA_MODERN
-from mcpgen.runtime.validation import compile_validator
+from mcpgen.runtime.validation import EXACT_CONTEXT_KEY, compile_validator
 
 from . import features as _features
 from . import models as _models
@@ -28,6 +28,7 @@ from .tools import tool_definitions
 Context = RequestContext
 
 log = logging.getLogger("weather_server")
+_CHECKED = {EXACT_CONTEXT_KEY: False}
 
 
 class ToolError(Exception):
@@ -155,7 +156,8 @@ def build_server(handlers: ToolsBase) -> Server:
         if problem is not None:
             return error_result(f"Invalid arguments at {problem}")
         try:
-            args = _models.GetForecastArgs.model_validate(arguments)
+            # The exact JSON Schema check just ran: the models' own copy of it is skipped.
+            args = _models.GetForecastArgs.model_validate(arguments, context=_CHECKED)
         except pydantic.ValidationError as exc:
             return _bad_arguments(exc)
         try:
@@ -178,7 +180,8 @@ def build_server(handlers: ToolsBase) -> Server:
         if problem is not None:
             return error_result(f"Invalid arguments at {problem}")
         try:
-            args = _models.ListCitiesArgs.model_validate(arguments)
+            # The exact JSON Schema check just ran: the models' own copy of it is skipped.
+            args = _models.ListCitiesArgs.model_validate(arguments, context=_CHECKED)
         except pydantic.ValidationError as exc:
             return _bad_arguments(exc)
         try:
@@ -199,7 +202,8 @@ def build_server(handlers: ToolsBase) -> Server:
         if problem is not None:
             return error_result(f"Invalid arguments at {problem}")
         try:
-            args = _models.WeatherAlertArgs.model_validate(arguments)
+            # The exact JSON Schema check just ran: the models' own copy of it is skipped.
+            args = _models.WeatherAlertArgs.model_validate(arguments, context=_CHECKED)
         except pydantic.ValidationError as exc:
             return _bad_arguments(exc)
         try:
