@@ -21,11 +21,20 @@ from typing import Any
 Generate = Callable[[dict[str, Any], dict[str, str]], str]
 
 
-def _serve(conn: Connection, generate: Generate) -> None:
-    """The worker: import, then answer one request with ("ok", source) or ("error", message)."""
-    try:
-        import datamodel_code_generator  # noqa: F401  (the point of the worker)
+_WARM_UP: dict[str, Any] = {"type": "object", "properties": {"Warm": {"type": "object", "properties": {"x": {"type": "string"}}}}}
 
+
+def _serve(conn: Connection, generate: Generate) -> None:
+    """The worker: warm up, then answer one request with ("ok", source) or ("error", message)."""
+    try:
+        # `import datamodel_code_generator` alone is lazy: its parser and model modules load on
+        # the first generate(), so warm up with a one-class document while the parent works.
+        generate(_WARM_UP, {})
+    except KeyboardInterrupt:
+        return
+    except Exception:
+        pass  # the real request will say what is wrong
+    try:
         request = conn.recv()
     except (EOFError, OSError, KeyboardInterrupt):
         return
