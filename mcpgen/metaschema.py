@@ -12,6 +12,7 @@ the same verdicts.
 from __future__ import annotations
 
 import copy
+import json
 from functools import cache
 from typing import Any
 
@@ -84,12 +85,35 @@ def flat_2020_12() -> dict[str, Any]:
     return _rewrite(root, vocab_key)  # type: ignore[no-any-return]
 
 
+# Subschemas (by content) already found valid against the whole meta-schema: catalogs repeat
+# them (`{"type": "string"}` a thousand times), and a valid one yields no errors however often
+# it is checked. Invalid ones are never cached, so every error is still reported as before.
+_VALID: set[str] = set()
+_VALID_MAX = 100_000
+
+
+def _memo_ref(validator: Any, ref: str, instance: Any, schema: Any) -> Any:
+    if ref != "#" or not isinstance(instance, dict):
+        yield from validator._validate_reference(ref=ref, instance=instance)
+        return
+    key = json.dumps(instance, sort_keys=True, default=repr)
+    if key in _VALID:
+        return
+    found = False
+    for error in validator._validate_reference(ref=ref, instance=instance):
+        found = True
+        yield error
+    if not found and len(_VALID) < _VALID_MAX:
+        _VALID.add(key)
+
+
 @cache
 def _flat_validator() -> Any:
-    from jsonschema import Draft202012Validator
+    from jsonschema import Draft202012Validator, validators
 
     flat = flat_2020_12()
-    return Draft202012Validator(flat, format_checker=Draft202012Validator.FORMAT_CHECKER)
+    memoized = validators.extend(Draft202012Validator, {"$ref": _memo_ref})
+    return memoized(flat, format_checker=Draft202012Validator.FORMAT_CHECKER)
 
 
 def check_schema(schema: dict[str, Any]) -> None:
