@@ -112,7 +112,7 @@ def _flat_validator() -> Any:
     from jsonschema import Draft202012Validator, validators
 
     flat = flat_2020_12()
-    memoized = validators.extend(Draft202012Validator, {"$ref": _memo_ref})
+    memoized = validators.extend(Draft202012Validator, {"$ref": _memo_ref})  # type: ignore[no-untyped-call]
     return memoized(flat, format_checker=Draft202012Validator.FORMAT_CHECKER)
 
 
