@@ -1,9 +1,10 @@
-"""datamodel-code-generator in a forked helper process that imports it ahead of time.
+"""datamodel-code-generator in a forked helper process that loads it ahead of time.
 
-Importing datamodel-code-generator takes about half a second: as long as reading and checking a
-catalog (or longer than a small catalog's whole generation). A worker forked when a target
-starts imports it on the second core while this process reads the source, meta-validates
-the schemas and names everything; `run` then hands it the one document. Where fork is not the
+Loading datamodel-code-generator (its first generate() imports the parsers and models) takes
+about half a second: longer than a small catalog's whole generation. A worker forked when the
+command starts (entry.py) or a target starts loads it on the second core, with a one-class
+warm-up, while this process reads the source, meta-validates the schemas and names everything;
+`run` then hands it the one document. Where fork is not the
 platform's way (macOS, Windows), or the worker is gone, the call runs in this process instead:
 the output is the same either way.
 """
