@@ -10,21 +10,13 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol, TypeVar, Union
 from urllib.parse import quote
 
-from .results import ContentBlock, TextContent, parse_block
+from .results import ContentBlock, TextContent, _opt, _s, parse_block
 
 if TYPE_CHECKING:
     from .client import ClientSession
     from .subscriptions import Subscription
 
 _T = TypeVar("_T")
-
-
-def _str(value: Any) -> str:
-    return value if isinstance(value, str) else ""
-
-
-def _opt(value: Any) -> str | None:
-    return value if isinstance(value, str) else None
 
 
 def _dicts(value: Any) -> list[dict[str, Any]]:
@@ -51,10 +43,10 @@ class Prompt:
     @classmethod
     def from_raw(cls, raw: dict[str, Any]) -> Prompt:
         args = [
-            PromptArgument(_str(a.get("name")), _opt(a.get("description")), a.get("required") is True)
+            PromptArgument(_s(a.get("name")), _opt(a.get("description")), a.get("required") is True)
             for a in _dicts(raw.get("arguments"))
         ]
-        return cls(_str(raw.get("name")), _opt(raw.get("title")), _opt(raw.get("description")), args, raw)
+        return cls(_s(raw.get("name")), _opt(raw.get("title")), _opt(raw.get("description")), args, raw)
 
 
 @dataclass
@@ -80,7 +72,7 @@ class PromptResult:
     @classmethod
     def from_raw(cls, raw: dict[str, Any]) -> PromptResult:
         messages = [
-            PromptMessage(_str(m.get("role")), parse_block(m.get("content")), m) for m in _dicts(raw.get("messages"))
+            PromptMessage(_s(m.get("role")), parse_block(m.get("content")), m) for m in _dicts(raw.get("messages"))
         ]
         return cls(messages, _opt(raw.get("description")), raw)
 
@@ -99,8 +91,8 @@ class Resource:
     @classmethod
     def from_raw(cls, raw: dict[str, Any]) -> Resource:
         return cls(
-            _str(raw.get("uri")),
-            _str(raw.get("name")),
+            _s(raw.get("uri")),
+            _s(raw.get("name")),
             _opt(raw.get("title")),
             _opt(raw.get("description")),
             _opt(raw.get("mimeType")),
@@ -122,8 +114,8 @@ class ResourceTemplate:
     @classmethod
     def from_raw(cls, raw: dict[str, Any]) -> ResourceTemplate:
         return cls(
-            _str(raw.get("uriTemplate")),
-            _str(raw.get("name")),
+            _s(raw.get("uriTemplate")),
+            _s(raw.get("name")),
             _opt(raw.get("title")),
             _opt(raw.get("description")),
             _opt(raw.get("mimeType")),
@@ -172,9 +164,9 @@ class ResourceContents:
         out: list[ResourceContent] = []
         for c in _dicts(raw.get("contents")):
             if isinstance(c.get("blob"), str):
-                out.append(BlobResourceContents(_str(c.get("uri")), c["blob"], _opt(c.get("mimeType")), c))
+                out.append(BlobResourceContents(_s(c.get("uri")), c["blob"], _opt(c.get("mimeType")), c))
             else:
-                out.append(TextResourceContents(_str(c.get("uri")), _str(c.get("text")), _opt(c.get("mimeType")), c))
+                out.append(TextResourceContents(_s(c.get("uri")), _s(c.get("text")), _opt(c.get("mimeType")), c))
         return cls(out, raw)
 
 
