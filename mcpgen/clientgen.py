@@ -14,7 +14,7 @@ from .models import ModelsOutput, check_tools, generate_models, result_props, re
 from .naming import CLIENT_MEMBERS, RESERVED_SNAKE, ToolNames, allocate, field_names, name_tools, ordered, snake
 from .output import FileSet, format_files
 from .render import make_environment, render
-from .runtime.drift import schema_hash
+from .runtime.client.drift import schema_hash
 
 RUNTIME_DIR = Path(__file__).parent / "runtime"
 
@@ -110,8 +110,9 @@ def generate_client(catalog: Catalog, opts: ClientOptions, dcg: DcgWorker | None
         fs.add(name, render(env, f"client/{name}.jinja", **ctx))
     fs.add("py.typed", render(env, "client/py.typed.jinja", **ctx))
     if opts.runtime == "vendor":
-        for src in sorted(RUNTIME_DIR.glob("*.py")):
-            fs.add(f"_runtime/{src.name}", src.read_text(encoding="utf-8"), format=False)
+        for src in sorted(RUNTIME_DIR.rglob("*.py")):
+            rel = src.relative_to(RUNTIME_DIR).as_posix()
+            fs.add(f"_runtime/{rel}", src.read_text(encoding="utf-8"), format=False)
     fs.warnings = refused + [p for p in problems if p.warning]
     fmt_problems = format_files(fs)
     if fmt_problems:

@@ -1,7 +1,7 @@
 """Exactness: which schemas a generated model can enforce, and the typing view handed to DCG.
 
 A generated `Args`/`Result` model checks the raw instance against the tool's own schema with
-jsonschema (see `mcpgen.runtime.validation.check_exact`), so the Python annotations only have
+jsonschema (see `mcpgen.runtime.core.validation.check_exact`), so the Python annotations only have
 to accept a *superset* of the valid instances. `typing_view` builds that superset schema: it
 keeps what Python types can say (type, properties, required, items, small enums, local refs to
 `$defs`) and drops every constraint, so pydantic never rejects an instance jsonschema accepts.

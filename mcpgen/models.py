@@ -292,7 +292,7 @@ def _exact_preamble(runtime_module: str) -> list[ast.stmt]:
     return ast.parse(
         "from typing import Any\n"
         "from pydantic import ValidationInfo, model_validator\n"
-        f"from {runtime_module}.validation import check_exact_model as _check_exact_model\n"
+        f"from {runtime_module}.support.models import check_exact_model as _check_exact_model\n"
         f"class {_MIXIN}:\n"
         "    @model_validator(mode='before')\n"
         "    @classmethod\n"

@@ -4,13 +4,13 @@ Imports nothing from the rest of mcpgen and only the standard library, so that
 `--runtime vendor` can copy it into a generated package as it is.
 """
 
-from .client import ClientSession, connect_http, connect_stdio
-from .drift import Drift, SchemaDriftError, SchemaDriftWarning, compare_tools, schema_hash
-from .errors import ConnectionClosed, McpError, ProtocolError, RequestTimeout, RpcError, SessionExpired
-from .protocol import HANDSHAKE_VERSIONS, MODERN_VERSIONS
-from .server import RequestContext, Server, ServerConnection, error_result
-from .session import ProgressCallback, Session
-from .subscriptions import ChangeEvent, Subscription
+from .client.session import ClientSession, connect_http, connect_stdio
+from .client.drift import Drift, SchemaDriftError, SchemaDriftWarning, compare_tools, schema_hash
+from .core.errors import ConnectionClosed, McpError, ProtocolError, RequestTimeout, RpcError, SessionExpired
+from .core.protocol import HANDSHAKE_VERSIONS, MODERN_VERSIONS
+from .server.server import RequestContext, Server, ServerConnection, error_result
+from .core.session import ProgressCallback, Session
+from .client.subscriptions import ChangeEvent, Subscription
 
 __all__ = [
     "ChangeEvent",

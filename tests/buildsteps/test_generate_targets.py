@@ -124,16 +124,16 @@ def test_stale_files_removed_only_when_listed_user_files_survive(project: Path, 
     pyproject = project / "pyproject.toml"
     pyproject.write_text(PYPROJECT.replace('output = "src/weather_client"', 'output = "src/weather_client"\nruntime = "vendor"'))
     assert cli(["generate", "--target", "weather"], capsys)[0] == 0
-    assert (client / "_runtime" / "client.py").is_file()
+    assert (client / "_runtime" / "client" / "session.py").is_file()
     # The user drops a file into the vendored folder, and --force lets mcpgen work next to it.
     (client / "_runtime" / "NOTES.md").write_text("mine")
     pyproject.write_text(PYPROJECT)
     code, _, err = cli(["generate", "--target", "weather"], capsys)
     assert code == 2 and "NOTES.md" in err and "refusing" in err
     assert cli(["generate", "--target", "weather", "--force"], capsys)[0] == 0
-    assert not (client / "_runtime" / "client.py").exists()  # listed in the manifest: removed
+    assert not (client / "_runtime" / "client" / "session.py").exists()  # listed in the manifest: removed
     assert (client / "_runtime" / "NOTES.md").read_text() == "mine"  # not listed: kept
-    assert "_runtime/client.py" not in json.loads((client / ".mcpgen-manifest.json").read_text())["files"]
+    assert "_runtime/client/session.py" not in json.loads((client / ".mcpgen-manifest.json").read_text())["files"]
 
     # Server: a tool removed -> nothing stale at file level, but user modules beside the package stay.
     server = project / "src" / "weather_server"

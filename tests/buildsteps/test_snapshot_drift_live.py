@@ -183,7 +183,7 @@ output = "live_client"
 
 def test_added_tools_alone_are_not_drift() -> None:
     from mcpgen.runtime import compare_tools
-    from mcpgen.runtime.drift import schema_hash
+    from mcpgen.runtime.client.drift import schema_hash
 
     tool = {"name": "a", "inputSchema": {"type": "object"}}
     only_added = compare_tools({"a": schema_hash(tool)}, [tool, {"name": "b", "inputSchema": {"type": "object"}}])

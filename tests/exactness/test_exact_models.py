@@ -119,7 +119,7 @@ def test_wrapped_result_checked_against_declared_schema(build: Build) -> None:
 
 
 def test_validators_compile_lazily_no_import_side_effects(build: Build) -> None:
-    from mcpgen.runtime import validation
+    from mcpgen.runtime.core import validation
 
     pkg = build([{"name": "lazy_tool", "inputSchema": {"type": "object", "properties": {"q": {"const": 7}}}}])
     text = pkg.models._EXACT_SCHEMAS["LazyToolArgs"]

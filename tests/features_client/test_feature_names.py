@@ -84,7 +84,7 @@ def test_untrusted_names(tmp_path: Path) -> None:
     ],
 )
 def test_expand_uri_template(values: dict[str, str], uri: str) -> None:
-    from mcpgen.runtime.surface import expand_uri_template as expand
+    from mcpgen.runtime.client.features import expand_uri_template as expand
 
     assert expand("t://x/{id}/data", values) == uri
     for bad in (".", ".."):

@@ -70,7 +70,7 @@ def test_field_names_avoid_pydantic_and_keywords() -> None:
 
 def test_no_tool_method_can_shadow_a_member_of_the_generated_clients_base_classes() -> None:
     from mcpgen.naming import CLIENT_MEMBERS
-    from mcpgen.runtime.typed_client import AsyncClientBase, SyncClientBase
+    from mcpgen.runtime.client.typed import AsyncClientBase, SyncClientBase
 
     public = {n for cls in (AsyncClientBase, SyncClientBase) for n in dir(cls) if not n.startswith("_")}
     assert public - CLIENT_MEMBERS == set()

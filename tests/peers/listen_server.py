@@ -67,7 +67,7 @@ server.set_subscribe(subscribe)
 
 if __name__ == "__main__":
     if ARGS.http:
-        from mcpgen.runtime.http_server import serve_http
+        from mcpgen.runtime.transports.http_server import serve_http
 
         serve_http(server, host="127.0.0.1", port=ARGS.port)
     else:

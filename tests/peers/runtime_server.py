@@ -144,7 +144,7 @@ server.add_tool(
 
 if __name__ == "__main__":
     if ARGS.http:
-        from mcpgen.runtime.http_server import serve_http
+        from mcpgen.runtime.transports.http_server import serve_http
 
         serve_http(server, host=ARGS.host, port=ARGS.port, stateless=ARGS.stateless)
     else:

@@ -5,8 +5,8 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
-from mcpgen.runtime import jsonrpc
-from mcpgen.runtime.errors import ConnectionClosed
+from mcpgen.runtime.core import jsonrpc
+from mcpgen.runtime.core.errors import ConnectionClosed
 
 
 class MemoryTransport:

@@ -12,7 +12,7 @@ import httpx
 import pytest
 
 from mcpgen.runtime import ClientSession, ProtocolError
-from mcpgen.runtime.http_client import StreamableHttpTransport
+from mcpgen.runtime.transports.http_client import StreamableHttpTransport
 
 MODERN = "2026-07-28"
 TOOLS = [

@@ -11,7 +11,7 @@ from typing import Any
 import jsonschema
 import pytest
 
-from mcpgen.runtime.validation import compile_validator, fast_check
+from mcpgen.runtime.core.validation import compile_validator, fast_check
 
 JSTS = Path(__file__).resolve().parents[1] / "exactness" / "jsts"
 

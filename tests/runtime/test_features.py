@@ -9,7 +9,7 @@ import pytest
 from memory_transport import pair
 
 from mcpgen.runtime import RpcError, Server, Session
-from mcpgen.runtime.features import template_pattern
+from mcpgen.runtime.server.features import template_pattern
 
 MODERN_META = {
     "io.modelcontextprotocol/protocolVersion": "2026-07-28",

@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from mcpgen.runtime.http_lean import LeanHttpError, LeanPool, ReadTimeout, headers_ok, lean_target
+from mcpgen.runtime.transports.http_lean import LeanHttpError, LeanPool, ReadTimeout, headers_ok, lean_target
 
 Handler = Callable[[asyncio.StreamReader, asyncio.StreamWriter, int], Awaitable[bool]]
 
@@ -259,7 +259,7 @@ def test_what_stays_on_httpx(monkeypatch: pytest.MonkeyPatch) -> None:
 def test_the_streamable_transport_uses_it_only_where_it_may(monkeypatch: pytest.MonkeyPatch) -> None:
     import httpx
 
-    from mcpgen.runtime.http_client import StreamableHttpTransport
+    from mcpgen.runtime.transports.http_client import StreamableHttpTransport
 
     for name in ("http_proxy", "HTTP_PROXY", "all_proxy", "ALL_PROXY"):
         monkeypatch.delenv(name, raising=False)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from mcpgen.runtime import jsonrpc
+from mcpgen.runtime.core import jsonrpc
 
 
 def test_encode_is_one_compact_utf8_line() -> None:

@@ -191,7 +191,7 @@ def test_several_inputs_go_out_in_one_round_under_their_own_keys() -> None:
 
 
 def test_a_request_state_expires(monkeypatch: pytest.MonkeyPatch) -> None:
-    from mcpgen.runtime import mrtr
+    from mcpgen.runtime.server import request_state as mrtr
 
     params: dict[str, Any] = {"name": "t", "arguments": {"a": 1}}
     state = mrtr.issue_request_state("tools/call", params, {"k": {"action": "accept"}})

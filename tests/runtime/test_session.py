@@ -10,7 +10,7 @@ import pytest
 from memory_transport import pair
 
 from mcpgen.runtime import ConnectionClosed, RequestTimeout, RpcError, Session
-from mcpgen.runtime.jsonrpc import JSONObject, RequestId
+from mcpgen.runtime.core.jsonrpc import JSONObject, RequestId
 
 
 def run(coro_fn: Callable[[], Awaitable[Any]]) -> Any:
@@ -163,7 +163,7 @@ def test_pending_calls_fail_at_once_when_the_peer_goes_away() -> None:
 
 def test_late_response_after_timeout_is_ignored() -> None:
     async def main() -> None:
-        from mcpgen.runtime import jsonrpc
+        from mcpgen.runtime.core import jsonrpc
 
         a, b = pair()
         client = Session(a)

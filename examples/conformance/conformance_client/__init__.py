@@ -6,44 +6,40 @@ from __future__ import annotations
 import importlib
 from typing import TYPE_CHECKING, Any
 
-from mcpgen.runtime import (
-    ConnectionClosed,
-    McpError,
-    ProtocolError,
-    RequestTimeout,
-    RpcError,
-    SchemaDriftError,
-    SchemaDriftWarning,
-)
-from mcpgen.runtime.results import (
+from mcpgen.runtime.support.client import (
     UNSET,
     AudioContent,
+    BlobResourceContents,
+    Completion,
+    ConnectionClosed,
     ContentBlock,
     EmbeddedResource,
     ImageContent,
+    McpError,
+    Prompt,
+    PromptArgument,
+    PromptMessage,
+    PromptResult,
+    ProtocolError,
+    RequestTimeout,
+    Resource,
+    ResourceContent,
+    ResourceContents,
     ResourceLink,
+    ResourceTemplate,
+    ResourceUpdates,
+    RpcError,
+    SchemaDriftError,
+    SchemaDriftWarning,
+    SyncResourceUpdates,
     TextContent,
+    TextResourceContents,
     ToolError,
     ToolOutputError,
     ToolOutputWarning,
     ToolResult,
     UnknownContent,
     Unset,
-)
-from mcpgen.runtime.surface import (
-    BlobResourceContents,
-    Completion,
-    Prompt,
-    PromptArgument,
-    PromptMessage,
-    PromptResult,
-    Resource,
-    ResourceContent,
-    ResourceContents,
-    ResourceTemplate,
-    ResourceUpdates,
-    SyncResourceUpdates,
-    TextResourceContents,
 )
 from .client import AsyncClient, Client
 

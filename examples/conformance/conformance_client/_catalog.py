@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from mcpgen.runtime.typed_client import ToolCatalog
+from mcpgen.runtime.support.client import ToolCatalog
 
 # The stdio command the catalog was read from; `AsyncClient.connect()` starts it again.
 SOURCE_COMMAND: tuple[str, ...] | None = None

@@ -7,9 +7,9 @@ from types import ModuleType as _ModuleType
 from typing import TYPE_CHECKING
 from typing import cast as _cast
 
-from mcpgen.runtime.results import UNSET, ToolResult, Unset
-from mcpgen.runtime.typed_client import AsyncClientBase, SyncClientBase, sync_method
-from mcpgen.runtime.surface import PromptResult, ResourceContents
+from mcpgen.runtime.support.client import UNSET, ToolResult, Unset
+from mcpgen.runtime.support.client import AsyncClientBase, SyncClientBase, sync_method
+from mcpgen.runtime.support.client import PromptResult, ResourceContents
 
 from ._catalog import CATALOG
 

@@ -4,7 +4,7 @@
 from __future__ import annotations
 from typing import Any
 from pydantic import ValidationInfo, model_validator
-from mcpgen.runtime.validation import check_exact_model as _check_exact_model
+from mcpgen.runtime.support.models import check_exact_model as _check_exact_model
 from pydantic import BaseModel, ConfigDict, Field, RootModel
 
 

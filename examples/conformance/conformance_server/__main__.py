@@ -6,7 +6,7 @@ from __future__ import annotations
 import argparse
 from collections.abc import Sequence
 
-from mcpgen.runtime.http_server import serve_http
+from mcpgen.runtime.support.server import serve_http
 
 from ._generated import build_server
 from .handlers import Handlers

@@ -12,10 +12,17 @@ from typing import Any, Union
 
 import pydantic
 
-from mcpgen.runtime import RequestContext, RpcError, Server, error_result
-from mcpgen.runtime.jsonrpc import INTERNAL_ERROR, INVALID_PARAMS
-from mcpgen.runtime.protocol import ERA_MODERN
-from mcpgen.runtime.validation import EXACT_CONTEXT_KEY, compile_validator
+from mcpgen.runtime.support.server import (
+    ERA_MODERN,
+    EXACT_CONTEXT_KEY,
+    INTERNAL_ERROR,
+    INVALID_PARAMS,
+    RequestContext,
+    RpcError,
+    Server,
+    compile_validator,
+    error_result,
+)
 
 from . import features as _features
 from . import models as _models

@@ -7,10 +7,10 @@ from types import ModuleType as _ModuleType
 from typing import TYPE_CHECKING
 from typing import cast as _cast
 
-from mcpgen.runtime.results import UNSET, ToolResult, Unset
-from mcpgen.runtime.typed_client import AsyncClientBase, SyncClientBase, sync_method
-from mcpgen.runtime.surface import PromptResult, ResourceContents
-from mcpgen.runtime.surface import expand_uri_template
+from mcpgen.runtime.support.client import UNSET, ToolResult, Unset
+from mcpgen.runtime.support.client import AsyncClientBase, SyncClientBase, sync_method
+from mcpgen.runtime.support.client import PromptResult, ResourceContents
+from mcpgen.runtime.support.client import expand_uri_template
 
 from ._catalog import CATALOG
 

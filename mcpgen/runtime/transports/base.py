@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Protocol
 
-from .jsonrpc import JSONObject
+from ..core.jsonrpc import JSONObject
 
 
 class Transport(Protocol):

@@ -12,10 +12,10 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 from urllib.parse import unquote
 
-from . import jsonrpc
-from .errors import RpcError
-from .jsonrpc import JSONObject
-from .protocol import ERA_MODERN
+from ..core import jsonrpc
+from ..core.errors import RpcError
+from ..core.jsonrpc import JSONObject
+from ..core.protocol import ERA_MODERN
 
 if TYPE_CHECKING:
     from .server import RequestContext

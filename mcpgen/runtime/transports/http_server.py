@@ -22,13 +22,13 @@ from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import urlsplit
 
-from . import jsonrpc
-from .errors import ConnectionClosed
-from .jsonrpc import JSONObject, RequestId
-from .protocol import HANDSHAKE_VERSIONS, META_PROTOCOL_VERSION, MODERN_VERSIONS
-from .headers import param_headers_of
-from .server import Server, ServerConnection
-from .session import current_request
+from ..core import jsonrpc
+from ..core.errors import ConnectionClosed
+from ..core.jsonrpc import JSONObject, RequestId
+from ..core.protocol import HANDSHAKE_VERSIONS, META_PROTOCOL_VERSION, MODERN_VERSIONS
+from ..core.headers import param_headers_of
+from ..server.server import Server, ServerConnection
+from ..core.session import current_request
 
 Scope = MutableMapping[str, Any]
 Message = MutableMapping[str, Any]

@@ -15,10 +15,10 @@ import math
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequence
 from typing import Any
 
-from . import jsonrpc
-from .errors import ConnectionClosed, McpError, ProtocolError, RequestTimeout, RpcError, SessionExpired
-from .jsonrpc import JSONObject, RequestId
-from .protocol import (
+from ..core import jsonrpc
+from ..core.errors import ConnectionClosed, McpError, ProtocolError, RequestTimeout, RpcError, SessionExpired
+from ..core.jsonrpc import JSONObject, RequestId
+from ..core.protocol import (
     ERA_LEGACY,
     ERA_MODERN,
     HANDSHAKE_VERSIONS,
@@ -27,14 +27,16 @@ from .protocol import (
     META_CLIENT_INFO,
     META_LOG_LEVEL,
     META_PROTOCOL_VERSION,
+    META_SUBSCRIPTION_ID,
     MODERN_VERSIONS,
+    SUBSCRIPTION_ACKNOWLEDGED,
 )
-from .session import ProgressCallback, Session
-from .headers import param_headers_of
-from .stdio import StdioClientTransport
-from .subscriptions import ACKNOWLEDGED, META_SUBSCRIPTION_ID, Subscription
-from .transport import Transport
-from .wirelog import open_wire_log
+from ..core.session import ProgressCallback, Session
+from ..core.headers import param_headers_of
+from ..transports.stdio import StdioClientTransport
+from .subscriptions import Subscription
+from ..transports.base import Transport
+from ..transports.wirelog import open_wire_log
 
 LogCallback = Callable[[JSONObject], "Awaitable[None] | None"]
 SamplingCallback = Callable[[JSONObject], Awaitable[JSONObject]]
@@ -549,7 +551,7 @@ class ClientSession:
         subscription = self._listens.get(tag) if isinstance(tag, (int, str)) else None
         if subscription is not None:
             subscription.on_frame(method, params)
-        if method == ACKNOWLEDGED:
+        if method == SUBSCRIPTION_ACKNOWLEDGED:
             return
         if method == "notifications/message":
             if self.on_log is not None:
@@ -648,7 +650,7 @@ async def connect_http(
     transport (2024-11-05) when the server refuses POSTs with 400/404/405;
     "streamable" or "sse" pick one.
     """
-    from .http_client import HttpError, LegacySseTransport, StreamableHttpTransport
+    from ..transports.http_client import HttpError, LegacySseTransport, StreamableHttpTransport
 
     options: dict[str, Any] = dict(
         timeout=timeout,

@@ -21,7 +21,7 @@ from typing import Any
 from . import jsonrpc
 from .errors import ConnectionClosed, McpError, RequestTimeout, RpcError
 from .jsonrpc import JSONObject, RequestId
-from .transport import Transport
+from ..transports.base import Transport
 
 ProgressCallback = Callable[[float, "float | None", "str | None"], "Awaitable[None] | None"]
 # (method, params, request id) -> result; raise RpcError to answer with an error.

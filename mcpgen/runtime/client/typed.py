@@ -22,11 +22,11 @@ from types import ModuleType
 from typing import TYPE_CHECKING, Any, ClassVar, Concatenate, Generic, Literal, ParamSpec, TypeVar, cast
 
 from .drift import SchemaDriftError, SchemaDriftWarning, compare_tools
-from .results import ToolError, ToolOutputError, ToolOutputWarning, ToolResult, Unset, structured_of
-from .surface import AsyncFeatures, SyncFeatures
+from ..core.results import ToolError, ToolOutputError, ToolOutputWarning, ToolResult, Unset, structured_of
+from .features import AsyncFeatures, SyncFeatures
 
 if TYPE_CHECKING:
-    from .client import ClientSession
+    from .session import ClientSession
 
 _T = TypeVar("_T")
 _P = ParamSpec("_P")
@@ -174,7 +174,7 @@ class AsyncClientBase(AsyncFeatures):
         SchemaDriftWarning), "strict" (raise SchemaDriftError naming the tools) or "off" (no
         extra tools/list).
         """
-        from .client import connect_stdio
+        from .session import connect_stdio
 
         drift_mode, mode = _drift_mode(drift), _output_mode(validate_output)
         async with connect_stdio(
@@ -207,7 +207,7 @@ class AsyncClientBase(AsyncFeatures):
         the runtime's connect_http (e.g. `connect_timeout`, `protocol`, `transport`). `drift`
         and `validate_output` work as for connect_stdio.
         """
-        from .client import connect_http
+        from .session import connect_http
 
         drift_mode, mode = _drift_mode(drift), _output_mode(validate_output)
         async with connect_http(

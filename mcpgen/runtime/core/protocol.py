@@ -23,3 +23,9 @@ LOG_LEVELS: Final = ("debug", "info", "notice", "warning", "error", "critical", 
 
 ERA_LEGACY: Final = "legacy"
 ERA_MODERN: Final = "modern"
+
+# subscriptions/listen (2026-07-28): the stream's id on each frame, its opening notification,
+# and the list kinds a filter may name.
+META_SUBSCRIPTION_ID: Final = "io.modelcontextprotocol/subscriptionId"
+SUBSCRIPTION_ACKNOWLEDGED: Final = "notifications/subscriptions/acknowledged"
+LIST_KINDS: Final = ("tools", "prompts", "resources")

@@ -12,7 +12,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from .errors import McpError
+from ..core.errors import McpError
 
 DRIFT_MODES = ("warn", "strict", "off")
 # Keywords that only document: a changed description is not drift a typed call could trip over.

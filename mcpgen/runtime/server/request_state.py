@@ -20,9 +20,9 @@ import os
 import secrets
 import time
 
-from . import jsonrpc
-from .errors import RpcError
-from .jsonrpc import JSONObject
+from ..core import jsonrpc
+from ..core.errors import RpcError
+from ..core.jsonrpc import JSONObject
 
 # How long an issued requestState stays good, and the most a client may send back.
 STATE_TTL_SECONDS = 3600

@@ -16,12 +16,12 @@ from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from . import jsonrpc
-from .errors import McpError, ProtocolError, RpcError
-from .mrtr import InputRequired, issue_request_state, open_request_state
+from ..core import jsonrpc
+from ..core.errors import McpError, ProtocolError, RpcError
+from .request_state import InputRequired, issue_request_state, open_request_state
 from .features import CompletionHandler, Features, PromptHandler, ResourceHandler, SubscribeHandler, TemplateHandler
-from .jsonrpc import JSONObject, RequestId
-from .protocol import (
+from ..core.jsonrpc import JSONObject, RequestId
+from ..core.protocol import (
     BATCH_VERSION,
     ERA_LEGACY,
     ERA_MODERN,
@@ -33,11 +33,12 @@ from .protocol import (
     META_SERVER_INFO,
     MODERN_VERSIONS,
 )
-from .session import Session
-from .subscriptions import LIST_KINDS, SubscriptionHub, honored_filter
-from .stdio import StdioServerTransport
-from .transport import Transport
-from .wirelog import open_wire_log
+from ..core.session import Session
+from ..core.protocol import LIST_KINDS
+from .subscriptions import SubscriptionHub, honored_filter
+from ..transports.stdio import StdioServerTransport
+from ..transports.base import Transport
+from ..transports.wirelog import open_wire_log
 
 ToolHandler = Callable[[JSONObject, "RequestContext"], Awaitable[JSONObject]]
 MethodHandler = Callable[[JSONObject, "RequestContext"], Awaitable[Any]]

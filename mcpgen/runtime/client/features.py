@@ -10,10 +10,10 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol, TypeVar, Union
 from urllib.parse import quote
 
-from .results import ContentBlock, TextContent, _opt, _s, parse_block
+from ..core.results import ContentBlock, TextContent, _opt, _s, parse_block
 
 if TYPE_CHECKING:
-    from .client import ClientSession
+    from .session import ClientSession
     from .subscriptions import Subscription
 
 _T = TypeVar("_T")

@@ -19,9 +19,9 @@ import os
 import signal
 import sys
 from collections.abc import Awaitable, Callable, Mapping, Sequence
-from . import jsonrpc
-from .errors import ConnectionClosed
-from .jsonrpc import JSONObject
+from ..core import jsonrpc
+from ..core.errors import ConnectionClosed
+from ..core.jsonrpc import JSONObject
 from .wirelog import WireLog
 
 # Large tool results (files, images as base64) easily pass tens of MB.

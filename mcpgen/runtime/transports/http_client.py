@@ -17,18 +17,20 @@ from collections.abc import AsyncIterator, Mapping
 from typing import TYPE_CHECKING, Any, Protocol
 from urllib.parse import urljoin
 
-from . import jsonrpc, sse
-from .headers import encode_header_value
-from .errors import ConnectionClosed, McpError, ProtocolError, SessionExpired
+from ..core import jsonrpc
+
+from . import sse
+from ..core.headers import encode_header_value
+from ..core.errors import ConnectionClosed, McpError, ProtocolError, SessionExpired
 from .http_lean import LeanPool, headers_ok, lean_target
-from .jsonrpc import JSONObject, RequestId
-from .protocol import META_PROTOCOL_VERSION
+from ..core.jsonrpc import JSONObject, RequestId
+from ..core.protocol import META_PROTOCOL_VERSION
 from .wirelog import WireLog
 
 if TYPE_CHECKING:
     import httpx
 
-    from .session import Session
+    from ..core.session import Session
 
 log = logging.getLogger("mcpgen.runtime.http")
 

@@ -1,0 +1,8 @@
+"""What generated code imports, and nothing else: the stable surface between mcpgen's output
+and its runtime.
+
+Generated packages import only from `support.client` (typed clients), `support.server`
+(scaffolded servers) and `support.models` (the exact-schema check every generated model
+runs). Everything else in `mcpgen.runtime` may move between releases; these names may not
+without a regeneration. A test pins this list (tests/runtime/test_layout.py).
+"""
