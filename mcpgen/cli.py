@@ -10,7 +10,7 @@ from typing import Any, NoReturn
 import click
 
 from . import __version__
-from .catalog import Catalog, Problem
+from .catalog.model import Catalog, Problem
 from .config import SourceSpec, Target, package_for
 
 EXIT_DIFFERENT = 1
@@ -230,7 +230,7 @@ def inspect_cmd(
     config: str | None, server: str | None, connect_timeout: float,
 ) -> None:
     """Print the tools, prompts and resources of SOURCE as a table."""
-    from .inspect import format_catalog
+    from .catalog.table import format_catalog
 
     spec = cli_source([source] if source else [], ctx.obj.get("command", ()), url, headers, config, server, connect_timeout)
     catalog = load_source(spec)
@@ -250,7 +250,7 @@ def snapshot_cmd(
 
     Targets can then point at the file: builds need no live server, and the file diffs well.
     """
-    from .snapshot import dumps_snapshot
+    from .catalog.snapshot import dumps_snapshot
 
     spec = cli_source([source] if source else [], ctx.obj.get("command", ()), url, headers, config, server, connect_timeout)
     catalog = load_source(spec)
@@ -292,7 +292,7 @@ def diff_cmd(old: str, new: str, as_json: bool, headers: tuple[str, ...], connec
     """
     import json
 
-    from .schemadiff import diff_tools, format_table, summary
+    from .catalog.diff import diff_tools, format_table, summary
 
     catalogs = [load_source(_diff_source(s, headers, connect_timeout)) for s in (old, new)]
     changes = diff_tools([t.raw for t in catalogs[0].tools], [t.raw for t in catalogs[1].tools])

@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .catalog import Problem
+from .catalog.model import Problem
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -262,7 +262,7 @@ def _parse_source(
 
 def package_for(output: Path, name: str | None, where: str) -> tuple[str, list[Problem]]:
     """The package name: given, or made from the output folder's name."""
-    from .naming import package_name
+    from .plan.naming import package_name
 
     pkg = name or package_name(output.resolve().name)
     if not pkg.isidentifier():

@@ -12,7 +12,7 @@ def main() -> None:
     args = sys.argv[1:]
     command = next((a for a in args if not a.startswith("-")), "")
     if command in _GENERATING and "--help" not in args:
-        from .dcg_worker import prestart
+        from .models.dcg import prestart
 
         prestart()
     from .cli import main as cli_main

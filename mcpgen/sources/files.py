@@ -7,7 +7,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from ..catalog import Catalog, Problem, build_catalog
+from ..catalog.model import Catalog, Problem, build_catalog
 
 
 def read_document(path: Path) -> tuple[Any, list[Problem]]:

@@ -9,7 +9,7 @@ from collections.abc import Coroutine, Mapping, Sequence
 from dataclasses import replace
 from typing import Any
 
-from ..catalog import Catalog, Problem, build_catalog
+from ..catalog.model import Catalog, Problem, build_catalog
 
 MAX_RELISTS = 5  # a server that changes its tools on every listing is not worth waiting for
 
@@ -123,7 +123,7 @@ async def _read_catalog(
         instructions=instructions if isinstance(instructions, str) else None,
     )
     if not all(p.skippable for p in problems):
-        from ..catalog import StageError
+        from ..catalog.model import StageError
 
         raise StageError(problems)
     # Invalid tools that --skip-invalid may leave out travel with the catalog.
@@ -162,7 +162,7 @@ def load_live_http(
 
 
 def _run(coro: Coroutine[Any, Any, Catalog], where: str, connect_timeout: float) -> tuple[Catalog | None, list[Problem]]:
-    from ..catalog import StageError
+    from ..catalog.model import StageError
     from ..runtime import McpError
 
     try:

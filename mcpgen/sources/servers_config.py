@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ..catalog import Catalog, Problem
+from ..catalog.model import Catalog, Problem
 from .files import read_document
 from .live import load_live
 

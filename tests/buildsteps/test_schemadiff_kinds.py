@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from buildsteps_support import cli, write_json
-from mcpgen.schemadiff import diff_tools
+from mcpgen.catalog.diff import diff_tools
 
 BASE: dict[str, Any] = {
     "name": "search",

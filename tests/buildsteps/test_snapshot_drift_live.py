@@ -17,7 +17,7 @@ from typing import Any
 import pytest
 
 from buildsteps_support import FORECAST, PY, RUNTIME_SERVER, TOOLS_PEER, cli, tree, write_json
-from mcpgen.snapshot import dumps_snapshot, normalize
+from mcpgen.catalog.snapshot import dumps_snapshot, normalize
 from mcpgen.sources.files import load_file
 from mcpgen.sources.live import load_live
 

@@ -12,9 +12,9 @@ from typing import Any
 
 import pytest
 
-from mcpgen.catalog import build_catalog
-from mcpgen.clientgen import ClientOptions, generate_client
-from mcpgen.output import write_atomic
+from mcpgen.catalog.model import build_catalog
+from mcpgen.render.client import ClientOptions, generate_client
+from mcpgen.output.files import write_atomic
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))  # jsts_agreement_lib for test_jsts.py
 

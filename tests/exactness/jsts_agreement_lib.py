@@ -112,9 +112,9 @@ class Outcome:
 
 def generate(out_dir: Path, package: str) -> tuple[Any, dict[str, str], list[Group]]:
     """One generator run over every group; returns (imported package, refused tool -> message, groups)."""
-    from mcpgen.catalog import build_catalog
-    from mcpgen.clientgen import ClientOptions, generate_client
-    from mcpgen.output import write_atomic
+    from mcpgen.catalog.model import build_catalog
+    from mcpgen.render.client import ClientOptions, generate_client
+    from mcpgen.output.files import write_atomic
 
     all_groups = list(groups())
     tools = [

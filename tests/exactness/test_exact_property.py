@@ -18,9 +18,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from hypothesis_jsonschema import from_schema
 
-from mcpgen.catalog import build_catalog
-from mcpgen.models import check_tools, generate_models, result_props
-from mcpgen.naming import name_tools, ordered
+from mcpgen.catalog.model import build_catalog
+from mcpgen.models.generate import check_tools, generate_models, result_props
+from mcpgen.plan.naming import name_tools, ordered
 
 names = st.text(st.characters(codec="utf-8", exclude_categories=("Cs",)), max_size=12)
 scalars = st.one_of(st.none(), st.booleans(), st.integers(-5, 5), st.sampled_from([0.5, -1.5]), st.text(max_size=4))

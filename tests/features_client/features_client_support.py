@@ -10,9 +10,9 @@ from contextlib import contextmanager
 from pathlib import Path
 from types import ModuleType
 
-from mcpgen.catalog import Catalog
-from mcpgen.clientgen import ClientOptions, generate_client
-from mcpgen.output import write_atomic
+from mcpgen.catalog.model import Catalog
+from mcpgen.render.client import ClientOptions, generate_client
+from mcpgen.output.files import write_atomic
 
 REPO = Path(__file__).resolve().parents[2]
 PY = str(REPO / ".venv" / "bin" / "python")

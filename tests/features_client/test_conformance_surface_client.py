@@ -17,7 +17,7 @@ from typing import Any
 import pytest
 
 from features_client_support import CONFORMANCE, PY, generated
-from mcpgen.catalog import Catalog
+from mcpgen.catalog.model import Catalog
 from mcpgen.sources.files import load_many
 
 SCHEMAS = CONFORMANCE / "schemas"

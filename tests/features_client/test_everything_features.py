@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from features_client_support import EVERYTHING, generated
-from mcpgen.catalog import Catalog
+from mcpgen.catalog.model import Catalog
 from mcpgen.sources.live import load_live
 
 

@@ -13,8 +13,8 @@ from typing import Any
 
 import pytest
 
-from mcpgen.clientgen import ClientOptions, generate_client
-from mcpgen.output import write_atomic
+from mcpgen.render.client import ClientOptions, generate_client
+from mcpgen.output.files import write_atomic
 from mcpgen.sources.files import catalog_from_document
 
 REPO = Path(__file__).resolve().parents[2]

@@ -9,8 +9,8 @@ from typing import Any
 
 import pytest
 
-from mcpgen.dcg_worker import DcgWorker
-from mcpgen.models import _run_dcg
+from mcpgen.models.dcg import DcgWorker
+from mcpgen.models.generate import _run_dcg
 
 DOC: dict[str, Any] = {
     "type": "object",

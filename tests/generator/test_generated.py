@@ -142,7 +142,7 @@ def test_refs_hoisted_and_external_refs_refused(generate: GenerateFn) -> None:
     s = FakeSession()
     run(pkg.AsyncClient(s).t(p=pkg.models.TArgsPoint(x=1), q={"any": "thing"}))
     assert s.calls[-1][1] == {"p": {"x": 1}, "q": {"any": "thing"}}
-    from mcpgen.catalog import StageError
+    from mcpgen.catalog.model import StageError
 
     external = {"type": "object", "properties": {"q": {"$ref": "https://evil.example/schema.json"}, "r": {"$ref": "/etc/passwd"}}}
     with pytest.raises(StageError) as ei:
@@ -177,7 +177,7 @@ def test_methods_send_their_arguments_by_wire_name_either_way(generate: Generate
     and spells out the wire-keyed dict when it cannot tell (the fallback): same call on the wire."""
     import dataclasses
 
-    from mcpgen import clientgen
+    from mcpgen.render import client as clientgen
 
     doc = {"tools": [tool("get-it", {"the-id": {"type": "string"}, "n": {"type": "integer"}}, ["the-id"])]}
     compact = generate(doc)

@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 from jsonschema import Draft7Validator, Draft202012Validator, exceptions
 
-from mcpgen import metaschema
+from mcpgen.catalog import metaschema
 
 JSTS = Path(__file__).resolve().parents[1] / "exactness" / "jsts"
 

@@ -3,9 +3,9 @@ from __future__ import annotations
 import keyword
 import random
 
-from mcpgen.catalog import build_catalog
-from mcpgen.models import result_props
-from mcpgen.naming import name_tools, snake
+from mcpgen.catalog.model import build_catalog
+from mcpgen.models.generate import result_props
+from mcpgen.plan.naming import name_tools, snake
 
 from .conftest import tool
 
@@ -69,7 +69,7 @@ def test_field_names_avoid_pydantic_and_keywords() -> None:
 
 
 def test_no_tool_method_can_shadow_a_member_of_the_generated_clients_base_classes() -> None:
-    from mcpgen.naming import CLIENT_MEMBERS
+    from mcpgen.plan.naming import CLIENT_MEMBERS
     from mcpgen.runtime.client.typed import AsyncClientBase, SyncClientBase
 
     public = {n for cls in (AsyncClientBase, SyncClientBase) for n in dir(cls) if not n.startswith("_")}

@@ -19,10 +19,10 @@ import pydantic
 import pytest
 
 from hostile_corpus import BAD_TOOLS, EVIL, MARK, good_tools
-from mcpgen.catalog import build_catalog
+from mcpgen.catalog.model import build_catalog
 from mcpgen.cli import main
-from mcpgen.clientgen import ClientOptions, generate_client
-from mcpgen.output import write_atomic
+from mcpgen.render.client import ClientOptions, generate_client
+from mcpgen.output.files import write_atomic
 
 REPO = Path(__file__).resolve().parents[2]
 BANNED_CALLS = {"eval", "exec", "compile", "__import__", "breakpoint", "input"}

@@ -12,9 +12,9 @@ from typing import Any
 import pydantic
 import pytest
 
-from mcpgen.catalog import build_catalog
-from mcpgen.clientgen import ClientOptions, generate_client
-from mcpgen.output import write_atomic
+from mcpgen.catalog.model import build_catalog
+from mcpgen.render.client import ClientOptions, generate_client
+from mcpgen.output.files import write_atomic
 
 REPO = Path(__file__).resolve().parents[2]
 COUNT = 2000

@@ -13,7 +13,7 @@ import json
 from dataclasses import replace
 from typing import Any
 
-from .catalog import Catalog
+from .model import Catalog
 
 SNAPSHOT_FORMAT = 1
 

@@ -8,15 +8,15 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from .catalog import Catalog, Problem, StageError, ToolSpec
-from .dcg_worker import DcgWorker
-from .models import ModelsOutput, check_tools, generate_models, result_props, result_view
-from .naming import CLIENT_MEMBERS, RESERVED_SNAKE, ToolNames, allocate, field_names, name_tools, ordered, snake
-from .output import FileSet, format_files
-from .render import make_environment, render
-from .runtime.client.drift import schema_hash
+from ..catalog.model import Catalog, Problem, StageError, ToolSpec
+from ..models.dcg import DcgWorker
+from ..models.generate import ModelsOutput, check_tools, generate_models, result_props, result_view
+from ..plan.naming import CLIENT_MEMBERS, RESERVED_SNAKE, ToolNames, allocate, field_names, name_tools, ordered, snake
+from ..output.files import FileSet, format_files
+from .environment import make_environment, render
+from ..runtime.client.drift import schema_hash
 
-RUNTIME_DIR = Path(__file__).parent / "runtime"
+RUNTIME_DIR = Path(__file__).parents[1] / "runtime"
 
 
 @dataclass(frozen=True)

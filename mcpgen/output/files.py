@@ -17,7 +17,7 @@ from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .catalog import Problem
+from ..catalog.model import Problem
 from .manifest import MANIFEST_NAME, Manifest
 
 

@@ -17,12 +17,12 @@ import json
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from .catalog import Catalog, Problem, ToolSpec
-from .exact import MAX_DEPTH, ref_problems, schema_depth, typing_view
-from .naming import ToolNames, pascal, snake
+from ..catalog.model import Catalog, Problem, ToolSpec
+from .typing_view import MAX_DEPTH, ref_problems, schema_depth, typing_view
+from ..plan.naming import ToolNames, pascal, snake
 
 if TYPE_CHECKING:
-    from .dcg_worker import DcgWorker
+    from .dcg import DcgWorker
 
 ROOT_CLASS = "McpgenDocumentRoot"
 

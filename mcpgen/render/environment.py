@@ -10,7 +10,7 @@ from typing import Any
 
 import jinja2
 
-from . import __version__
+from .. import __version__
 
 HEADER_TEMPLATE = "common/header.py.jinja"
 

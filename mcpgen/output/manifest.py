@@ -13,8 +13,8 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from . import __version__
-from .catalog import Problem
+from .. import __version__
+from ..catalog.model import Problem
 
 MANIFEST_NAME = ".mcpgen-manifest.json"
 MANIFEST_FORMAT = 1

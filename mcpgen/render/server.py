@@ -14,13 +14,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .catalog import Catalog, Problem, StageError, ToolSpec
-from .clientgen import usable_tools
-from .dcg_worker import DcgWorker
-from .models import ModelsOutput, generate_models, result_props, result_view
-from .naming import ToolNames, name_tools
-from .output import FileSet, format_files
-from .render import make_environment, render
+from ..catalog.model import Catalog, Problem, StageError, ToolSpec
+from .client import usable_tools
+from ..models.dcg import DcgWorker
+from ..models.generate import ModelsOutput, generate_models, result_props, result_view
+from ..plan.naming import ToolNames, name_tools
+from ..output.files import FileSet, format_files
+from .environment import make_environment, render
 
 HANDLERS_FILE = "handlers.py"
 HANDLERS_CLASS = "Handlers"
@@ -87,7 +87,7 @@ def _feature_contexts(catalog: Catalog, taken: set[str]) -> dict[str, list[dict[
     Method names get a kind prefix (prompt_, resource_, template_) and step around the tool
     methods and each other through the one allocator in naming.py.
     """
-    from .naming import allocate, field_names, pascal, snake
+    from ..plan.naming import allocate, field_names, pascal, snake
 
     entries: list[tuple[str, str, dict[str, Any]]] = []  # (kind, key, definition)
     for prompt in catalog.prompts:

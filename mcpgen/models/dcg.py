@@ -126,7 +126,7 @@ class DcgWorker:
 
 
 def _generate_here(doc: dict[str, Any], aliases: dict[str, str]) -> str:
-    from .models import _run_dcg
+    from .generate import _run_dcg
 
     return _run_dcg(doc, aliases)
 

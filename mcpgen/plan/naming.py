@@ -15,7 +15,7 @@ import unicodedata
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
-from .catalog import Catalog, ToolSpec
+from ..catalog.model import Catalog, ToolSpec
 
 # Names the generated AsyncClient/Client define themselves (a tool must never shadow them).
 CLIENT_MEMBERS = frozenset(

@@ -111,7 +111,7 @@ def _check_schema(where: str, pointer: str, schema: Any) -> list[Problem]:
         return []
     from jsonschema import exceptions  # slow import, only when used
 
-    from .exact import MAX_DEPTH, schema_depth
+    from ..models.typing_view import MAX_DEPTH, schema_depth
     from .metaschema import check_schema
 
     if schema_depth(schema) > MAX_DEPTH:

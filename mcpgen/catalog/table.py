@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from .catalog import Catalog
-from .models import result_props, result_view
-from .naming import name_tools, ordered
+from .model import Catalog
+from ..models.generate import result_props, result_view
+from ..plan.naming import name_tools, ordered
 
 
 def _table(headers: list[str], rows: list[list[str]]) -> str:
