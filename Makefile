@@ -6,7 +6,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: setup demo test bench clean
+.PHONY: setup demo lint test bench clean
 
 $(STAMP): pyproject.toml tests/peers/package.json tests/peers/package-lock.json
 	test -x $(BIN)/python || $(PY) -m venv $(VENV)
@@ -23,7 +23,13 @@ setup: $(STAMP)
 demo: setup
 	$(BIN)/python examples/demo.py
 
-test: setup
+# ruff (format and a small lint rule set) and mypy --strict, before any test runs.
+lint: setup
+	$(BIN)/ruff format --check .
+	$(BIN)/ruff check .
+	$(BIN)/python -m mypy --strict mcpgen
+
+test: lint
 	$(BIN)/python -m pytest -q -ra
 
 bench: setup

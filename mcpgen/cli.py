@@ -12,6 +12,7 @@ import click
 from . import __version__
 from .catalog.model import Catalog, Problem
 from .config import SourceSpec, Target, package_for
+from .options import ClientOptions, Mode, Runtime, ServerOptions
 
 EXIT_DIFFERENT = 1
 EXIT_BAD_INPUT = 2
@@ -95,16 +96,16 @@ def _with_mode_options(f: Any) -> Any:
     return f
 
 
-def _mode(check: bool, show_diff: bool) -> str:
-    return "diff" if show_diff else "check" if check else "write"
+def _mode(check: bool, show_diff: bool) -> Mode:
+    return Mode.DIFF if show_diff else Mode.CHECK if check else Mode.WRITE
 
 
-def _cli_target(kind: str, output: str, name: str | None, source: SourceSpec, **options: Any) -> Target:
+def _cli_target(output: str, name: str | None, source: SourceSpec, **options: Any) -> Target:
     out = Path(output)
     pkg, problems = package_for(out, name, "--name")
     if problems:
         _fail(problems)
-    return Target(name="", kind=kind, source=source, output=out, package=pkg, display=output, **options)
+    return Target(name="", source=source, output=out, package=pkg, display=output, **options)
 
 
 @cli.command("client")
@@ -130,8 +131,8 @@ def client_cmd(
     """Generate a typed client package from SOURCE (file), --url, --config/--server, or -- COMMAND ARGS..."""
     spec = cli_source([source] if source else [], ctx.obj.get("command", ()), url, headers, config, server, connect_timeout)
     target = _cli_target(
-        "client", output, name, spec, runtime=runtime, templates=Path(templates) if templates else None, force=force,
-        skip_invalid=skip_invalid, sync=sync,
+        output, name, spec, generator=ClientOptions(runtime=Runtime(runtime), sync=sync),
+        templates=Path(templates) if templates else None, force=force, skip_invalid=skip_invalid,
     )
     sys.exit(_run([target], _mode(check, show_diff)))
 
@@ -141,6 +142,8 @@ def client_cmd(
 @click.option("-o", "--output", "output", required=True, type=click.Path(file_okay=False), help="Package directory to write.")
 @click.option("--name", "name", default=None, help="Package name (default: the output folder's name).")
 @click.option("--add-missing", is_flag=True, help="Append stubs for new tools to handlers.py (nothing else in it changes).")
+@click.option("--runtime", type=click.Choice(["import", "vendor"]), default="import", show_default=True,
+              help="import: use the installed mcpgen.runtime; vendor: copy it into the package.")
 @click.option("--templates", "templates", type=click.Path(exists=True, file_okay=False), default=None,
               help="Directory of templates overriding shipped ones by file name.")
 @click.option("--skip-invalid", is_flag=True,
@@ -149,7 +152,7 @@ def client_cmd(
 @_with_mode_options
 @click.pass_context
 def server_cmd(
-    ctx: click.Context, sources: tuple[str, ...], output: str, name: str | None, add_missing: bool,
+    ctx: click.Context, sources: tuple[str, ...], output: str, name: str | None, add_missing: bool, runtime: str,
     templates: str | None, skip_invalid: bool, url: str | None, headers: tuple[str, ...], config: str | None, server: str | None,
     connect_timeout: float, check: bool, show_diff: bool, force: bool,
 ) -> None:
@@ -159,8 +162,8 @@ def server_cmd(
     """
     spec = cli_source(sources, ctx.obj.get("command", ()), url, headers, config, server, connect_timeout)
     target = _cli_target(
-        "server", output, name, spec, templates=Path(templates) if templates else None,
-        add_missing=add_missing, force=force, skip_invalid=skip_invalid,
+        output, name, spec, generator=ServerOptions(runtime=Runtime(runtime), add_missing=add_missing),
+        templates=Path(templates) if templates else None, force=force, skip_invalid=skip_invalid,
     )
     sys.exit(_run([target], _mode(check, show_diff)))
 
@@ -187,7 +190,7 @@ def generate_cmd(names: tuple[str, ...], check: bool, show_diff: bool, force: bo
     sys.exit(_run(targets, _mode(check, show_diff)))
 
 
-def _run(targets: Sequence[Target], mode: str) -> int:
+def _run(targets: Sequence[Target], mode: Mode) -> int:
     """Every target, each reported on its own; exit 2 if any failed, else 1 if any differs."""
     from .pipeline import run_target
 
@@ -205,14 +208,14 @@ def _run(targets: Sequence[Target], mode: str) -> int:
         for line in outcome.messages:
             click.echo(f"mcpgen: {label}{line}", err=True)
         shown = t.display or str(t.output)
-        if mode == "write":
+        if mode is Mode.WRITE:
             click.echo(f"{label}wrote {outcome.written} files to {shown} ({outcome.tools} tools)", err=True)
             continue
         if outcome.diff:
             click.echo(outcome.diff, nl=False)
         for ch in outcome.changes:
             # With --diff, stdout is the patch alone; the summary goes to stderr.
-            click.echo(f"{label}{ch.status:8} {Path(shown) / ch.path}", err=mode == "diff")
+            click.echo(f"{label}{ch.status:8} {Path(shown) / ch.path}", err=mode is Mode.DIFF)
         if outcome.changes:
             differs = True
             click.echo(f"mcpgen: {label}{shown} is out of date ({len(outcome.changes)} files differ)", err=True)
@@ -230,7 +233,7 @@ def inspect_cmd(
     config: str | None, server: str | None, connect_timeout: float,
 ) -> None:
     """Print the tools, prompts and resources of SOURCE as a table."""
-    from .catalog.table import format_catalog
+    from .render.table import format_catalog
 
     spec = cli_source([source] if source else [], ctx.obj.get("command", ()), url, headers, config, server, connect_timeout)
     catalog = load_source(spec)

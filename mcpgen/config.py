@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from .catalog.model import Problem
+from .options import ClientOptions, GeneratorOptions, Runtime, ServerOptions
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -32,7 +33,7 @@ else:  # pragma: no cover - Python 3.10 only (tomli is a dependency there)
 
 PYPROJECT = "pyproject.toml"
 KINDS = ("client", "server")
-RUNTIMES = ("import", "vendor")
+RUNTIMES = tuple(r.value for r in Runtime)
 _VAR = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}")
 # Keys of one target table (kebab-case; snake_case is accepted too).
 _KEYS = {
@@ -68,21 +69,22 @@ class SourceSpec:
 
 @dataclass(frozen=True)
 class Target:
+    """One package to generate: from where, into where, and the options of its kind."""
+
     name: str  # the table name ("" for a plain `mcpgen client` run)
-    kind: str  # "client" | "server"
     source: SourceSpec
     output: Path
     package: str
-    runtime: str = "import"
+    generator: GeneratorOptions  # ClientOptions or ServerOptions: the kind of package
     templates: Path | None = None
-    add_missing: bool = False
     force: bool = False
     skip_invalid: bool = False  # leave out (with a warning) tools that cannot be generated exactly
-    sync: bool = True  # clients: also generate the sync `Client` twin
     display: str = ""  # how to name the output folder in messages
 
-    def label(self) -> str:
-        return self.name or self.display or str(self.output)
+    @property
+    def kind(self) -> str:
+        """"client" or "server" (as the manifest records it)."""
+        return "client" if isinstance(self.generator, ClientOptions) else "server"
 
 
 @dataclass(frozen=True)
@@ -189,6 +191,9 @@ def parse_target(
     package = text("name")
     add_missing, force, skip_invalid = flag("add-missing"), flag("force"), flag("skip-invalid")
     sync = flag("sync", True)
+    for key, only in (("sync", "client"), ("add-missing", "server")):
+        if key in opts and kind in KINDS and kind != only:
+            problems.append(Problem(where, f"{key!r} applies to {only} targets only"))
     if problems or kind is None or output is None or source is None:
         return None, problems
     out = root / output
@@ -198,16 +203,17 @@ def parse_target(
     return (
         Target(
             name=name,
-            kind=kind,
             source=source,
             output=out,
             package=pkg,
-            runtime=runtime,
+            generator=(
+                ClientOptions(runtime=Runtime(runtime), sync=sync)
+                if kind == "client"
+                else ServerOptions(runtime=Runtime(runtime), add_missing=add_missing)
+            ),
             templates=root / templates if templates else None,
-            add_missing=add_missing,
             force=force,
             skip_invalid=skip_invalid,
-            sync=sync,
             display=output,
         ),
         [],

@@ -1,5 +1,5 @@
 """The `mcpgen` command. Before anything heavy is imported, a command that generates code starts
-its datamodel-code-generator worker (see dcg_worker): it then loads alongside the CLI itself."""
+its datamodel-code-generator worker (see models/dcg.py): it then loads alongside the CLI itself."""
 
 from __future__ import annotations
 
@@ -12,9 +12,9 @@ def main() -> None:
     args = sys.argv[1:]
     command = next((a for a in args if not a.startswith("-")), "")
     if command in _GENERATING and "--help" not in args:
-        from .models.dcg import prestart
+        from .models import dcg
 
-        prestart()
+        dcg.start()
     from .cli import main as cli_main
 
     cli_main()

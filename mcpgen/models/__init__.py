@@ -1,0 +1,56 @@
+"""Stage 4, the models: the plan's tools -> pydantic models (one datamodel-code-generator call),
+and the plan completed with what only those models know (annotations, root types).
+
+`document.py` builds the one schema document, `dcg.py` runs datamodel-code-generator on it,
+`postprocess.py` turns its output into the models.py mcpgen writes. The models accept exactly
+what the schemas accept: `typing_view.py` makes annotations that accept a superset, and each
+model checks the raw instance with jsonschema first (mcpgen/runtime/core/validation.py).
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from ..catalog.model import Problem
+from ..plan.types import Param, Plan, ResultShape, ToolPlan
+from . import dcg
+from .document import build_document, class_docs, exact_schemas
+from .postprocess import ModelInfo, ModelsOutput, postprocess
+
+__all__ = ["ModelInfo", "ModelsOutput", "bind_plan", "generate_models"]
+
+
+def generate_models(plan: Plan, *, runtime_module: str = "mcpgen.runtime") -> tuple[ModelsOutput | None, list[Problem]]:
+    """models.py for the plan's tools (None with the problems when it cannot be made)."""
+    doc, aliases, problems = build_document(plan.tools)
+    if not plan.tools:
+        return ModelsOutput("from __future__ import annotations\n", {}, ()), problems
+    try:
+        source = dcg.generate(doc, aliases)
+    except Exception as exc:  # DCG raises many types; all mean "these schemas could not be modelled"
+        msg = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+        return None, problems + [Problem("models", f"datamodel-code-generator failed: {msg[:300]}")]
+    wanted = {t.args_model for t in plan.tools} | {t.result_model for t in plan.tools if t.result_model}
+    out, found = postprocess(source, wanted, exact_schemas(plan.tools), class_docs(plan.tools), runtime_module)
+    return out, problems + found
+
+
+def bind_plan(plan: Plan, models: ModelsOutput) -> Plan:
+    """The plan with each tool's typed parameters and return annotation from the generated models."""
+    return replace(plan, tools=tuple(_bind_tool(t, models) for t in plan.tools))
+
+
+def _bind_tool(t: ToolPlan, models: ModelsOutput) -> ToolPlan:
+    required = t.spec.input_schema.get("required")
+    required = set(required) if isinstance(required, list) else set()
+    info = models.infos[t.args_model]
+    params = [Param(f.python, f.wire, f.wire in required, info.fields.get(f.python, "Any")) for f in t.args]
+    params.sort(key=lambda p: not p.required)  # stable: schema order within each group
+    by_locals = info.root_type is None and all(info.wire_names.get(p.python) == p.wire for p in params)
+    if t.result_model is None:
+        return replace(t, params=tuple(params), by_locals=by_locals)
+    result = models.infos[t.result_model]
+    # The models decide: an object schema DCG could only type as a RootModel is sent as a root.
+    shape = ResultShape.ROOT if result.root_type is not None else ResultShape.MODEL
+    annotation = result.root_type if result.root_type is not None else f"_models.{t.result_model}"
+    return replace(t, params=tuple(params), by_locals=by_locals, shape=shape, result_annotation=annotation)

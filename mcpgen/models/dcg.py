@@ -1,4 +1,4 @@
-"""datamodel-code-generator in a forked helper process that loads it ahead of time.
+"""The only adapter to datamodel-code-generator (DCG): one call per generation, maybe in a helper.
 
 Loading datamodel-code-generator (its first generate() imports the parsers and models) takes
 about half a second: longer than a small catalog's whole generation. A worker forked when the
@@ -7,10 +7,15 @@ warm-up, while this process reads the source, meta-validates the schemas and nam
 `run` then hands it the one document. Where fork is not the
 platform's way (macOS, Windows), or the worker is gone, the call runs in this process instead:
 the output is the same either way.
+
+The rest of mcpgen sees three functions: `start()` (idempotent: the command's entry point and
+each target call it), `generate(document, aliases)` and `stop()`; `parallel()` says whether a
+worker is loading DCG while this process does other work.
 """
 
 from __future__ import annotations
 
+import json
 import multiprocessing
 import sys
 import threading
@@ -18,8 +23,41 @@ from collections.abc import Callable
 from multiprocessing.connection import Connection
 from typing import Any
 
-# (document, aliases) -> module source; the in-process generator (models._run_dcg).
+from .document import ROOT_CLASS
+
+# (document, aliases) -> module source; `run_in_process` below, or a stand-in in tests.
 Generate = Callable[[dict[str, Any], dict[str, str]], str]
+
+
+def run_in_process(doc: dict[str, Any], aliases: dict[str, str]) -> str:
+    from datamodel_code_generator import InputFileType, LiteralType, PythonVersion, generate
+    from datamodel_code_generator.enums import DataModelType
+
+    result = generate(
+        json.dumps(doc, sort_keys=False),
+        input_file_type=InputFileType.JsonSchema,
+        output_model_type=DataModelType.PydanticV2BaseModel,
+        target_python_version=PythonVersion.PY_310,
+        class_name=ROOT_CLASS,
+        aliases=aliases,
+        disable_timestamp=True,
+        field_constraints=True,
+        strict_nullable=True,
+        use_union_operator=True,
+        use_standard_collections=True,
+        enum_field_as_literal=LiteralType.All,
+        keep_model_order=True,
+        use_schema_description=False,
+        # Unknown keys are kept (and sent); the exact check already judged them.
+        extra_fields="allow",
+        use_field_description=False,
+        formatters=[],
+        # URLs stay strings: AnyUrl would rewrite what is sent (adds "/") and rejects plain-str defaults.
+        type_mappings=["string+uri=string", "string+uri-reference=string", "string+iri=string"],
+    )
+    if not isinstance(result, str):
+        raise RuntimeError("expected one module from datamodel-code-generator")
+    return result
 
 
 _WARM_UP: dict[str, Any] = {"type": "object", "properties": {"Warm": {"type": "object", "properties": {"x": {"type": "string"}}}}}
@@ -111,13 +149,6 @@ class DcgWorker:
                 self._proc.join()
             self._proc = None
 
-    @classmethod
-    def take(cls, generate: Generate) -> DcgWorker:
-        """The worker `prestart` started for this process's first target, else a new one."""
-        global _prestarted
-        worker, _prestarted = _prestarted, None
-        return worker if worker is not None else cls(generate)
-
     def __enter__(self) -> DcgWorker:
         return self
 
@@ -125,17 +156,36 @@ class DcgWorker:
         self.close()
 
 
-def _generate_here(doc: dict[str, Any], aliases: dict[str, str]) -> str:
-    from .generate import _run_dcg
-
-    return _run_dcg(doc, aliases)
+_worker: DcgWorker | None = None
 
 
-_prestarted: DcgWorker | None = None
+def start() -> None:
+    """Start a worker for the next `generate` (a no-op when one is already running)."""
+    global _worker
+    if _worker is None:
+        _worker = DcgWorker(run_in_process)
 
 
-def prestart() -> None:
-    """Start the first target's worker now, at the top of the `mcpgen` command (entry.py)."""
-    global _prestarted
-    if _prestarted is None:
-        _prestarted = DcgWorker(_generate_here)
+def parallel() -> bool:
+    """True while a worker loads DCG on another core (this process has time on its hands)."""
+    return _worker is not None and _worker.parallel
+
+
+def generate(document: dict[str, Any], aliases: dict[str, str]) -> str:
+    """The models module DCG makes of `document`: in the worker if one runs, else here."""
+    global _worker
+    worker, _worker = _worker, None
+    if worker is None:
+        return run_in_process(document, aliases)
+    try:
+        return worker.run(document, aliases)
+    finally:
+        worker.close()
+
+
+def stop() -> None:
+    """Stop an unused worker (every exit path of a target calls this)."""
+    global _worker
+    worker, _worker = _worker, None
+    if worker is not None:
+        worker.close()

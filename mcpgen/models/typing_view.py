@@ -6,8 +6,9 @@ to accept a *superset* of the valid instances. `typing_view` builds that superse
 keeps what Python types can say (type, properties, required, items, small enums, local refs to
 `$defs`) and drops every constraint, so pydantic never rejects an instance jsonschema accepts.
 
-`ref_problems` refuses a schema whose `$ref`s leave the document: mcpgen never reads a file
-or a URL because a schema named it, so such a tool cannot be checked exactly.
+The other half of exactness is at run time: `mcpgen/runtime/core/validation.py` checks each
+instance against the schema itself. Schemas no model could check exactly (refs leaving the
+document, hostile depth) never get here: `mcpgen/catalog/checks.py` refuses them first.
 """
 
 from __future__ import annotations
@@ -17,87 +18,8 @@ from typing import Any
 
 # Deeper than this, annotations become Any (jsonschema still checks every level).
 MAX_TYPED_DEPTH = 24
-# Deeper than this (JSON nesting, about two levels per subschema), a schema is refused.
-MAX_DEPTH = 1000
 _SCALARS = ("string", "integer", "number", "boolean", "null")
 _INT_LIMIT = 2**63
-
-
-def schema_depth(node: Any, limit: int = MAX_DEPTH) -> int:
-    """Nesting depth of dicts/lists, computed without recursion (hostile depth cannot crash it)."""
-    deepest = 0
-    stack: list[tuple[Any, int]] = [(node, 0)]
-    while stack:
-        cur, d = stack.pop()
-        deepest = max(deepest, d)
-        if deepest > limit:
-            return deepest
-        if isinstance(cur, dict):
-            stack.extend((v, d + 1) for v in cur.values())
-        elif isinstance(cur, list):
-            stack.extend((v, d + 1) for v in cur)
-    return deepest
-
-
-def ref_problems(schema: Any) -> list[tuple[str, str]]:
-    """(pointer, message) for every `$ref`/`$dynamicRef` that does not resolve inside `schema`.
-
-    Uses `referencing` with an empty registry (plus the bundled meta-schemas): a lookup that
-    would need a file or the network fails instead of fetching.
-    """
-    if not isinstance(schema, dict):
-        return []
-    from jsonschema_specifications import REGISTRY as SPECS  # type: ignore[import-untyped]
-    from referencing import Registry
-    from referencing.exceptions import Unresolvable
-    from referencing.jsonschema import DRAFT202012, UnknownDialect, specification_with
-
-    spec = specification_with(str(schema.get("$schema", "")), default=DRAFT202012)
-    root = spec.create_resource(schema)
-    base = root.id() or ""
-    registry: Registry[Any] = SPECS.combine(Registry().with_resource(base, root)).crawl()
-    out: list[tuple[str, str]] = []
-    where = _pointers(schema)
-    stack = [(root, registry.resolver(base_uri=base))]
-    while stack:
-        res, resolver = stack.pop()
-        node = res.contents
-        ptr = where.get(id(node), "")
-        if isinstance(node, dict):
-            dialect = node.get("$schema")
-            if dialect is not None:
-                try:
-                    specification_with(str(dialect))
-                except UnknownDialect:
-                    # Its vocabularies live in a metaschema mcpgen would have to fetch.
-                    out.append((f"{ptr}/$schema", f"unknown $schema {str(dialect)[:80]!r} (known: JSON Schema "
-                                                  "draft-04 to 2020-12; mcpgen never fetches a metaschema)"))
-            for kw in ("$ref", "$dynamicRef", "$recursiveRef"):
-                ref = node.get(kw)
-                if not isinstance(ref, str):
-                    continue
-                try:
-                    resolver.lookup(ref)
-                except (Unresolvable, ValueError, KeyError, TypeError):
-                    out.append((f"{ptr}/{kw}", f"{kw} {ref[:80]!r} does not resolve inside the document "
-                                               "(mcpgen never reads files or URLs)"))
-        for sub in res.subresources():
-            stack.append((sub, resolver.in_subresource(sub)))
-    return sorted(set(out))
-
-
-def _pointers(schema: Any) -> dict[int, str]:
-    """id(node) -> JSON pointer of every object/array in `schema` (iterative: depth-safe)."""
-    out: dict[int, str] = {}
-    stack: list[tuple[Any, str]] = [(schema, "")]
-    while stack:
-        node, ptr = stack.pop()
-        if isinstance(node, (dict, list)):
-            out.setdefault(id(node), ptr)
-            items = node.items() if isinstance(node, dict) else enumerate(node)
-            for k, v in items:
-                stack.append((v, f"{ptr}/{str(k).replace('~', '~0').replace('/', '~1')}"))
-    return out
 
 
 class _View:

@@ -15,7 +15,7 @@ import unicodedata
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
-from ..catalog.model import Catalog, ToolSpec
+from ..catalog.model import ToolSpec
 
 # Names the generated AsyncClient/Client define themselves (a tool must never shadow them).
 CLIENT_MEMBERS = frozenset(
@@ -29,6 +29,9 @@ CLIENT_MEMBERS = frozenset(
     }
 )
 
+# Names the generated server's ToolsBase defines itself, beside the tool methods.
+SERVER_MEMBERS = frozenset({"complete", "subscribe"})
+
 # pydantic.BaseModel attributes (fixed list so output does not drift with the pydantic version).
 PYDANTIC_MEMBERS = frozenset(
     {
@@ -41,13 +44,12 @@ PYDANTIC_MEMBERS = frozenset(
     }
 )
 
-_RESERVED_SNAKE = (
+RESERVED_SNAKE = (
     frozenset(keyword.kwlist)
     | frozenset(keyword.softkwlist)
     | frozenset(n for n in dir(builtins) if not n.startswith("_"))
     | frozenset({"self", "cls"})
 )
-RESERVED_SNAKE = _RESERVED_SNAKE  # for other generators' own name tables
 
 
 def _ascii(text: str) -> str:
@@ -130,7 +132,7 @@ class ToolNames:
 def field_names(props: Mapping[str, object], extra_reserved: frozenset[str] = frozenset()) -> tuple[FieldName, ...]:
     wires = [w for w in props]
     base = {w: snake(w, empty="field") for w in wires}
-    names = allocate(wires, base, _RESERVED_SNAKE | PYDANTIC_MEMBERS | extra_reserved)
+    names = allocate(wires, base, RESERVED_SNAKE | PYDANTIC_MEMBERS | extra_reserved)
     return tuple(FieldName(w, names[w]) for w in wires)
 
 
@@ -138,7 +140,8 @@ def name_tools(tools: Iterable[ToolSpec], result_props: dict[str, dict[str, obje
     """Names for every tool; `result_props` maps wire name -> top-level props of its (unwrapped) result."""
     specs = {t.name: t for t in tools}
     base = {w: snake(w, empty="tool") for w in specs}
-    methods = allocate(specs, base, _RESERVED_SNAKE | CLIENT_MEMBERS)
+    # One method name per tool for both sides: it steps around the client's and the server's members.
+    methods = allocate(specs, base, RESERVED_SNAKE | CLIENT_MEMBERS | SERVER_MEMBERS)
     # Pascal stems come from the unique method names; re-check since `a_2` and `a2` meet again.
     stems = allocate(specs, {w: pascal(methods[w]) for w in specs}, frozenset(), joiner="V")
     out: dict[str, ToolNames] = {}
@@ -157,8 +160,3 @@ def name_tools(tools: Iterable[ToolSpec], result_props: dict[str, dict[str, obje
 
 def package_name(text: str) -> str:
     return snake(text, empty="client")
-
-
-def ordered(catalog: Catalog) -> list[ToolSpec]:
-    """Tools in the order generated code lists them: by wire name (input order never matters)."""
-    return sorted(catalog.tools, key=lambda t: t.name)

@@ -1,191 +1,42 @@
-"""Catalog -> in-memory client package (names, models, templates, black)."""
+"""Plan + models -> the files of a typed client package (unformatted; see output/files.py)."""
 
 from __future__ import annotations
 
-import json
-import re
-from dataclasses import dataclass, replace
-from pathlib import Path
-from typing import Any
-
-from ..catalog.model import Catalog, Problem, StageError, ToolSpec
-from ..models.dcg import DcgWorker
-from ..models.generate import ModelsOutput, check_tools, generate_models, result_props, result_view
-from ..plan.naming import CLIENT_MEMBERS, RESERVED_SNAKE, ToolNames, allocate, field_names, name_tools, ordered, snake
-from ..output.files import FileSet, format_files
+from ..models import ModelsOutput
+from ..options import ClientOptions, Runtime
+from ..output.files import FileSet
+from ..plan.types import Plan
 from .environment import make_environment, render
-from ..runtime.client.drift import schema_hash
+from .vendor import runtime_files
 
-RUNTIME_DIR = Path(__file__).parents[1] / "runtime"
-
-
-@dataclass(frozen=True)
-class ClientOptions:
-    package: str
-    runtime: str = "import"  # "import" | "vendor"
-    templates: str | None = None
-    # Leave out (with a warning) each tool that cannot be generated exactly, instead of failing.
-    skip_invalid: bool = False
-    sync: bool = True  # also generate the sync `Client` twin
+FILES = ("__init__.py", "client.py", "models.py", "_catalog.py", "py.typed")
 
 
-def _tool_context(spec: Any, n: ToolNames, models: ModelsOutput) -> dict[str, Any]:
-    required = spec.input_schema.get("required")
-    required = set(required) if isinstance(required, list) else set()
-    info = models.infos[n.args_model]
-    params = [
-        {"python": f.python, "wire": f.wire, "annotation": info.fields.get(f.python, "Any"), "required": f.wire in required}
-        for f in n.args
-    ]
-    params.sort(key=lambda p: not p["required"])  # stable: schema order within each group
-    result_model: str | None = None
-    wrapped = root = False
-    returns = "ToolResult"
-    if spec.output_schema is not None:
-        result_model = n.result_model
-        _, wrapped = result_view(spec)
-        rinfo = models.infos[result_model]
-        root = rinfo.root_type is not None
-        returns = rinfo.root_type if rinfo.root_type is not None else f"_models.{result_model}"
-    doc = "\n\n".join(x for x in (spec.title, spec.description) if x) or f"Call the {spec.name!r} tool."
-    if spec.title and spec.description and spec.description.startswith(spec.title):
-        doc = spec.description
-    doc += f"\n\nMCP tool: {spec.name!r}"
-    # The body sends `locals()` when the Args model maps every argument to its wire name
-    # (runtime `_call`); otherwise (e.g. a RootModel union) it spells out the wire-keyed dict.
-    by_locals = info.root_type is None and all(info.wire_names.get(str(p["python"])) == p["wire"] for p in params)
-    return {
-        "by_locals": by_locals,
-        "wire": spec.name,
-        "schema_hash": schema_hash(spec.raw),
-        "method": n.method,
-        "args_model": n.args_model,
-        "result_model": result_model,
-        "wrapped": wrapped,
-        "root": root,
-        "returns": returns,
-        "params": params,
-        "doc": doc,
-    }
+def runtime_module(runtime: Runtime) -> str:
+    """How the package's top-level modules import the runtime."""
+    return "._runtime" if runtime is Runtime.VENDOR else "mcpgen.runtime"
 
 
-def usable_tools(catalog: Catalog, skip_invalid: bool) -> tuple[list[ToolSpec], list[Problem]]:
-    """The tools to generate, and the refused ones as warnings; without skip_invalid a refusal is an error."""
-    tools = ordered(catalog)
-    refused = list(catalog.refused) + check_tools(tools)
-    if refused and not skip_invalid:
-        raise StageError(refused)
-    bad = {p.tool for p in refused}
-    notes = [replace(p, warning=True, message=p.message + " (tool skipped)") for p in refused]
-    return [t for t in tools if t.name not in bad], notes
-
-
-def generate_client(catalog: Catalog, opts: ClientOptions, dcg: DcgWorker | None = None) -> FileSet:
-    """Every file of the package, formatted; raises StageError with all problems found."""
-    tools, refused = usable_tools(catalog, opts.skip_invalid)
-    names = name_tools(tools, {t.name: result_props(t) for t in tools})
-    runtime_module = "._runtime" if opts.runtime == "vendor" else "mcpgen.runtime"
-    models, problems = generate_models(catalog, tools, names, runtime_module=runtime_module, dcg=dcg)
-    errors = [p for p in problems if not p.warning]
-    if models is None or errors:
-        raise StageError(errors or problems)
-    env = make_environment(opts.templates)
-    server = catalog.server_info.get("name") if isinstance(catalog.server_info.get("name"), str) else None
-    ctx: dict[str, Any] = {
-        "tools": [_tool_context(t, names[t.name], models) for t in tools],
-        "runtime_module": runtime_module,
-        "annotation_imports": models.client_imports,
-        "models_source": models.source,
-        "source_command": list(catalog.source_command) if catalog.source_command else None,
-        "source_url": catalog.source_url,
-        "server_info": catalog.server_info,
-        "tools_json": json.dumps([t.raw for t in tools], ensure_ascii=True, separators=(",", ":")),
-        "package_doc": f"Typed MCP client for {server or 'an MCP server'} (generated by mcpgen).",
-        "client_doc": f"AsyncClient and Client for {server or 'an MCP server'}: one typed method per tool.",
-        "features": feature_context(catalog, {names[t.name].method for t in tools}),
-        "sync": opts.sync,
-    }
+def render_client(plan: Plan, models: ModelsOutput, options: ClientOptions, templates: str | None) -> FileSet:
+    env = make_environment(templates)
+    server = plan.server_name or "an MCP server"
     fs = FileSet()
-    for name in ("__init__.py", "client.py", "models.py", "_catalog.py"):
-        fs.add(name, render(env, f"client/{name}.jinja", **ctx))
-    fs.add("py.typed", render(env, "client/py.typed.jinja", **ctx))
-    if opts.runtime == "vendor":
-        for src in sorted(RUNTIME_DIR.rglob("*.py")):
-            rel = src.relative_to(RUNTIME_DIR).as_posix()
-            fs.add(f"_runtime/{rel}", src.read_text(encoding="utf-8"), format=False)
-    fs.warnings = refused + [p for p in problems if p.warning]
-    fmt_problems = format_files(fs)
-    if fmt_problems:
-        raise StageError(fmt_problems)
+    for name in FILES:
+        fs.add(
+            name,
+            render(
+                env,
+                f"client/{name}.jinja",
+                plan=plan,
+                runtime_module=runtime_module(options.runtime),
+                annotation_imports=models.client_imports,
+                models_source=models.source,
+                package_doc=f"Typed MCP client for {server} (generated by mcpgen).",
+                client_doc=f"AsyncClient and Client for {server}: one typed method per tool.",
+                sync=options.sync,
+            ),
+        )
+    if options.runtime is Runtime.VENDOR:
+        for path, text in runtime_files():
+            fs.add(f"_runtime/{path}", text, format=False)
     return fs
-
-
-# Names the generated prompt/template methods use inside their bodies (a parameter must not shadow them).
-_LOCALS = frozenset({"arguments", "values", "expand_uri_template"})
-_TEMPLATE_VAR = re.compile(r"\{([A-Za-z0-9_]+)\}")
-
-
-def level1_variables(uri_template: str) -> list[str] | None:
-    """The variables of an RFC 6570 level-1 template (`{var}` only), in order; None if richer."""
-    pieces = _TEMPLATE_VAR.split(uri_template)
-    if any("{" in text or "}" in text for text in pieces[::2]):
-        return None  # {+path}, {?q}, ...: no typed helper, read_resource(uri) still works
-    return list(dict.fromkeys(pieces[1::2]))
-
-
-def _doc(definition: dict[str, Any], fallback: str, footer: str) -> str:
-    parts = [str(definition[k]) for k in ("title", "description") if isinstance(definition.get(k), str) and definition[k]]
-    return ("\n\n".join(parts) or fallback) + "\n\n" + footer
-
-
-def feature_context(catalog: Catalog, tool_methods: set[str]) -> dict[str, Any]:
-    """Typed methods for prompts (`get_<prompt>`) and resource templates (`read_<template>`).
-
-    Prompt and template names are untrusted: they become Python names only through
-    naming.allocate, stepping around keywords, the client's own members and the tool methods.
-    """
-    entries: dict[str, tuple[str, dict[str, Any], list[str] | None]] = {}  # key -> (kind, definition, variables)
-    for prompt in catalog.prompts:
-        name = prompt.get("name")
-        if isinstance(name, str):
-            entries.setdefault("p:" + name, ("prompt", prompt, None))
-    for template in catalog.resource_templates:
-        uri_template = template.get("uriTemplate")
-        if not isinstance(uri_template, str):
-            continue
-        variables = level1_variables(uri_template)
-        if variables is not None:
-            entries.setdefault("t:" + uri_template, ("template", template, variables))
-    base: dict[str, str] = {}
-    for key, (kind, d, _) in entries.items():
-        label = d.get("name") if isinstance(d.get("name"), str) and d.get("name") else key[2:]
-        base[key] = ("get_" if kind == "prompt" else "read_") + snake(str(label), empty=kind)
-    reserved = RESERVED_SNAKE | CLIENT_MEMBERS | frozenset(tool_methods)
-    methods = allocate(list(entries), base, reserved)
-    prompts: list[dict[str, Any]] = []
-    templates: list[dict[str, Any]] = []
-    for key in sorted(entries):  # by wire name: input order never matters
-        kind, d, variables = entries[key]
-        if kind == "prompt":
-            raw_args = d.get("arguments") if isinstance(d.get("arguments"), list) else []
-            args: dict[str, dict[str, Any]] = {}
-            for a in raw_args or []:
-                if isinstance(a, dict) and isinstance(a.get("name"), str):
-                    args.setdefault(a["name"], a)
-            params = [
-                {"python": f.python, "wire": f.wire, "required": args[f.wire].get("required") is True}
-                for f in field_names(args, _LOCALS)
-            ]
-            params.sort(key=lambda p: not p["required"])  # stable: declaration order within each group
-            prompts.append(
-                {"wire": key[2:], "method": methods[key], "params": params,
-                 "doc": _doc(d, f"Get the {key[2:]!r} prompt.", f"MCP prompt: {key[2:]!r}")}
-            )
-        else:
-            fields = field_names({v: v for v in variables or []}, _LOCALS)
-            templates.append(
-                {"template": key[2:], "method": methods[key],
-                 "params": [{"python": f.python, "wire": f.wire} for f in fields],
-                 "doc": _doc(d, "Read a resource of this URI template.", f"MCP resource template: {key[2:]!r}")}
-            )
-    return {"prompts": prompts, "templates": templates}

@@ -1,5 +1,5 @@
 """The jinja2 environment. Untrusted text reaches generated source only through the
-`pyrepr` and `docstring` filters defined here (DESIGN §6)."""
+`pyrepr` and `docstring` filters defined here (docs/architecture.md, "Untrusted text")."""
 
 from __future__ import annotations
 
@@ -11,9 +11,6 @@ from typing import Any
 import jinja2
 
 from .. import __version__
-
-HEADER_TEMPLATE = "common/header.py.jinja"
-
 
 def pyrepr(value: Any) -> str:
     """A Python literal for JSON-like data; refuses anything repr() would not round-trip."""
@@ -93,7 +90,3 @@ def make_environment(user_dir: str | Path | None = None) -> jinja2.Environment:
 
 def render(env: jinja2.Environment, template: str, **context: Any) -> str:
     return env.get_template(template).render(**context)
-
-
-def header(env: jinja2.Environment) -> str:
-    return render(env, HEADER_TEMPLATE)

@@ -1,4 +1,4 @@
-"""Catalogs from JSON/YAML files in every document shape of DESIGN §2."""
+"""Catalogs from JSON/YAML files in every document shape (docs/architecture.md, "Sources")."""
 
 from __future__ import annotations
 
@@ -7,7 +7,8 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from ..catalog.model import Catalog, Problem, build_catalog
+from ..catalog.build import build_catalog
+from ..catalog.model import Catalog, Problem
 
 
 def read_document(path: Path) -> tuple[Any, list[Problem]]:

@@ -9,7 +9,8 @@ from collections.abc import Coroutine, Mapping, Sequence
 from dataclasses import replace
 from typing import Any
 
-from ..catalog.model import Catalog, Problem, build_catalog
+from ..catalog.build import build_catalog
+from ..catalog.model import Catalog, Problem
 
 MAX_RELISTS = 5  # a server that changes its tools on every listing is not worth waiting for
 

@@ -210,6 +210,7 @@ output = "b"
 
 def test_env_expansion_and_relative_paths(tmp_path: Path) -> None:
     from mcpgen.config import load_project
+    from mcpgen.options import ClientOptions, Runtime, ServerOptions
 
     (tmp_path / "sub").mkdir()
     (tmp_path / "pyproject.toml").write_text(
@@ -235,9 +236,9 @@ output = "gen/srv"
     live, = [t for t in project.targets if t.name == "live"]
     assert live.source.headers == (("Authorization", "Bearer s3cret"),)
     assert live.output == tmp_path / "gen" / "live_client" and live.package == "live_client"
-    assert live.runtime == "vendor" and live.source.connect_timeout == 5 and live.sync is False
+    assert live.generator == ClientOptions(runtime=Runtime.VENDOR, sync=False) and live.source.connect_timeout == 5
     cmd, = [t for t in project.targets if t.name == "cmd"]
-    assert cmd.sync is True  # the default: AsyncClient and its sync twin
+    assert cmd.generator == ServerOptions()  # the defaults: import the runtime, leave handlers.py alone
     assert cmd.source.command[-1] == "s3cret" and cmd.source.secret_command and cmd.source.cwd == tmp_path
     with pytest.raises(AttributeError):
         live.kind = "server"  # type: ignore[misc]  # frozen

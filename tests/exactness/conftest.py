@@ -12,9 +12,10 @@ from typing import Any
 
 import pytest
 
-from mcpgen.catalog.model import build_catalog
-from mcpgen.render.client import ClientOptions, generate_client
-from mcpgen.output.files import write_atomic
+from mcpgen.catalog.build import build_catalog
+from mcpgen.generate import generate_client
+from mcpgen.options import ClientOptions, Runtime
+from mcpgen.output.write import write_atomic
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))  # jsts_agreement_lib for test_jsts.py
 
@@ -31,8 +32,8 @@ def build(tmp_path: Path) -> Iterator[Build]:
         cat, problems = build_catalog(tools)
         assert skip_invalid or not problems, problems
         name = f"exact_{uuid.uuid4().hex[:10]}"
-        opts = ClientOptions(package=name, runtime=runtime, skip_invalid=skip_invalid)
-        write_atomic(generate_client(cat, opts), tmp_path / name)
+        fs = generate_client(cat, ClientOptions(runtime=Runtime(runtime)), skip_invalid=skip_invalid)
+        write_atomic(fs, tmp_path / name)
         made.append(name)
         pkg = importlib.import_module(name)
         importlib.import_module(name + ".models")

@@ -112,9 +112,10 @@ class Outcome:
 
 def generate(out_dir: Path, package: str) -> tuple[Any, dict[str, str], list[Group]]:
     """One generator run over every group; returns (imported package, refused tool -> message, groups)."""
-    from mcpgen.catalog.model import build_catalog
-    from mcpgen.render.client import ClientOptions, generate_client
-    from mcpgen.output.files import write_atomic
+    from mcpgen.catalog.build import build_catalog
+    from mcpgen.generate import generate_client
+    from mcpgen.options import ClientOptions
+    from mcpgen.output.write import write_atomic
 
     all_groups = list(groups())
     tools = [
@@ -122,7 +123,7 @@ def generate(out_dir: Path, package: str) -> tuple[Any, dict[str, str], list[Gro
     ]
     catalog, problems = build_catalog(tools)
     refused = {p.where: p for p in problems}
-    fs = generate_client(catalog, ClientOptions(package=package, skip_invalid=True))
+    fs = generate_client(catalog, ClientOptions(), skip_invalid=True)
     why = {p.tool or p.where: str(p) for p in [*problems, *fs.warnings] if p.skippable}
     write_atomic(fs, out_dir / package)
     sys.path.insert(0, str(out_dir))

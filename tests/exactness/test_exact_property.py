@@ -18,9 +18,10 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from hypothesis_jsonschema import from_schema
 
-from mcpgen.catalog.model import build_catalog
-from mcpgen.models.generate import check_tools, generate_models, result_props
-from mcpgen.plan.naming import name_tools, ordered
+from mcpgen.catalog.build import build_catalog
+from mcpgen.catalog.checks import check_tools
+from mcpgen.models import generate_models
+from mcpgen.plan.build import build_plan
 
 names = st.text(st.characters(codec="utf-8", exclude_categories=("Cs",)), max_size=12)
 scalars = st.one_of(st.none(), st.booleans(), st.integers(-5, 5), st.sampled_from([0.5, -1.5]), st.text(max_size=4))
@@ -65,10 +66,9 @@ tool_schemas = st.builds(
 def _models_module(tool_name: str, schema: dict[str, Any]) -> tuple[types.ModuleType, str]:
     cat, problems = build_catalog([{"name": tool_name, "inputSchema": schema}])
     assert not problems, problems
-    tools = ordered(cat)
-    assert not check_tools(tools)
-    n = name_tools(tools, {t.name: result_props(t) for t in tools})
-    out, problems = generate_models(cat, tools, n)
+    assert not check_tools(cat.tools)
+    plan = build_plan(cat)
+    out, problems = generate_models(plan)
     assert out is not None, problems
     ast.parse(out.source)
     mod = types.ModuleType(f"prop_models_{uuid.uuid4().hex[:8]}")
@@ -78,7 +78,7 @@ def _models_module(tool_name: str, schema: dict[str, Any]) -> tuple[types.Module
     except BaseException:
         del sys.modules[mod.__name__]
         raise
-    return mod, n[tool_name].args_model
+    return mod, plan.tool(tool_name).args_model
 
 
 def _accepts(model: Any, data: Any) -> bool:

@@ -11,8 +11,9 @@ from pathlib import Path
 from types import ModuleType
 
 from mcpgen.catalog.model import Catalog
-from mcpgen.render.client import ClientOptions, generate_client
-from mcpgen.output.files import write_atomic
+from mcpgen.generate import generate_client
+from mcpgen.options import ClientOptions
+from mcpgen.output.write import write_atomic
 
 REPO = Path(__file__).resolve().parents[2]
 PY = str(REPO / ".venv" / "bin" / "python")
@@ -27,7 +28,7 @@ CONFORMANCE = REPO / "examples" / "conformance"
 @contextmanager
 def generated(catalog: Catalog, folder: Path) -> Iterator[ModuleType]:
     name = f"fc_{uuid.uuid4().hex[:10]}"
-    write_atomic(generate_client(catalog, ClientOptions(package=name)), folder / name)
+    write_atomic(generate_client(catalog, ClientOptions()), folder / name)
     sys.path.insert(0, str(folder))
     try:
         yield importlib.import_module(name)

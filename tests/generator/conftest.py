@@ -13,8 +13,9 @@ from typing import Any
 
 import pytest
 
-from mcpgen.render.client import ClientOptions, generate_client
-from mcpgen.output.files import write_atomic
+from mcpgen.generate import generate_client
+from mcpgen.options import ClientOptions, Runtime
+from mcpgen.output.write import write_atomic
 from mcpgen.sources.files import catalog_from_document
 
 REPO = Path(__file__).resolve().parents[2]
@@ -53,7 +54,7 @@ def generate(tmp_path: Path) -> Iterator[GenerateFn]:
 
             cat = replace(cat, source_command=tuple(source_command))
         name = f"gen_{uuid.uuid4().hex[:10]}"
-        write_atomic(generate_client(cat, ClientOptions(package=name, runtime=runtime)), tmp_path / name)
+        write_atomic(generate_client(cat, ClientOptions(runtime=Runtime(runtime))), tmp_path / name)
         made.append(name)
         return importlib.import_module(name)
 

@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from mcpgen.models.dcg import DcgWorker
-from mcpgen.models.generate import _run_dcg
+from mcpgen.models.dcg import run_in_process as _run_dcg
 
 DOC: dict[str, Any] = {
     "type": "object",

@@ -177,20 +177,20 @@ def test_methods_send_their_arguments_by_wire_name_either_way(generate: Generate
     and spells out the wire-keyed dict when it cannot tell (the fallback): same call on the wire."""
     import dataclasses
 
-    from mcpgen.render import client as clientgen
+    from mcpgen import generate as generator
 
     doc = {"tools": [tool("get-it", {"the-id": {"type": "string"}, "n": {"type": "integer"}}, ["the-id"])]}
     compact = generate(doc)
     assert "locals()" in Path(compact.client.__file__).read_text()
 
-    real = clientgen.generate_models
+    real = generator.generate_models
 
     def without_wire_names(*args: Any, **kwargs: Any) -> Any:
         out, problems = real(*args, **kwargs)
         infos = {k: dataclasses.replace(v, wire_names={}) for k, v in out.infos.items()}
         return dataclasses.replace(out, infos=infos), problems
 
-    monkeypatch.setattr(clientgen, "generate_models", without_wire_names)
+    monkeypatch.setattr(generator, "generate_models", without_wire_names)
     spelled = generate(doc)
     assert "locals()" not in Path(spelled.client.__file__).read_text()
     for pkg in (compact, spelled):

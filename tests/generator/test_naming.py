@@ -3,8 +3,8 @@ from __future__ import annotations
 import keyword
 import random
 
-from mcpgen.catalog.model import build_catalog
-from mcpgen.models.generate import result_props
+from mcpgen.catalog.build import build_catalog
+from mcpgen.plan.result_shape import result_props
 from mcpgen.plan.naming import name_tools, snake
 
 from .conftest import tool

@@ -19,10 +19,11 @@ import pydantic
 import pytest
 
 from hostile_corpus import BAD_TOOLS, EVIL, MARK, good_tools
-from mcpgen.catalog.model import build_catalog
+from mcpgen.catalog.build import build_catalog
 from mcpgen.cli import main
-from mcpgen.render.client import ClientOptions, generate_client
-from mcpgen.output.files import write_atomic
+from mcpgen.generate import generate_client
+from mcpgen.options import ClientOptions
+from mcpgen.output.write import write_atomic
 
 REPO = Path(__file__).resolve().parents[2]
 BANNED_CALLS = {"eval", "exec", "compile", "__import__", "breakpoint", "input"}
@@ -48,7 +49,7 @@ def generated(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, ModuleTyp
         from dataclasses import replace
 
         cat = replace(cat, refused=tuple(problems))
-        fs = generate_client(cat, ClientOptions(package="hostile_pkg", skip_invalid=True))
+        fs = generate_client(cat, ClientOptions(), skip_invalid=True)
     finally:
         urllib.request.urlopen = saved  # type: ignore[assignment]
     out = tmp_path_factory.mktemp("hostile")

@@ -12,9 +12,10 @@ from typing import Any
 import pydantic
 import pytest
 
-from mcpgen.catalog.model import build_catalog
-from mcpgen.render.client import ClientOptions, generate_client
-from mcpgen.output.files import write_atomic
+from mcpgen.catalog.build import build_catalog
+from mcpgen.generate import generate_client
+from mcpgen.options import ClientOptions
+from mcpgen.output.write import write_atomic
 
 REPO = Path(__file__).resolve().parents[2]
 COUNT = 2000
@@ -40,7 +41,7 @@ def catalog_tools() -> list[dict[str, Any]]:
 def test_two_thousand_tools(tmp_path: Path) -> None:
     catalog, problems = build_catalog(catalog_tools())
     assert not problems
-    fs = generate_client(catalog, ClientOptions(package="many_client"))
+    fs = generate_client(catalog, ClientOptions())
     write_atomic(fs, tmp_path / "many_client")
     client_src = (tmp_path / "many_client" / "client.py").read_text()
     # Every tool got its own method; the wire names are sent unchanged.

@@ -14,7 +14,7 @@ import contextlib
 import contextvars
 import logging
 import weakref
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable
 from typing import Any
 
 from ..core.errors import McpError, ProtocolError
@@ -72,7 +72,6 @@ class ListenStream:
             self.queue.put_nowait(None)
 
 
-LegacyTarget = Callable[[str, JSONObject], Awaitable[None]]
 
 
 class SubscriptionHub:

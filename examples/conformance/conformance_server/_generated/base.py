@@ -296,12 +296,12 @@ class ToolsBase:
         """
         raise NotImplementedError
 
-    async def prompt_test_simple_prompt(
-        self, args: _features.PromptTestSimplePromptArgs, ctx: Context
+    async def prompt_test_input_required_result_prompt(
+        self, args: _features.PromptTestInputRequiredResultPromptArgs, ctx: Context
     ) -> PromptOutput:
-        """A simple prompt without arguments
+        """A prompt that first asks the user for context (input request user_context)
 
-        MCP prompt: 'test_simple_prompt'
+        MCP prompt: 'test_input_required_result_prompt'
         """
         raise NotImplementedError
 
@@ -332,19 +332,12 @@ class ToolsBase:
         """
         raise NotImplementedError
 
-    async def prompt_test_input_required_result_prompt(
-        self, args: _features.PromptTestInputRequiredResultPromptArgs, ctx: Context
+    async def prompt_test_simple_prompt(
+        self, args: _features.PromptTestSimplePromptArgs, ctx: Context
     ) -> PromptOutput:
-        """A prompt that first asks the user for context (input request user_context)
+        """A simple prompt without arguments
 
-        MCP prompt: 'test_input_required_result_prompt'
-        """
-        raise NotImplementedError
-
-    async def resource_static_text(self, ctx: Context) -> ResourceOutput:
-        """A static text resource for testing
-
-        MCP resource: 'test://static-text'
+        MCP prompt: 'test_simple_prompt'
         """
         raise NotImplementedError
 
@@ -352,6 +345,13 @@ class ToolsBase:
         """A static binary resource (image) for testing
 
         MCP resource: 'test://static-binary'
+        """
+        raise NotImplementedError
+
+    async def resource_static_text(self, ctx: Context) -> ResourceOutput:
+        """A static text resource for testing
+
+        MCP resource: 'test://static-text'
         """
         raise NotImplementedError
 
@@ -1046,17 +1046,19 @@ def build_server(handlers: ToolsBase) -> Server:
 
     async def prompt_1(arguments: dict[str, str], ctx: Context) -> dict[str, Any]:
         try:
-            args = _features.PromptTestSimplePromptArgs.model_validate(arguments)
+            args = _features.PromptTestInputRequiredResultPromptArgs.model_validate(arguments)
         except pydantic.ValidationError as exc:
             raise RpcError(
                 INVALID_PARAMS, f"Invalid prompt arguments: {exc.errors()[0]['msg']}"
             ) from None
         try:
-            return _prompt_result(await handlers.prompt_test_simple_prompt(args, ctx))
+            return _prompt_result(
+                await handlers.prompt_test_input_required_result_prompt(args, ctx)
+            )
         except NotImplementedError:
-            raise _not_implemented("Prompt 'test_simple_prompt'") from None
+            raise _not_implemented("Prompt 'test_input_required_result_prompt'") from None
 
-    server.add_prompt(prompts["test_simple_prompt"], prompt_1)
+    server.add_prompt(prompts["test_input_required_result_prompt"], prompt_1)
 
     async def prompt_2(arguments: dict[str, str], ctx: Context) -> dict[str, Any]:
         try:
@@ -1104,37 +1106,35 @@ def build_server(handlers: ToolsBase) -> Server:
 
     async def prompt_5(arguments: dict[str, str], ctx: Context) -> dict[str, Any]:
         try:
-            args = _features.PromptTestInputRequiredResultPromptArgs.model_validate(arguments)
+            args = _features.PromptTestSimplePromptArgs.model_validate(arguments)
         except pydantic.ValidationError as exc:
             raise RpcError(
                 INVALID_PARAMS, f"Invalid prompt arguments: {exc.errors()[0]['msg']}"
             ) from None
         try:
-            return _prompt_result(
-                await handlers.prompt_test_input_required_result_prompt(args, ctx)
-            )
+            return _prompt_result(await handlers.prompt_test_simple_prompt(args, ctx))
         except NotImplementedError:
-            raise _not_implemented("Prompt 'test_input_required_result_prompt'") from None
+            raise _not_implemented("Prompt 'test_simple_prompt'") from None
 
-    server.add_prompt(prompts["test_input_required_result_prompt"], prompt_5)
+    server.add_prompt(prompts["test_simple_prompt"], prompt_5)
 
     resources = {resource["uri"]: resource for resource in resource_definitions()}
 
     async def resource_1(uri: str, ctx: Context) -> dict[str, Any]:
         try:
-            return _resource_result(uri, "text/plain", await handlers.resource_static_text(ctx))
-        except NotImplementedError:
-            raise _not_implemented("Resource 'test://static-text'") from None
-
-    server.add_resource(resources["test://static-text"], resource_1)
-
-    async def resource_2(uri: str, ctx: Context) -> dict[str, Any]:
-        try:
             return _resource_result(uri, "image/png", await handlers.resource_static_binary(ctx))
         except NotImplementedError:
             raise _not_implemented("Resource 'test://static-binary'") from None
 
-    server.add_resource(resources["test://static-binary"], resource_2)
+    server.add_resource(resources["test://static-binary"], resource_1)
+
+    async def resource_2(uri: str, ctx: Context) -> dict[str, Any]:
+        try:
+            return _resource_result(uri, "text/plain", await handlers.resource_static_text(ctx))
+        except NotImplementedError:
+            raise _not_implemented("Resource 'test://static-text'") from None
+
+    server.add_resource(resources["test://static-text"], resource_2)
 
     async def resource_3(uri: str, ctx: Context) -> dict[str, Any]:
         try:

@@ -9,8 +9,8 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field
 
 # JSON text, not Python literals: advertised exactly as declared.
-_PROMPTS_JSON = '[{"name":"test_simple_prompt","description":"A simple prompt without arguments"},{"name":"test_prompt_with_arguments","description":"A prompt with required arguments","arguments":[{"name":"arg1","description":"First test argument","required":true},{"name":"arg2","description":"Second test argument","required":true}]},{"name":"test_prompt_with_embedded_resource","description":"A prompt that includes an embedded resource","arguments":[{"name":"resourceUri","description":"URI of the resource to embed","required":true}]},{"name":"test_prompt_with_image","description":"A prompt that includes an image"},{"name":"test_input_required_result_prompt","description":"A prompt that first asks the user for context (input request user_context)"}]'
-_RESOURCES_JSON = '[{"uri":"test://static-text","name":"static-text","description":"A static text resource for testing","mimeType":"text/plain"},{"uri":"test://static-binary","name":"static-binary","description":"A static binary resource (image) for testing","mimeType":"image/png"},{"uri":"test://watched-resource","name":"watched-resource","description":"A resource that can be subscribed to","mimeType":"text/plain"}]'
+_PROMPTS_JSON = '[{"name":"test_input_required_result_prompt","description":"A prompt that first asks the user for context (input request user_context)"},{"name":"test_prompt_with_arguments","description":"A prompt with required arguments","arguments":[{"name":"arg1","description":"First test argument","required":true},{"name":"arg2","description":"Second test argument","required":true}]},{"name":"test_prompt_with_embedded_resource","description":"A prompt that includes an embedded resource","arguments":[{"name":"resourceUri","description":"URI of the resource to embed","required":true}]},{"name":"test_prompt_with_image","description":"A prompt that includes an image"},{"name":"test_simple_prompt","description":"A simple prompt without arguments"}]'
+_RESOURCES_JSON = '[{"uri":"test://static-binary","name":"static-binary","description":"A static binary resource (image) for testing","mimeType":"image/png"},{"uri":"test://static-text","name":"static-text","description":"A static text resource for testing","mimeType":"text/plain"},{"uri":"test://watched-resource","name":"watched-resource","description":"A resource that can be subscribed to","mimeType":"text/plain"}]'
 _TEMPLATES_JSON = '[{"uriTemplate":"test://template/{id}/data","name":"template","description":"A resource template with parameter substitution","mimeType":"application/json"}]'
 
 
@@ -29,8 +29,8 @@ def template_definitions() -> list[dict[str, Any]]:
     return templates
 
 
-class PromptTestSimplePromptArgs(BaseModel):
-    """Arguments of the prompt 'test_simple_prompt'"""
+class PromptTestInputRequiredResultPromptArgs(BaseModel):
+    """Arguments of the prompt 'test_input_required_result_prompt'"""
 
     model_config = ConfigDict(extra="ignore", populate_by_name=True, frozen=True)
 
@@ -56,8 +56,8 @@ class PromptTestPromptWithImageArgs(BaseModel):
     model_config = ConfigDict(extra="ignore", populate_by_name=True, frozen=True)
 
 
-class PromptTestInputRequiredResultPromptArgs(BaseModel):
-    """Arguments of the prompt 'test_input_required_result_prompt'"""
+class PromptTestSimplePromptArgs(BaseModel):
+    """Arguments of the prompt 'test_simple_prompt'"""
 
     model_config = ConfigDict(extra="ignore", populate_by_name=True, frozen=True)
 

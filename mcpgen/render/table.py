@@ -1,12 +1,11 @@
-"""Human-readable view of a Catalog for `mcpgen inspect`."""
+"""Human-readable view of a catalog for `mcpgen inspect`: the names its plan gives everything."""
 
 from __future__ import annotations
 
 from typing import Any
 
-from .model import Catalog
-from ..models.generate import result_props, result_view
-from ..plan.naming import name_tools, ordered
+from ..catalog.model import Catalog
+from ..plan.build import build_plan
 
 
 def _table(headers: list[str], rows: list[list[str]]) -> str:
@@ -28,18 +27,15 @@ def format_catalog(catalog: Catalog) -> str:
     head = f"server: {info.get('name', '?')} {info.get('version', '')}".rstrip()
     if catalog.protocol_version:
         head += f"  (protocol {catalog.protocol_version})"
-    tools = ordered(catalog)
-    names = name_tools(tools, {t.name: result_props(t) for t in tools})
+    plan = build_plan(catalog, skip_invalid=True)  # what cannot be generated is not listed
     rows = []
-    for t in tools:
-        n = names[t.name]
-        req_raw = t.input_schema.get("required")
+    for t in plan.tools:
+        req_raw = t.spec.input_schema.get("required")
         req: list[Any] = req_raw if isinstance(req_raw, list) else []
-        args = ", ".join(f.python + ("" if f.wire in req else "?") for f in n.args)
-        schema, wrapped = result_view(t)
-        ret = "ToolResult" if schema is None else n.result_model + (" (unwrapped)" if wrapped else "")
-        rows.append([t.name, n.method, args, ret, _clip(t.title or t.description)])
-    out = [head, "", f"tools ({len(tools)}):", _table(["tool", "method", "arguments", "returns", "description"], rows)]
+        args = ", ".join(f.python + ("" if f.wire in req else "?") for f in t.args)
+        ret = t.result_model + (" (unwrapped)" if t.wrapped else "") if t.result_model else "ToolResult"
+        rows.append([t.wire, t.method, args, ret, _clip(t.spec.title or t.spec.description)])
+    out = [head, "", f"tools ({len(plan.tools)}):", _table(["tool", "method", "arguments", "returns", "description"], rows)]
     if catalog.prompts:
         prow = [[str(p.get("name", "")), ", ".join(str(a.get("name")) for a in p.get("arguments", []) if isinstance(a, dict)),
                  _clip(p.get("description"))] for p in catalog.prompts]

@@ -1,0 +1,122 @@
+"""Raw tool objects (from any source) -> a Catalog, every problem collected, none raised.
+
+Each tool is checked on its own: its envelope (name, inputSchema, outputSchema) and whether its
+schemas are JSON Schema at all (meta-validation against their own draft); a bad tool is refused
+alone (a skippable Problem), and the rest of the catalog goes on.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import Any
+
+from .checks import MAX_DEPTH, schema_depth
+from .model import Catalog, Problem, ToolSpec
+
+
+def parse_tool(raw: Any, index: int) -> tuple[ToolSpec | None, list[Problem]]:
+    """Validate one tool object's envelope; every problem found refuses this tool only."""
+    spec, problems = _parse_tool(raw, index)
+    return spec, [replace(p, skippable=True) for p in problems]
+
+
+def _parse_tool(raw: Any, index: int) -> tuple[ToolSpec | None, list[Problem]]:
+    where = f"tool[{index}]"
+    if not isinstance(raw, dict):
+        return None, [Problem(where, f"a tool must be a JSON object, got {type(raw).__name__}")]
+    name = raw.get("name")
+    if not isinstance(name, str):
+        return None, [Problem(where, "tool has no string 'name'", "/name")]
+    where = repr(name)
+    problems: list[Problem] = []
+    schema = raw.get("inputSchema")
+    if schema is None:
+        problems.append(Problem(where, "tool has no inputSchema", "/inputSchema"))
+    elif not isinstance(schema, dict):
+        problems.append(Problem(where, "inputSchema must be a JSON object", "/inputSchema"))
+    out = raw.get("outputSchema")
+    if out is not None and not isinstance(out, dict):
+        problems.append(Problem(where, "outputSchema must be a JSON object", "/outputSchema"))
+    problems += _check_schema(where, "/inputSchema", schema)
+    problems += _check_schema(where, "/outputSchema", out)
+    if problems:
+        return None, problems
+    title = raw.get("title")
+    desc = raw.get("description")
+    ann = raw.get("annotations")
+    return (
+        ToolSpec(
+            name=name,
+            title=title if isinstance(title, str) else None,
+            description=desc if isinstance(desc, str) else None,
+            input_schema=schema,  # type: ignore[arg-type]  # checked above
+            output_schema=out,
+            annotations=ann if isinstance(ann, dict) else None,
+            raw=raw,
+        ),
+        [],
+    )
+
+
+def _check_schema(where: str, pointer: str, schema: Any) -> list[Problem]:
+    """Meta-validate against the schema's own draft (2020-12 when it names none)."""
+    if not isinstance(schema, dict):
+        return []
+    from jsonschema import exceptions  # slow import, only when used
+
+    from .metaschema import check_schema
+
+    if schema_depth(schema) > MAX_DEPTH:
+        return [Problem(where, f"schema nested deeper than {MAX_DEPTH} levels", pointer)]
+    try:
+        check_schema(schema)
+    except exceptions.SchemaError as exc:
+        sub = "".join(f"/{p}" for p in exc.path)
+        if exc.validator == "format" and exc.validator_value == "regex":
+            # e.g. \p{L}: valid ECMA-262, but Python's re (which jsonschema checks with) rejects it.
+            msg = f"pattern {str(exc.instance)[:100]!r} cannot be checked (not a regular expression Python's re accepts)"
+            return [Problem(where, msg, pointer + sub)]
+        return [Problem(where, f"invalid JSON Schema: {exc.message[:300]}", pointer + sub)]
+    except RecursionError:
+        return [Problem(where, "schema nested too deeply to check", pointer)]
+    return []
+
+
+def build_catalog(
+    tools: list[Any],
+    *,
+    server_info: dict[str, Any] | None = None,
+    protocol_version: str | None = None,
+    prompts: list[Any] | None = None,
+    resources: list[Any] | None = None,
+    resource_templates: list[Any] | None = None,
+    source_command: tuple[str, ...] | None = None,
+    source_url: str | None = None,
+    instructions: str | None = None,
+) -> tuple[Catalog, list[Problem]]:
+    """Parse every tool, collecting all problems; duplicate wire names are an error."""
+    specs: list[ToolSpec] = []
+    problems: list[Problem] = []
+    seen: set[str] = set()
+    for i, raw in enumerate(tools):
+        spec, probs = parse_tool(raw, i)
+        problems += probs
+        if spec is None:
+            continue
+        if spec.name in seen:
+            problems.append(Problem(repr(spec.name), "duplicate tool name", skippable=True))
+            continue
+        seen.add(spec.name)
+        specs.append(spec)
+    cat = Catalog(
+        server_info=dict(server_info or {}),
+        protocol_version=protocol_version,
+        tools=tuple(specs),
+        prompts=tuple(p for p in prompts or () if isinstance(p, dict)),
+        resources=tuple(r for r in resources or () if isinstance(r, dict)),
+        resource_templates=tuple(r for r in resource_templates or () if isinstance(r, dict)),
+        source_command=source_command,
+        source_url=source_url,
+        instructions=instructions,
+    )
+    return cat, problems

@@ -1,0 +1,149 @@
+"""The one JSON Schema document handed to datamodel-code-generator (DCG).
+
+It holds the *typing view* (see `typing_view.py`) of every `<Pascal>Args` / `<Pascal>Result`
+under `$defs`, with each tool's local `$defs`/`definitions` hoisted beside them and every `$ref`
+rewritten to point inside that document; keywords that could make DCG look outside it are dropped.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+from collections.abc import Sequence
+from typing import Any
+
+from ..catalog.model import Problem
+from ..plan.naming import pascal, snake
+from ..plan.result_shape import result_view
+from ..plan.types import ResultShape, ToolPlan
+from .typing_view import typing_view
+
+# The name DCG gives the document itself (its class is dropped from the output).
+ROOT_CLASS = "McpgenDocumentRoot"
+
+_SCHEMA_MAP_KEYS = ("properties", "patternProperties", "$defs", "definitions", "dependentSchemas")
+_SCHEMA_ONE_KEYS = (
+    "additionalProperties", "additionalItems", "contains", "not", "if", "then", "else",
+    "propertyNames", "unevaluatedItems", "unevaluatedProperties", "contentSchema", "items",
+)
+_SCHEMA_LIST_KEYS = ("allOf", "anyOf", "oneOf", "prefixItems", "items")
+# Keywords that could make DCG look outside the document or change its base URI.
+_DROP_KEYS = ("$id", "$schema", "$anchor", "$dynamicAnchor", "$dynamicRef", "$recursiveRef", "$recursiveAnchor")
+
+
+class _Hoister:
+    def __init__(self, defs: dict[str, Any], problems: list[Problem]) -> None:
+        self.defs = defs
+        self.problems = problems
+
+    def add(self, key: str, schema: dict[str, Any], where: str, pointer: str) -> None:
+        schema = copy.deepcopy(schema)
+        local: dict[str, str] = {}  # "#/$defs/Name" -> hoisted key
+        bodies: list[tuple[str, str, Any]] = []
+        for kw in ("$defs", "definitions"):
+            sub = schema.pop(kw, None)
+            if isinstance(sub, dict):
+                for name in sorted(sub):
+                    new = self._free(key + pascal(snake(name, empty="def")))
+                    self.defs[new] = None  # reserve
+                    local[f"#/{kw}/{name}"] = new
+                    bodies.append((new, f"{pointer}/{kw}/{name}", sub[name]))
+        self.defs[key] = self._walk(schema, key, local, where, pointer)
+        for new, ptr, body in bodies:
+            self.defs[new] = self._walk(body, key, local, where, ptr)
+
+    def _free(self, name: str) -> str:
+        cand, n = name, 1
+        while cand in self.defs:
+            n += 1
+            cand = f"{name}{n}"
+        return cand
+
+    def _walk(self, node: Any, key: str, local: dict[str, str], where: str, ptr: str) -> Any:
+        if isinstance(node, bool) or not isinstance(node, dict):
+            return node
+        out: dict[str, Any] = {}
+        for k, v in node.items():
+            if k in _DROP_KEYS:
+                if k in ("$dynamicRef", "$recursiveRef"):
+                    self.problems.append(Problem(where, f"unsupported {k} replaced by an untyped value", ptr, warning=True))
+                continue
+            if k == "$ref":
+                ref = self._ref(v, key, local)
+                if ref is None:
+                    self.problems.append(
+                        Problem(where, f"$ref {str(v)[:80]!r} points outside the document; typed as Any", ptr, warning=True)
+                    )
+                    continue
+                out[k] = ref
+            elif k in _SCHEMA_MAP_KEYS and isinstance(v, dict):
+                out[k] = {n: self._walk(s, key, local, where, f"{ptr}/{k}/{n}") for n, s in v.items()}
+            elif k in _SCHEMA_LIST_KEYS and isinstance(v, list):
+                out[k] = [self._walk(s, key, local, where, f"{ptr}/{k}/{i}") for i, s in enumerate(v)]
+            elif k in _SCHEMA_ONE_KEYS:
+                out[k] = self._walk(v, key, local, where, f"{ptr}/{k}")
+            else:
+                out[k] = v
+        return out
+
+    @staticmethod
+    def _ref(ref: Any, key: str, local: dict[str, str]) -> str | None:
+        if not isinstance(ref, str) or not ref.startswith("#"):
+            return None
+        for prefix, new in local.items():
+            if ref == prefix or ref.startswith(prefix + "/"):
+                return f"#/$defs/{new}{ref[len(prefix):]}"
+        return f"#/$defs/{key}{ref[1:]}" if ref != "#" else f"#/$defs/{key}"
+
+
+def exact_schemas(tools: Sequence[ToolPlan]) -> dict[str, tuple[str, str | None]]:
+    """Class name -> (the tool's own schema as JSON text, key it wraps the instance in or None)."""
+    out: dict[str, tuple[str, str | None]] = {}
+    for t in tools:
+        out[t.args_model] = (_json(t.spec.input_schema), None)
+        if t.result_model is not None:
+            # A wrapped result is checked as {"result": X} against the schema the server declared.
+            out[t.result_model] = (_json(t.spec.output_schema), "result" if t.wrapped else None)
+    return out
+
+
+def _json(schema: Any) -> str:
+    return json.dumps(schema, ensure_ascii=True, separators=(",", ":"), allow_nan=True)
+
+
+def build_document(tools: Sequence[ToolPlan]) -> tuple[dict[str, Any], dict[str, str], list[Problem]]:
+    """The combined typing-view document and DCG's scoped field aliases (Class.wire -> python)."""
+    problems: list[Problem] = []
+    defs: dict[str, Any] = {}
+    hoist = _Hoister(defs, problems)
+    # Reserve every top-level class name first so hoisted defs never take one.
+    for t in tools:
+        defs[t.args_model] = None
+        if t.result_model is not None:
+            defs[t.result_model] = None
+    aliases: dict[str, str] = {}
+    for t in tools:
+        hoist.add(t.args_model, typing_view(t.spec.input_schema, root_object=True), repr(t.wire), "/inputSchema")
+        for f in t.args:
+            aliases[f"{t.args_model}.{f.wire}"] = f.python
+        res, _ = result_view(t.spec)
+        if res is not None and t.result_model is not None:
+            root_object = t.shape is ResultShape.MODEL
+            hoist.add(t.result_model, typing_view(res, root_object=root_object), repr(t.wire), "/outputSchema")
+            for f in t.result_fields:
+                aliases[f"{t.result_model}.{f.wire}"] = f.python
+    doc = {"$schema": "https://json-schema.org/draft/2020-12/schema", "$defs": {k: defs[k] for k in sorted(defs)}}
+    return doc, aliases, problems
+
+
+def class_docs(tools: Sequence[ToolPlan]) -> dict[str, str]:
+    """Class name -> docstring: the description of the schema it models."""
+    out: dict[str, str] = {}
+    for t in tools:
+        for cls, schema in ((t.args_model, t.spec.input_schema), (t.result_model, result_view(t.spec)[0])):
+            if cls is None:
+                continue
+            desc = schema.get("description") if isinstance(schema, dict) else None
+            if isinstance(desc, str) and desc.strip():
+                out[cls] = desc.strip()[:4000]
+    return out

@@ -1,0 +1,37 @@
+"""What shapes a generated package besides its source (one frozen object per kind of output),
+and what a run does with it."""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass
+
+
+class Mode(enum.Enum):
+    """What a run does with the generated files."""
+
+    WRITE = "write"
+    CHECK = "check"  # compare with disk, write nothing
+    DIFF = "diff"  # compare and print a unified diff, write nothing
+
+
+class Runtime(str, enum.Enum):
+    """Where generated code finds mcpgen.runtime."""
+
+    IMPORT = "import"  # the installed mcpgen package
+    VENDOR = "vendor"  # a copy inside the generated package (`_runtime/`): no mcpgen needed at run time
+
+
+@dataclass(frozen=True)
+class ClientOptions:
+    runtime: Runtime = Runtime.IMPORT
+    sync: bool = True  # also generate `Client`, the synchronous twin of `AsyncClient`
+
+
+@dataclass(frozen=True)
+class ServerOptions:
+    runtime: Runtime = Runtime.IMPORT
+    add_missing: bool = False  # append stubs for new tools to the user's handlers.py
+
+
+GeneratorOptions = ClientOptions | ServerOptions

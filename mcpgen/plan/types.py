@@ -1,0 +1,186 @@
+"""The plan: every decision about names and shapes, made once, that both renderers read.
+
+A `Plan` is built from a catalog (`build.py`): tools, prompts, resources and resource templates
+each deduplicated, sorted by wire name and named (Python methods for the client and for the
+server, model class names, field names) through the one allocator in `naming.py`. The models
+stage then fills in what only the generated models know (annotations, root types) with
+`Plan.with_models`. Templates render these objects; they never compute a name themselves.
+"""
+
+from __future__ import annotations
+
+import enum
+import json
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..catalog.model import Problem, ToolSpec
+from .naming import FieldName
+
+
+class ResultShape(enum.Enum):
+    """How a tool's result travels and what its typed method returns."""
+
+    CONTENT = "content"  # no outputSchema: content blocks (ToolResult / ToolOutput)
+    MODEL = "model"  # an object schema: a BaseModel from structuredContent
+    ROOT = "root"  # any other schema: a RootModel's value
+
+
+@dataclass(frozen=True)
+class Param:
+    """One keyword argument of a typed method (the plan orders required ones first)."""
+
+    python: str
+    wire: str
+    required: bool
+    annotation: str = "Any"  # filled from the generated models (names qualified for client.py)
+
+
+@dataclass(frozen=True)
+class ToolPlan:
+    spec: ToolSpec
+    method: str  # the Python method on AsyncClient/Client and on the server's ToolsBase
+    pascal: str  # stem of <Pascal>Args / <Pascal>Result
+    args: tuple[FieldName, ...]  # inputSchema's top-level properties, schema order
+    result_fields: tuple[FieldName, ...]  # the (unwrapped) result's top-level properties
+    shape: ResultShape
+    wrapped: bool  # the advertised result is {"result": X}; the method returns X
+    doc: str
+    schema_hash: str
+    # Known once the models are generated (Plan.with_models):
+    params: tuple[Param, ...] = ()
+    result_annotation: str | None = None  # None: no outputSchema
+    # Every argument maps to its wire name through the Args model's aliases, so a typed method
+    # can send `locals()`; otherwise (e.g. a RootModel union) it spells out the wire-keyed dict.
+    by_locals: bool = False
+
+    @property
+    def wire(self) -> str:
+        return self.spec.name
+
+    @property
+    def args_model(self) -> str:
+        return f"{self.pascal}Args"
+
+    @property
+    def result_model(self) -> str | None:
+        return f"{self.pascal}Result" if self.shape is not ResultShape.CONTENT else None
+
+    @property
+    def is_root(self) -> bool:
+        """The typed method returns a RootModel's value (not a BaseModel)."""
+        return self.shape is ResultShape.ROOT
+
+    @property
+    def mode(self) -> str:
+        """How the server sends a handler's value: none, model, wrapped_model, root, wrapped_root."""
+        if self.shape is ResultShape.CONTENT:
+            return "none"
+        return ("wrapped_" if self.wrapped else "") + str(self.shape.value)
+
+
+@dataclass(frozen=True)
+class PromptParam:
+    python: str
+    wire: str
+    required: bool
+
+
+@dataclass(frozen=True)
+class PromptPlan:
+    definition: dict[str, Any]  # verbatim
+    client_method: str  # get_<name>
+    server_method: str  # prompt_<name>
+    model: str  # the server's typed arguments model
+    params: tuple[PromptParam, ...]  # required first, declaration order within each group
+    doc: str
+
+    @property
+    def wire(self) -> str:
+        return str(self.definition["name"])
+
+
+@dataclass(frozen=True)
+class ResourcePlan:
+    definition: dict[str, Any]
+    server_method: str  # resource_<name>
+    doc: str
+
+    @property
+    def uri(self) -> str:
+        return str(self.definition["uri"])
+
+    @property
+    def mime(self) -> str | None:
+        mime = self.definition.get("mimeType")
+        return mime if isinstance(mime, str) else None
+
+
+@dataclass(frozen=True)
+class TemplatePlan:
+    """An RFC 6570 level-1 template (`{var}` only): the client expands it safely, the server matches it."""
+
+    definition: dict[str, Any]
+    client_method: str  # read_<name>
+    server_method: str  # template_<name>
+    model: str  # the server's typed parameters model
+    params: tuple[FieldName, ...]  # the template's `{var}` names, in order
+    doc: str
+
+    @property
+    def template(self) -> str:
+        return str(self.definition["uriTemplate"])
+
+    @property
+    def mime(self) -> str | None:
+        mime = self.definition.get("mimeType")
+        return mime if isinstance(mime, str) else None
+
+
+def _json(items: Any) -> str:
+    return json.dumps(items, ensure_ascii=True, separators=(",", ":"))
+
+
+@dataclass(frozen=True)
+class Plan:
+    tools: tuple[ToolPlan, ...]
+    prompts: tuple[PromptPlan, ...]
+    resources: tuple[ResourcePlan, ...]
+    templates: tuple[TemplatePlan, ...]
+    # Richer templates ({+path}, {?q}, ...): the client reads them with read_resource(uri); a
+    # generated server cannot match them, so it leaves them out (with a warning).
+    rich_templates: tuple[str, ...]
+    server_info: dict[str, Any]
+    source_command: tuple[str, ...] | None
+    source_url: str | None
+    warnings: tuple[Problem, ...] = field(default=())
+
+    @property
+    def server_name(self) -> str | None:
+        name = self.server_info.get("name")
+        return name if isinstance(name, str) else None
+
+    @property
+    def server_version(self) -> str | None:
+        version = self.server_info.get("version")
+        return version if isinstance(version, str) else None
+
+    # The definitions as JSON text, exactly as the source declared them (advertised verbatim).
+    @property
+    def tools_json(self) -> str:
+        return _json([t.spec.raw for t in self.tools])
+
+    @property
+    def prompts_json(self) -> str:
+        return _json([p.definition for p in self.prompts])
+
+    @property
+    def resources_json(self) -> str:
+        return _json([r.definition for r in self.resources])
+
+    @property
+    def templates_json(self) -> str:
+        return _json([t.definition for t in self.templates])
+
+    def tool(self, wire: str) -> ToolPlan:
+        return next(t for t in self.tools if t.wire == wire)
