@@ -159,7 +159,7 @@ class AsyncClientBase(AsyncFeatures):
 
         given, own = split_options(overrides, StdioOptions, ClientOptions, caller="connect_stdio")
         opts = StdioOptions.build(options, given, caller="connect_stdio")
-        client_opts = ClientOptions.build(None, own, caller="connect_stdio")
+        client_opts = ClientOptions(**own)
         async with connect_stdio(command, list(args), options=opts) as session:
             await _check_drift(cls._catalog, session, client_opts.drift)
             yield cls(session, validate_output=client_opts.validate_output)
@@ -183,7 +183,7 @@ class AsyncClientBase(AsyncFeatures):
 
         given, own = split_options(overrides, HttpOptions, ClientOptions, caller="connect_http")
         opts = HttpOptions.build(options, given, caller="connect_http")
-        client_opts = ClientOptions.build(None, own, caller="connect_http")
+        client_opts = ClientOptions(**own)
         async with connect_http(url, options=opts) as session:
             await _check_drift(cls._catalog, session, client_opts.drift)
             yield cls(session, validate_output=client_opts.validate_output)
