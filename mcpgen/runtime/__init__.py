@@ -5,6 +5,18 @@ Imports nothing from the rest of mcpgen and only the standard library, so that
 """
 
 from .client.session import ClientSession, connect_http, connect_stdio
+from .client.options import (
+    CallOptions,
+    ClientOptions,
+    ConnectOptions,
+    ElicitationCallback,
+    HttpOptions,
+    ListChangedCallback,
+    LogCallback,
+    RootsCallback,
+    SamplingCallback,
+    StdioOptions,
+)
 from .client.drift import Drift, SchemaDriftError, SchemaDriftWarning, compare_tools, schema_hash
 from .core.errors import ConnectionClosed, McpError, ProtocolError, RequestTimeout, RpcError, SessionExpired
 from .core.protocol import HANDSHAKE_VERSIONS, MODERN_VERSIONS
@@ -13,24 +25,34 @@ from .core.session import ProgressCallback, Session
 from .client.subscriptions import ChangeEvent, Subscription
 
 __all__ = [
+    "CallOptions",
     "ChangeEvent",
+    "ClientOptions",
     "ClientSession",
+    "ConnectOptions",
     "ConnectionClosed",
     "Drift",
+    "ElicitationCallback",
     "HANDSHAKE_VERSIONS",
+    "HttpOptions",
+    "ListChangedCallback",
+    "LogCallback",
     "McpError",
     "MODERN_VERSIONS",
     "ProgressCallback",
     "ProtocolError",
     "RequestContext",
     "RequestTimeout",
+    "RootsCallback",
     "RpcError",
+    "SamplingCallback",
     "SchemaDriftError",
     "SchemaDriftWarning",
     "Server",
     "ServerConnection",
     "Session",
     "SessionExpired",
+    "StdioOptions",
     "Subscription",
     "connect_http",
     "compare_tools",

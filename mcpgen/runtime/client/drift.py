@@ -14,7 +14,6 @@ from typing import Any
 
 from ..core.errors import McpError
 
-DRIFT_MODES = ("warn", "strict", "off")
 # Keywords that only document: a changed description is not drift a typed call could trip over.
 _ANNOTATIONS = frozenset({"description", "title", "examples", "$comment"})
 # Keywords whose object keys are names (a property may well be called "description").

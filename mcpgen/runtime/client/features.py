@@ -13,6 +13,7 @@ from urllib.parse import quote
 from ..core.results import ContentBlock, TextContent, _opt, _s, parse_block
 
 if TYPE_CHECKING:
+    from .options import CallOptions
     from .session import ClientSession
     from .subscriptions import Subscription
 
@@ -264,7 +265,7 @@ class AsyncFeatures:
     """Prompts, resources and completion for AsyncClient."""
 
     _session: ClientSession
-    _timeout: float | None
+    _per_call: CallOptions
 
     async def list_prompts(self) -> list[Prompt]:
         """Every prompt the server offers (all pages)."""
@@ -272,7 +273,7 @@ class AsyncFeatures:
 
     async def get_prompt(self, name: str, arguments: Mapping[str, str] | None = None) -> PromptResult:
         """Untyped escape hatch: any prompt by wire name."""
-        return PromptResult.from_raw(await self._session.get_prompt(name, arguments, timeout=self._timeout))
+        return PromptResult.from_raw(await self._session.get_prompt(name, arguments, timeout=self._per_call.timeout))
 
     async def list_resources(self) -> list[Resource]:
         """Every resource the server lists (all pages)."""
@@ -286,7 +287,7 @@ class AsyncFeatures:
 
     async def read_resource(self, uri: str) -> ResourceContents:
         """Read any resource by URI."""
-        return ResourceContents.from_raw(await self._session.read_resource(uri, timeout=self._timeout))
+        return ResourceContents.from_raw(await self._session.read_resource(uri, timeout=self._per_call.timeout))
 
     async def complete(
         self, ref: Mapping[str, Any], argument: Mapping[str, str], context: Mapping[str, Any] | None = None

@@ -12,8 +12,8 @@ import contextlib
 import inspect
 import logging
 import math
-from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequence
-from typing import Any
+from collections.abc import AsyncIterator, Mapping, Sequence
+from typing import TYPE_CHECKING, Any
 
 from ..core import jsonrpc
 from ..core.errors import ConnectionClosed, McpError, ProtocolError, RequestTimeout, RpcError, SessionExpired
@@ -31,18 +31,17 @@ from ..core.protocol import (
     MODERN_VERSIONS,
     SUBSCRIPTION_ACKNOWLEDGED,
 )
-from ..core.session import ProgressCallback, Session
+from ..core.session import Session
 from ..core.headers import param_headers_of
 from ..transports.stdio import StdioClientTransport
 from .subscriptions import Subscription
 from ..transports.base import Transport
 from ..transports.wirelog import open_wire_log
+from .options import ConnectKwargs, ConnectOptions, HttpKwargs, HttpOptions, ProgressCallback, StdioKwargs, StdioOptions
 
-LogCallback = Callable[[JSONObject], "Awaitable[None] | None"]
-SamplingCallback = Callable[[JSONObject], Awaitable[JSONObject]]
-ElicitationCallback = Callable[[JSONObject], Awaitable[JSONObject]]
-RootsCallback = Callable[[], Awaitable[list[JSONObject]]]
-ListChangedCallback = Callable[[str], "Awaitable[None] | None"]
+if TYPE_CHECKING:
+    # Runtime code stays standard-library only; type checkers ship typing_extensions' stubs.
+    from typing_extensions import Unpack
 
 DEFAULT_CLIENT_INFO: JSONObject = {"name": "mcpgen", "version": "0.1.0"}
 # A probe answered by nothing at all (some legacy servers ignore unknown methods) must not
@@ -54,36 +53,27 @@ log = logging.getLogger("mcpgen.runtime.client")
 
 
 class ClientSession:
-    """One connection to an MCP server, in whichever era it speaks."""
+    """One connection to an MCP server, in whichever era it speaks.
+
+    Configured by `options` (a ConnectOptions) and/or the same options as keywords, which
+    override it. The transport is already built, so `wire_log` is not this class's to open:
+    connect_stdio/connect_http give it to the transport.
+    """
 
     def __init__(
-        self,
-        transport: Transport,
-        *,
-        timeout: float | None = 60.0,
-        max_timeout: float | None = None,
-        client_info: JSONObject | None = None,
-        on_log: LogCallback | None = None,
-        on_sampling: SamplingCallback | None = None,
-        on_elicitation: ElicitationCallback | None = None,
-        on_roots: RootsCallback | None = None,
-        on_list_changed: ListChangedCallback | None = None,
-        log_level: str | None = None,
+        self, transport: Transport, options: ConnectOptions | None = None, **overrides: Unpack[ConnectKwargs]
     ) -> None:
         self.transport = transport
-        self.client_info = dict(client_info or DEFAULT_CLIENT_INFO)
-        self.on_log = on_log
-        self.on_sampling = on_sampling
-        self.on_elicitation = on_elicitation
-        self.on_roots = on_roots
-        self.on_list_changed = on_list_changed
-        self.log_level = log_level
+        self.options = opts = ConnectOptions.build(options, overrides, caller="ClientSession")
+        self.client_info = dict(opts.client_info or DEFAULT_CLIENT_INFO)
+        # Changed by set_logging_level(); the options keep the level asked for at connect.
+        self.log_level = opts.log_level
         self.session = Session(
             transport,
             on_request=self._on_request,
             on_notification=self._on_notification,
-            timeout=timeout,
-            max_timeout=max_timeout,
+            timeout=opts.timeout,
+            max_timeout=opts.max_timeout,
         )
         self.protocol_version: str = ""
         self.era: str = ""
@@ -110,16 +100,21 @@ class ClientSession:
     def capabilities(self) -> JSONObject:
         """What this client can do for the server, from the callbacks it was given."""
         caps: JSONObject = {}
-        if self.on_sampling is not None:
+        if self.options.on_sampling is not None:
             caps["sampling"] = {}
-        if self.on_elicitation is not None:
+        if self.options.on_elicitation is not None:
             caps["elicitation"] = {"form": {}}
-        if self.on_roots is not None:
+        if self.options.on_roots is not None:
             caps["roots"] = {"listChanged": False}
         return caps
 
-    async def connect(self, protocol: str = "auto", *, connect_timeout: float = 30.0) -> None:
-        """Agree on an era and a version. protocol: "auto", "legacy" or an exact version."""
+    async def connect(self, protocol: str | None = None, *, connect_timeout: float | None = None) -> None:
+        """Agree on an era and a version. protocol: "auto", "legacy" or an exact version;
+        both default to this session's options."""
+        if protocol is None:
+            protocol = self.options.protocol
+        if connect_timeout is None:
+            connect_timeout = self.options.connect_timeout
         # A legacy server may ignore the probe: leave most of the connect time for initialize.
         self._probe_timeout = min(PROBE_TIMEOUT, connect_timeout / 3)
         self.session.start()
@@ -537,12 +532,13 @@ class ClientSession:
     async def _serve(self, method: str, params: JSONObject) -> Any:
         if method == "ping":
             return {}
-        if method == "sampling/createMessage" and self.on_sampling is not None:
-            return await self.on_sampling(params)
-        if method == "elicitation/create" and self.on_elicitation is not None:
-            return await self.on_elicitation(params)
-        if method == "roots/list" and self.on_roots is not None:
-            return {"roots": await self.on_roots()}
+        opts = self.options
+        if method == "sampling/createMessage" and opts.on_sampling is not None:
+            return await opts.on_sampling(params)
+        if method == "elicitation/create" and opts.on_elicitation is not None:
+            return await opts.on_elicitation(params)
+        if method == "roots/list" and opts.on_roots is not None:
+            return {"roots": await opts.on_roots()}
         raise RpcError(jsonrpc.METHOD_NOT_FOUND, f"Method not found: {method}")
 
     async def _on_notification(self, method: str, params: JSONObject) -> None:
@@ -554,8 +550,8 @@ class ClientSession:
         if method == SUBSCRIPTION_ACKNOWLEDGED:
             return
         if method == "notifications/message":
-            if self.on_log is not None:
-                await _maybe_await(self.on_log(params))
+            if self.options.on_log is not None:
+                await _maybe_await(self.options.on_log(params))
             else:
                 log.info("server log [%s] %s", params.get("level"), params.get("data"))
         elif method == "notifications/resources/updated":
@@ -565,8 +561,8 @@ class ClientSession:
                     queue.put_nowait(uri)
         elif method.endswith("/list_changed") and method.startswith("notifications/"):
             kind = method[len("notifications/") : -len("/list_changed")]
-            if self.on_list_changed is not None:
-                await _maybe_await(self.on_list_changed(kind))
+            if self.options.on_list_changed is not None:
+                await _maybe_await(self.options.on_list_changed(kind))
 
 
 async def _maybe_await(value: Any) -> None:
@@ -585,41 +581,26 @@ async def connect_stdio(
     command: str,
     args: Sequence[str] = (),
     *,
-    env: Mapping[str, str] | None = None,
-    cwd: str | None = None,
-    timeout: float | None = 60.0,
-    max_timeout: float | None = None,
-    protocol: str = "auto",
-    client_info: JSONObject | None = None,
-    on_log: LogCallback | None = None,
-    on_sampling: SamplingCallback | None = None,
-    on_elicitation: ElicitationCallback | None = None,
-    on_roots: RootsCallback | None = None,
-    on_list_changed: ListChangedCallback | None = None,
-    log_level: str | None = None,
-    wire_log: str | None = None,
-    connect_timeout: float = 30.0,
-    shutdown_grace: float = 2.0,
+    options: StdioOptions | ConnectOptions | None = None,
+    **overrides: Unpack[StdioKwargs],
 ) -> AsyncIterator[ClientSession]:
-    """Spawn a stdio MCP server, agree on a protocol, yield the session, then stop the server."""
+    """Spawn a stdio MCP server, agree on a protocol, yield the session, then stop the server.
+
+    Options (see StdioOptions) come as an object, as keywords, or both (keywords win).
+    """
+    opts = StdioOptions.build(options, overrides, caller="connect_stdio")
     transport = StdioClientTransport(
-        command, args, env=env, cwd=cwd, wire_log=open_wire_log(wire_log), shutdown_grace=shutdown_grace
+        command,
+        args,
+        env=opts.env,
+        cwd=opts.cwd,
+        wire_log=open_wire_log(opts.wire_log),
+        shutdown_grace=opts.shutdown_grace,
     )
     await transport.start()
-    client = ClientSession(
-        transport,
-        timeout=timeout,
-        max_timeout=max_timeout,
-        client_info=client_info,
-        on_log=on_log,
-        on_sampling=on_sampling,
-        on_elicitation=on_elicitation,
-        on_roots=on_roots,
-        on_list_changed=on_list_changed,
-        log_level=log_level,
-    )
+    client = ClientSession(transport, opts)
     try:
-        await client.connect(protocol, connect_timeout=connect_timeout)
+        await client.connect()
         yield client
     finally:
         await client.aclose()
@@ -629,59 +610,39 @@ async def connect_stdio(
 async def connect_http(
     url: str,
     *,
-    headers: Mapping[str, str] | None = None,
-    timeout: float | None = 60.0,
-    max_timeout: float | None = None,
-    protocol: str = "auto",
-    transport: str = "auto",
-    client_info: JSONObject | None = None,
-    on_log: LogCallback | None = None,
-    on_sampling: SamplingCallback | None = None,
-    on_elicitation: ElicitationCallback | None = None,
-    on_roots: RootsCallback | None = None,
-    on_list_changed: ListChangedCallback | None = None,
-    log_level: str | None = None,
-    wire_log: str | None = None,
-    connect_timeout: float = 30.0,
+    options: HttpOptions | ConnectOptions | None = None,
+    **overrides: Unpack[HttpKwargs],
 ) -> AsyncIterator[ClientSession]:
     """Connect to an MCP server at an HTTP URL.
 
+    Options (see HttpOptions) come as an object, as keywords, or both (keywords win).
     transport="auto" speaks Streamable HTTP and falls back to the legacy HTTP+SSE
     transport (2024-11-05) when the server refuses POSTs with 400/404/405;
     "streamable" or "sse" pick one.
     """
     from ..transports.http_client import HttpError, LegacySseTransport, StreamableHttpTransport
 
-    options: dict[str, Any] = dict(
-        timeout=timeout,
-        max_timeout=max_timeout,
-        client_info=client_info,
-        on_log=on_log,
-        on_sampling=on_sampling,
-        on_elicitation=on_elicitation,
-        on_roots=on_roots,
-        on_list_changed=on_list_changed,
-        log_level=log_level,
-    )
-    wire = open_wire_log(wire_log)
+    opts = HttpOptions.build(options, overrides, caller="connect_http")
     client: ClientSession | None = None
-    if transport in ("auto", "streamable"):
-        streamable = StreamableHttpTransport(url, headers=headers, wire_log=wire, timeout=timeout)
-        client = ClientSession(streamable, **options)
+    if opts.transport in ("auto", "streamable"):
+        streamable = StreamableHttpTransport(
+            url, headers=opts.headers, wire_log=open_wire_log(opts.wire_log), timeout=opts.timeout
+        )
+        client = ClientSession(streamable, opts)
         try:
-            await client.connect(protocol, connect_timeout=connect_timeout)
+            await client.connect()
         except (HttpError, ConnectionClosed, RpcError) as exc:
             await client.aclose()
             status = getattr(exc, "status", None)
-            if transport == "streamable" or status not in (400, 404, 405):
+            if opts.transport == "streamable" or status not in (400, 404, 405):
                 raise
             client = None
     if client is None:
-        legacy = LegacySseTransport(url, headers=headers, wire_log=open_wire_log(wire_log), timeout=timeout)
-        await legacy.start(timeout=connect_timeout)
-        client = ClientSession(legacy, **options)
+        legacy = LegacySseTransport(url, headers=opts.headers, wire_log=open_wire_log(opts.wire_log), timeout=opts.timeout)
+        await legacy.start(timeout=opts.connect_timeout)
+        client = ClientSession(legacy, opts)
         try:
-            await client.connect(ERA_LEGACY if protocol == "auto" else protocol, connect_timeout=connect_timeout)
+            await client.connect(ERA_LEGACY if opts.protocol == "auto" else opts.protocol)
         except BaseException:
             await client.aclose()
             raise

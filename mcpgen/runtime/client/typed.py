@@ -15,40 +15,35 @@ import functools
 import json
 import threading
 import warnings
-from collections.abc import AsyncIterator, Awaitable, Callable, Coroutine, Iterator, Mapping, Sequence
+from collections.abc import AsyncIterator, Callable, Coroutine, Iterator, Mapping, Sequence
 from concurrent.futures import Future
 from dataclasses import dataclass, field
 from types import ModuleType
-from typing import TYPE_CHECKING, Any, ClassVar, Concatenate, Generic, Literal, ParamSpec, TypeVar, cast
+from typing import TYPE_CHECKING, Any, ClassVar, Concatenate, Generic, ParamSpec, TypeVar, cast
 
 from .drift import SchemaDriftError, SchemaDriftWarning, compare_tools
 from ..core.results import ToolError, ToolOutputError, ToolOutputWarning, ToolResult, Unset, structured_of
 from .features import AsyncFeatures, SyncFeatures
+from .options import (
+    CallOptions,
+    ClientOptions,
+    ConnectOptions,
+    HttpOptions,
+    StdioOptions,
+    option_names,
+    split_options,
+)
 
 if TYPE_CHECKING:
+    from typing_extensions import Unpack
+
+    from .options import CallKwargs, ClientConnectKwargs, ClientHttpKwargs, ClientStdioKwargs
     from .session import ClientSession
 
 _T = TypeVar("_T")
 _P = ParamSpec("_P")
 _A = TypeVar("_A", bound="AsyncClientBase")
 _S = TypeVar("_S", bound="SyncClientBase[Any]")
-
-ProgressCallback = Callable[[float, float | None, str | None], Awaitable[None] | None]
-LogCallback = Callable[[dict[str, Any]], Awaitable[None] | None]
-RequestCallback = Callable[[dict[str, Any]], Awaitable[dict[str, Any]]]
-RootsCallback = Callable[[], Awaitable[list[dict[str, Any]]]]
-
-# How results are checked against outputSchema: "strict" raises ToolOutputError, "warn" warns
-# (ToolOutputWarning) and returns the unchecked result, "off" skips the JSON Schema check.
-ValidateOutput = Literal["strict", "warn", "off"]
-_VALIDATE_OUTPUT = ("strict", "warn", "off")
-_DRIFT_MODES = ("warn", "strict", "off")
-
-
-def _output_mode(value: str) -> ValidateOutput:
-    if value not in _VALIDATE_OUTPUT:
-        raise ValueError(f"validate_output must be one of {_VALIDATE_OUTPUT}, not {value!r}")
-    return cast(ValidateOutput, value)
 
 
 @dataclass
@@ -107,10 +102,11 @@ async def _check_drift(catalog: ToolCatalog, session: ClientSession, mode: str) 
     warnings.warn(SchemaDriftWarning(drift.describe()), stacklevel=2)
 
 
-def _drift_mode(value: str) -> str:
-    if value not in _DRIFT_MODES:
-        raise ValueError(f"drift must be one of {_DRIFT_MODES}, not {value!r}")
-    return value
+def _refuse(overrides: Mapping[str, Any], other: type[ConnectOptions], mine: type[ConnectOptions], why: str) -> None:
+    """connect() goes one way: the other transport's own options are a mistake, not ignored."""
+    stray = sorted(name for name in overrides if name in option_names(other) and name not in option_names(mine))
+    if stray:
+        raise TypeError(f"{why}: {', '.join(stray)} apply only to the other transport")
 
 
 class AsyncClientBase(AsyncFeatures):
@@ -127,17 +123,10 @@ class AsyncClientBase(AsyncFeatures):
         raise NotImplementedError
 
     def __init__(
-        self,
-        session: ClientSession,
-        *,
-        timeout: float | None = None,
-        progress: ProgressCallback | None = None,
-        validate_output: ValidateOutput = "strict",
+        self, session: ClientSession, options: CallOptions | None = None, **overrides: Unpack[CallKwargs]
     ) -> None:
         self._session = session
-        self._timeout = timeout
-        self._progress = progress
-        self._validate_output = _output_mode(validate_output)
+        self._per_call = CallOptions.build(options, overrides, caller=type(self).__name__)
         # Over HTTP the catalog's x-mcp-header annotations become Mcp-Param-* headers (2026-07-28).
         session.know_tools(self._catalog.shared_tools())
 
@@ -153,36 +142,27 @@ class AsyncClientBase(AsyncFeatures):
         command: str,
         args: Sequence[str] = (),
         *,
-        env: Mapping[str, str] | None = None,
-        cwd: str | None = None,
-        timeout: float = 60.0,
-        on_log: LogCallback | None = None,
-        on_sampling: RequestCallback | None = None,
-        on_elicitation: RequestCallback | None = None,
-        on_roots: RootsCallback | None = None,
-        wire_log: str | None = None,
-        drift: str = "warn",
-        validate_output: ValidateOutput = "strict",
-        **options: Any,
+        options: StdioOptions | ConnectOptions | None = None,
+        **overrides: Unpack[ClientStdioKwargs],
     ) -> AsyncIterator[_A]:
         """Start `command args` as a stdio MCP server and connect to it.
 
-        `timeout` is the default per-call timeout; `validate_output` how results are checked
-        against outputSchema ("strict", "warn" or "off"); `options` go to the runtime's
-        connect_stdio (e.g. `connect_timeout`, `protocol`, `client_info`). `drift` compares the
+        Takes the runtime's connection options (StdioOptions: `timeout`, `connect_timeout`,
+        `protocol`, the `on_*` callbacks, `env`, `cwd`, `wire_log`, ...), as `options=` and/or as
+        keywords, and this client's own (ClientOptions): `validate_output`, how results are
+        checked against outputSchema ("strict", "warn" or "off"), and `drift`, which compares the
         server's tool schemas with the generated ones after connecting: "warn" (a
         SchemaDriftWarning), "strict" (raise SchemaDriftError naming the tools) or "off" (no
         extra tools/list).
         """
         from .session import connect_stdio
 
-        drift_mode, mode = _drift_mode(drift), _output_mode(validate_output)
-        async with connect_stdio(
-            command, list(args), env=env, cwd=cwd, timeout=timeout, on_log=on_log, on_sampling=on_sampling,
-            on_elicitation=on_elicitation, on_roots=on_roots, wire_log=wire_log, **options,
-        ) as session:  # fmt: skip
-            await _check_drift(cls._catalog, session, drift_mode)
-            yield cls(session, validate_output=mode)
+        given, own = split_options(overrides, StdioOptions, ClientOptions, caller="connect_stdio")
+        opts = StdioOptions.build(options, given, caller="connect_stdio")
+        client_opts = ClientOptions(**own)
+        async with connect_stdio(command, list(args), options=opts) as session:
+            await _check_drift(cls._catalog, session, client_opts.drift)
+            yield cls(session, validate_output=client_opts.validate_output)
 
     @classmethod
     @contextlib.asynccontextmanager
@@ -190,66 +170,55 @@ class AsyncClientBase(AsyncFeatures):
         cls: type[_A],
         url: str,
         *,
-        headers: Mapping[str, str] | None = None,
-        timeout: float = 60.0,
-        on_log: LogCallback | None = None,
-        on_sampling: RequestCallback | None = None,
-        on_elicitation: RequestCallback | None = None,
-        on_roots: RootsCallback | None = None,
-        wire_log: str | None = None,
-        drift: str = "warn",
-        validate_output: ValidateOutput = "strict",
-        **options: Any,
+        options: HttpOptions | ConnectOptions | None = None,
+        **overrides: Unpack[ClientHttpKwargs],
     ) -> AsyncIterator[_A]:
         """Connect to an MCP server at `url` (Streamable HTTP, or the legacy HTTP+SSE transport).
 
-        `headers` go on every request (e.g. `{"Authorization": "Bearer ..."}`); `options` go to
-        the runtime's connect_http (e.g. `connect_timeout`, `protocol`, `transport`). `drift`
-        and `validate_output` work as for connect_stdio.
+        Takes the runtime's connection options (HttpOptions: `headers`, which go on every
+        request, e.g. `{"Authorization": "Bearer ..."}`, `transport`, `timeout`, ...) and this
+        client's own (`drift`, `validate_output`), as for connect_stdio.
         """
         from .session import connect_http
 
-        drift_mode, mode = _drift_mode(drift), _output_mode(validate_output)
-        async with connect_http(
-            url, headers=headers, timeout=timeout, on_log=on_log, on_sampling=on_sampling,
-            on_elicitation=on_elicitation, on_roots=on_roots, wire_log=wire_log, **options,
-        ) as session:  # fmt: skip
-            await _check_drift(cls._catalog, session, drift_mode)
-            yield cls(session, validate_output=mode)
+        given, own = split_options(overrides, HttpOptions, ClientOptions, caller="connect_http")
+        opts = HttpOptions.build(options, given, caller="connect_http")
+        client_opts = ClientOptions(**own)
+        async with connect_http(url, options=opts) as session:
+            await _check_drift(cls._catalog, session, client_opts.drift)
+            yield cls(session, validate_output=client_opts.validate_output)
 
     @classmethod
-    def connect(cls: type[_A], **options: Any) -> contextlib.AbstractAsyncContextManager[_A]:
-        """Connect the way this client was generated: the same stdio command, or the same URL."""
+    def connect(
+        cls: type[_A], *, options: ConnectOptions | None = None, **overrides: Unpack[ClientConnectKwargs]
+    ) -> contextlib.AbstractAsyncContextManager[_A]:
+        """Connect the way this client was generated: the same stdio command, or the same URL.
+
+        Takes what connect_stdio or connect_http (whichever that is) takes.
+        """
         catalog = cls._catalog
         if catalog.source_command:
-            return cls.connect_stdio(catalog.source_command[0], catalog.source_command[1:], **options)
+            _refuse(overrides, HttpOptions, StdioOptions, f"{cls.__name__}.connect() starts a stdio server")
+            command, *args = catalog.source_command
+            return cls.connect_stdio(command, args, options=options, **cast("ClientStdioKwargs", overrides))
         if catalog.source_url:
-            return cls.connect_http(catalog.source_url, **options)
+            _refuse(overrides, StdioOptions, HttpOptions, f"{cls.__name__}.connect() connects over HTTP")
+            return cls.connect_http(catalog.source_url, options=options, **cast("ClientHttpKwargs", overrides))
         raise RuntimeError(
             "this client was generated from a file, not a live server: "
             f"use {cls.__name__}.connect_stdio(command, args) or {cls.__name__}.connect_http(url)"
         )
 
-    def with_options(
-        self: _A,
-        *,
-        timeout: float | None = None,
-        progress: ProgressCallback | None = None,
-        validate_output: ValidateOutput | None = None,
-    ) -> _A:
-        """A view of this client whose calls use these per-call options."""
+    def with_options(self: _A, **overrides: Unpack[CallKwargs]) -> _A:
+        """A view of this client whose calls use these per-call options (the others unchanged)."""
         view = copy.copy(self)
-        if timeout is not None:
-            view._timeout = timeout
-        if progress is not None:
-            view._progress = progress
-        if validate_output is not None:
-            view._validate_output = _output_mode(validate_output)
+        view._per_call = CallOptions.build(self._per_call, overrides, caller="with_options")
         return view
 
     async def call_tool(self, name: str, arguments: Mapping[str, Any] | None = None) -> dict[str, Any]:
         """Untyped escape hatch: the raw CallToolResult (no validation, no ToolError)."""
-        return await self._session.call_tool(name, arguments, timeout=self._timeout, progress=self._progress)
+        per_call = self._per_call
+        return await self._session.call_tool(name, arguments, timeout=per_call.timeout, progress=per_call.progress)
 
     def tool_definitions(self) -> list[dict[str, Any]]:
         """The catalog as function-calling definitions (name, description, input_schema)."""
@@ -314,7 +283,7 @@ class AsyncClientBase(AsyncFeatures):
         if wrapped and isinstance(data, dict) and "result" in data:
             data = data["result"]
         model = getattr(models, result_model)
-        mode = self._validate_output
+        mode = self._per_call.validate_output
         try:
             # "off" skips the JSON Schema check; pydantic still builds the typed value.
             parsed = model.model_validate(data, context={"mcpgen_exact": mode != "off"})
@@ -400,25 +369,12 @@ class SyncClientBase(SyncFeatures, Generic[_A]):
         command: str,
         args: Sequence[str] = (),
         *,
-        env: Mapping[str, str] | None = None,
-        cwd: str | None = None,
-        timeout: float = 60.0,
-        on_log: LogCallback | None = None,
-        on_sampling: RequestCallback | None = None,
-        on_elicitation: RequestCallback | None = None,
-        on_roots: RootsCallback | None = None,
-        wire_log: str | None = None,
-        drift: str = "warn",
-        validate_output: ValidateOutput = "strict",
-        **options: Any,
+        options: StdioOptions | ConnectOptions | None = None,
+        **overrides: Unpack[ClientStdioKwargs],
     ) -> Iterator[_S]:
-        """Start `command args` as a stdio MCP server and connect to it (callbacks run on the loop thread)."""
-        cm = cls._async_client.connect_stdio(
-            command, args, env=env, cwd=cwd, timeout=timeout, on_log=on_log, on_sampling=on_sampling,
-            on_elicitation=on_elicitation, on_roots=on_roots, wire_log=wire_log, drift=drift,
-            validate_output=validate_output, **options,
-        )  # fmt: skip
-        with _hold(cm) as (inner, runner):
+        """Start `command args` as a stdio MCP server and connect to it (see AsyncClient.connect_stdio;
+        callbacks run on the loop thread)."""
+        with _hold(cls._async_client.connect_stdio(command, args, options=options, **overrides)) as (inner, runner):
             yield cls(inner, runner)
 
     @classmethod
@@ -427,43 +383,25 @@ class SyncClientBase(SyncFeatures, Generic[_A]):
         cls: type[_S],
         url: str,
         *,
-        headers: Mapping[str, str] | None = None,
-        timeout: float = 60.0,
-        on_log: LogCallback | None = None,
-        on_sampling: RequestCallback | None = None,
-        on_elicitation: RequestCallback | None = None,
-        on_roots: RootsCallback | None = None,
-        wire_log: str | None = None,
-        drift: str = "warn",
-        validate_output: ValidateOutput = "strict",
-        **options: Any,
+        options: HttpOptions | ConnectOptions | None = None,
+        **overrides: Unpack[ClientHttpKwargs],
     ) -> Iterator[_S]:
-        """Connect to an MCP server at `url` (callbacks run on the loop thread)."""
-        cm = cls._async_client.connect_http(
-            url, headers=headers, timeout=timeout, on_log=on_log, on_sampling=on_sampling,
-            on_elicitation=on_elicitation, on_roots=on_roots, wire_log=wire_log, drift=drift,
-            validate_output=validate_output, **options,
-        )  # fmt: skip
-        with _hold(cm) as (inner, runner):
+        """Connect to an MCP server at `url` (see AsyncClient.connect_http; callbacks run on the loop thread)."""
+        with _hold(cls._async_client.connect_http(url, options=options, **overrides)) as (inner, runner):
             yield cls(inner, runner)
 
     @classmethod
     @contextlib.contextmanager
-    def connect(cls: type[_S], **options: Any) -> Iterator[_S]:
+    def connect(
+        cls: type[_S], *, options: ConnectOptions | None = None, **overrides: Unpack[ClientConnectKwargs]
+    ) -> Iterator[_S]:
         """Connect the way this client was generated: the same stdio command, or the same URL."""
-        with _hold(cls._async_client.connect(**options)) as (inner, runner):
+        with _hold(cls._async_client.connect(options=options, **overrides)) as (inner, runner):
             yield cls(inner, runner)
 
-    def with_options(
-        self: _S,
-        *,
-        timeout: float | None = None,
-        progress: ProgressCallback | None = None,
-        validate_output: ValidateOutput | None = None,
-    ) -> _S:
-        """A view of this client whose calls use these per-call options."""
-        view = self._inner.with_options(timeout=timeout, progress=progress, validate_output=validate_output)
-        return type(self)(view, self._runner)
+    def with_options(self: _S, **overrides: Unpack[CallKwargs]) -> _S:
+        """A view of this client whose calls use these per-call options (the others unchanged)."""
+        return type(self)(self._inner.with_options(**overrides), self._runner)
 
     def call_tool(self, name: str, arguments: Mapping[str, Any] | None = None) -> dict[str, Any]:
         """Untyped escape hatch: the raw CallToolResult (no validation, no ToolError)."""

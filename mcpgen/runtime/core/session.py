@@ -23,7 +23,8 @@ from .errors import ConnectionClosed, McpError, RequestTimeout, RpcError
 from .jsonrpc import JSONObject, RequestId
 from ..transports.base import Transport
 
-ProgressCallback = Callable[[float, "float | None", "str | None"], "Awaitable[None] | None"]
+# (progress, total, message) of each notifications/progress about a request.
+ProgressCallback = Callable[[float, float | None, str | None], Awaitable[None] | None]
 # (method, params, request id) -> result; raise RpcError to answer with an error.
 RequestHandler = Callable[[str, JSONObject, RequestId], Awaitable[Any]]
 NotificationHandler = Callable[[str, JSONObject], "Awaitable[None] | None"]
