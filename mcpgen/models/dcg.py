@@ -157,10 +157,13 @@ class DcgWorker:
 
 
 _worker: DcgWorker | None = None
+# Workers that answered: closed by stop(), not at once (joining a process that is still exiting
+# would stall generation on it).
+_spent: list[DcgWorker] = []
 
 
 def start() -> None:
-    """Start a worker for the next `generate` (a no-op when one is already running)."""
+    """Start a worker for the next `generate` (a no-op when one is already waiting)."""
     global _worker
     if _worker is None:
         _worker = DcgWorker(run_in_process)
@@ -172,20 +175,19 @@ def parallel() -> bool:
 
 
 def generate(document: dict[str, Any], aliases: dict[str, str]) -> str:
-    """The models module DCG makes of `document`: in the worker if one runs, else here."""
+    """The models module DCG makes of `document`: in the worker if one waits, else here."""
     global _worker
     worker, _worker = _worker, None
     if worker is None:
         return run_in_process(document, aliases)
-    try:
-        return worker.run(document, aliases)
-    finally:
-        worker.close()
+    _spent.append(worker)
+    return worker.run(document, aliases)
 
 
 def stop() -> None:
-    """Stop an unused worker (every exit path of a target calls this)."""
+    """Stop every worker this process started (each exit path of a target calls this)."""
     global _worker
-    worker, _worker = _worker, None
-    if worker is not None:
+    workers, _worker = [*_spent, *([_worker] if _worker else [])], None
+    _spent.clear()
+    for worker in workers:
         worker.close()
