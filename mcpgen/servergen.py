@@ -3,6 +3,7 @@
 Like grpc stubs: `_generated/base.py` holds `ToolsBase` with one typed async method
 per tool (each answering "not implemented" until overridden); `handlers.py` subclasses
 it and is written only when absent, so regeneration never touches the user's code.
+`_generated/tables.py` declares, as data, what the runtime's adapter serves and how.
 """
 
 from __future__ import annotations
@@ -31,10 +32,14 @@ GENERATED_FILES = (
     "py.typed",
     "_generated/__init__.py",
     "_generated/base.py",
-    "_generated/features.py",
     "_generated/models.py",
-    "_generated/tools.py",
+    "_generated/tables.py",
 )
+# ToolsBase docstrings are short: the title or the description's first paragraph, cut to
+# SUMMARY_MAX, and what the method serves; on one line when that fits in DOC_WIDTH (the full
+# description is advertised in the tool table, and handlers.py's stubs keep it).
+SUMMARY_MAX = 80
+DOC_WIDTH = 100 - len('        """"""')
 
 
 @dataclass(frozen=True)
@@ -67,6 +72,17 @@ def _returns(spec: ToolSpec, n: ToolNames, models: ModelsOutput) -> tuple[str, s
     return info.root_type, "wrapped_root" if wrapped else "root"
 
 
+def _summary(definition: dict[str, Any], kind: str, name: str) -> str:
+    """A short docstring: `MCP <kind> 'name'` and the title, else the description's first paragraph."""
+    title, description = definition.get("title"), definition.get("description")
+    text = title if isinstance(title, str) and title.strip() else description if isinstance(description, str) else ""
+    first = " ".join(re.split(r"\n\s*\n", text.strip())[0].split())
+    if len(first) > SUMMARY_MAX:
+        first = first[:SUMMARY_MAX].rsplit(" ", 1)[0] + " ..."
+    one_line = f"MCP {kind} {name!r}: {first}" if first else f"MCP {kind} {name!r}"
+    return one_line if len(one_line) <= DOC_WIDTH else f"{first}\n\nMCP {kind}: {name!r}"
+
+
 def _tool_context(spec: ToolSpec, n: ToolNames, models: ModelsOutput) -> dict[str, Any]:
     returns, mode = _returns(spec, n, models)
     doc = "\n\n".join(x for x in (spec.title, spec.description) if x) or f"The {spec.name!r} tool."
@@ -78,14 +94,16 @@ def _tool_context(spec: ToolSpec, n: ToolNames, models: ModelsOutput) -> dict[st
         "returns": returns,
         "mode": mode,
         "doc": doc + f"\n\nMCP tool: {spec.name!r}",
+        "summary": _summary(spec.raw, "tool", spec.name),
     }
 
 
-def _feature_contexts(catalog: Catalog, taken: set[str]) -> dict[str, list[dict[str, Any]]]:
+def _feature_contexts(catalog: Catalog, taken: set[str], classes: set[str]) -> dict[str, list[dict[str, Any]]]:
     """Handler names and argument models for prompts, resources and resource templates.
 
     Method names get a kind prefix (prompt_, resource_, template_) and step around the tool
-    methods and each other through the one allocator in naming.py.
+    methods and each other through the one allocator in naming.py; model names step around
+    `classes`, those models.py already defines.
     """
     from .naming import allocate, field_names, pascal, snake
 
@@ -104,6 +122,9 @@ def _feature_contexts(catalog: Catalog, taken: set[str]) -> dict[str, list[dict[
         for kind, key, d in entries
     }
     methods = allocate([key for _, key, _ in entries], base, frozenset(taken))
+    suffix = {"prompt": "Args", "template": "Params"}
+    wanted = {key: pascal(methods[key]) + suffix[kind] for kind, key, _ in entries if kind in suffix}
+    model_names = allocate(list(wanted), wanted, frozenset(classes), joiner="V")
     out: dict[str, list[dict[str, Any]]] = {"prompts": [], "resources": [], "templates": []}
     for kind, key, definition in entries:
         method = methods[key]
@@ -114,22 +135,25 @@ def _feature_contexts(catalog: Catalog, taken: set[str]) -> dict[str, list[dict[
             required = {a["name"] for a in args if a.get("required") is True}
             fields = [{"python": f.python, "wire": f.wire, "required": f.wire in required} for f in names]
             out["prompts"].append(
-                {"wire": definition["name"], "method": method, "model": pascal(method) + "Args", "fields": fields,
-                 "doc": (doc or f"The {definition['name']!r} prompt.") + f"\n\nMCP prompt: {definition['name']!r}"}
+                {"wire": definition["name"], "method": method, "model": model_names[key], "fields": fields,
+                 "doc": (doc or f"The {definition['name']!r} prompt.") + f"\n\nMCP prompt: {definition['name']!r}",
+                 "summary": _summary(definition, "prompt", definition["name"])}
             )
         elif kind == "resource":
             out["resources"].append(
                 {"uri": definition["uri"], "method": method, "mime": definition.get("mimeType"),
-                 "doc": (doc or f"The resource {definition['uri']!r}.") + f"\n\nMCP resource: {definition['uri']!r}"}
+                 "doc": (doc or f"The resource {definition['uri']!r}.") + f"\n\nMCP resource: {definition['uri']!r}",
+                 "summary": _summary(definition, "resource", definition["uri"])}
             )
         else:
             variables = list(dict.fromkeys(re.findall(r"\{([A-Za-z0-9_]+)\}", definition["uriTemplate"])))
             names = field_names({v: v for v in variables})
             out["templates"].append(
-                {"template": definition["uriTemplate"], "method": method, "model": pascal(method) + "Params",
+                {"template": definition["uriTemplate"], "method": method, "model": model_names[key],
                  "mime": definition.get("mimeType"),
                  "fields": [{"python": f.python, "wire": f.wire, "required": True} for f in names],
-                 "doc": (doc or "Resources matching this URI template.") + f"\n\nMCP resource template: {definition['uriTemplate']!r}"}
+                 "doc": (doc or "Resources matching this URI template.") + f"\n\nMCP resource template: {definition['uriTemplate']!r}",
+                 "summary": _summary(definition, "resource template", definition["uriTemplate"])}
             )
     return out
 
@@ -147,13 +171,16 @@ def generate_server(catalog: Catalog, opts: ServerOptions, dcg: DcgWorker | None
     server_name = catalog.server_info.get("name")
     version = catalog.server_info.get("version")
     contexts = [_tool_context(t, names[t.name], models) for t in tools]
-    features = _feature_contexts(catalog, {t["method"] for t in contexts})
+    features = _feature_contexts(catalog, {t["method"] for t in contexts}, _class_names(models.source))
     ctx: dict[str, Any] = {
         **features,
         "prompts_json": json.dumps(list(catalog.prompts), ensure_ascii=True, separators=(",", ":")),
         "resources_json": json.dumps(list(catalog.resources), ensure_ascii=True, separators=(",", ":")),
         "templates_json": json.dumps(list(catalog.resource_templates), ensure_ascii=True, separators=(",", ":")),
         "package": opts.package,
+        # Where the runtime is imported from, seen from the package and from _generated/.
+        "runtime_module": "mcpgen.runtime",
+        "generated_runtime_module": "mcpgen.runtime",
         "tools": contexts,
         "annotation_imports": models.client_imports,
         "models_source": models.source,
@@ -194,6 +221,20 @@ def generate_server(catalog: Catalog, opts: ServerOptions, dcg: DcgWorker | None
     labels.update({i["method"]: f"resource {i['uri']!r}" for i in features["resources"]})
     labels.update({i["method"]: f"resource template {i['template']!r}" for i in features["templates"]})
     return ServerFiles(fs, handlers, stubs, labels)
+
+
+def _class_names(source: str) -> set[str]:
+    """The top-level classes (and other names) a module defines: feature models must step around them."""
+    names: set[str] = set()
+    for node in ast.parse(source).body:
+        if isinstance(node, ast.ClassDef):
+            names.add(node.name)
+        elif isinstance(node, (ast.Assign, ast.AnnAssign)):
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            names.update(t.id for t in targets if isinstance(t, ast.Name))
+        elif isinstance(node, (ast.Import, ast.ImportFrom)):
+            names.update((a.asname or a.name).split(".")[0] for a in node.names)
+    return names
 
 
 def implemented_methods(handlers_source: str) -> set[str] | None:
