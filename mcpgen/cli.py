@@ -141,6 +141,8 @@ def client_cmd(
 @click.option("-o", "--output", "output", required=True, type=click.Path(file_okay=False), help="Package directory to write.")
 @click.option("--name", "name", default=None, help="Package name (default: the output folder's name).")
 @click.option("--add-missing", is_flag=True, help="Append stubs for new tools to handlers.py (nothing else in it changes).")
+@click.option("--runtime", type=click.Choice(["import", "vendor"]), default="import", show_default=True,
+              help="import: use the installed mcpgen.runtime; vendor: copy it into the package.")
 @click.option("--templates", "templates", type=click.Path(exists=True, file_okay=False), default=None,
               help="Directory of templates overriding shipped ones by file name.")
 @click.option("--skip-invalid", is_flag=True,
@@ -149,7 +151,7 @@ def client_cmd(
 @_with_mode_options
 @click.pass_context
 def server_cmd(
-    ctx: click.Context, sources: tuple[str, ...], output: str, name: str | None, add_missing: bool,
+    ctx: click.Context, sources: tuple[str, ...], output: str, name: str | None, add_missing: bool, runtime: str,
     templates: str | None, skip_invalid: bool, url: str | None, headers: tuple[str, ...], config: str | None, server: str | None,
     connect_timeout: float, check: bool, show_diff: bool, force: bool,
 ) -> None:
@@ -159,7 +161,7 @@ def server_cmd(
     """
     spec = cli_source(sources, ctx.obj.get("command", ()), url, headers, config, server, connect_timeout)
     target = _cli_target(
-        "server", output, name, spec, templates=Path(templates) if templates else None,
+        "server", output, name, spec, runtime=runtime, templates=Path(templates) if templates else None,
         add_missing=add_missing, force=force, skip_invalid=skip_invalid,
     )
     sys.exit(_run([target], _mode(check, show_diff)))

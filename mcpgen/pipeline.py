@@ -79,10 +79,8 @@ def _templates_digest(folder: Path | None) -> str | None:
 
 def _options(t: Target) -> dict[str, Any]:
     """The options that shape the output (a client's package name does not: its imports are relative)."""
-    opts: dict[str, Any] = {"templates": _templates_digest(t.templates)}
-    if t.kind == "client":
-        opts["runtime"] = t.runtime
-    else:
+    opts: dict[str, Any] = {"templates": _templates_digest(t.templates), "runtime": t.runtime}
+    if t.kind == "server":
         opts["name"] = t.package
     return opts
 
@@ -151,7 +149,9 @@ def _server(t: Target, catalog: Catalog, mode: str, old: Manifest | None, dcg: D
 
     templates = str(t.templates) if t.templates else None
     result = generate_server(
-        catalog, ServerOptions(package=t.package, templates=templates, skip_invalid=t.skip_invalid), dcg
+        catalog,
+        ServerOptions(package=t.package, runtime=t.runtime, templates=templates, skip_invalid=t.skip_invalid),
+        dcg,
     )
     files = result.files.files
     manifest = build_manifest("server", _options(t), catalog_digest(catalog), files, (HANDLERS_FILE,))

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from .catalog import Catalog, Problem, StageError, ToolSpec
-from .clientgen import usable_tools
+from .clientgen import RUNTIME_DIR, usable_tools
 from .dcg_worker import DcgWorker
 from .models import ModelsOutput, generate_models, result_props, result_view
 from .naming import ToolNames, name_tools
@@ -45,6 +45,7 @@ DOC_WIDTH = 100 - len('        """"""')
 @dataclass(frozen=True)
 class ServerOptions:
     package: str
+    runtime: str = "import"  # "import" | "vendor" (a copy of mcpgen.runtime in PKG/_runtime/)
     templates: str | None = None
     skip_invalid: bool = False
 
@@ -162,7 +163,10 @@ def generate_server(catalog: Catalog, opts: ServerOptions, dcg: DcgWorker | None
     """Every generated file, formatted, plus the initial handlers.py; raises StageError."""
     tools, refused = usable_tools(catalog, opts.skip_invalid)  # refused: warnings, or StageError
     names = name_tools(tools, {t.name: result_props(t) for t in tools})
-    models, problems = generate_models(catalog, tools, names, dcg=dcg)
+    vendor = opts.runtime == "vendor"
+    # models.py lives in _generated/: a vendored runtime is one package up from it.
+    models_runtime = ".._runtime" if vendor else "mcpgen.runtime"
+    models, problems = generate_models(catalog, tools, names, runtime_module=models_runtime, dcg=dcg)
     errors = [p for p in problems if not p.warning]
     if models is None or errors:
         raise StageError(errors or problems)
@@ -179,8 +183,8 @@ def generate_server(catalog: Catalog, opts: ServerOptions, dcg: DcgWorker | None
         "templates_json": json.dumps(list(catalog.resource_templates), ensure_ascii=True, separators=(",", ":")),
         "package": opts.package,
         # Where the runtime is imported from, seen from the package and from _generated/.
-        "runtime_module": "mcpgen.runtime",
-        "generated_runtime_module": "mcpgen.runtime",
+        "runtime_module": "._runtime" if vendor else "mcpgen.runtime",
+        "generated_runtime_module": ".._runtime" if vendor else "mcpgen.runtime",
         "tools": contexts,
         "annotation_imports": models.client_imports,
         "models_source": models.source,
@@ -191,6 +195,9 @@ def generate_server(catalog: Catalog, opts: ServerOptions, dcg: DcgWorker | None
     fs = FileSet()
     for path in GENERATED_FILES:
         fs.add(path, render(env, f"server/{path}.jinja", **ctx))
+    if vendor:
+        for src in sorted(RUNTIME_DIR.rglob("*.py")):
+            fs.add(f"_runtime/{src.relative_to(RUNTIME_DIR).as_posix()}", src.read_text(encoding="utf-8"), format=False)
     stubs = {t["method"]: render(env, "server/handler_stub.py.jinja", tool=t, **ctx) for t in contexts}
     for kind in ("prompts", "resources", "templates"):
         for item in features[kind]:

@@ -224,6 +224,43 @@ def test_regeneration_never_touches_handlers_and_mypy_names_the_stale_one(scaffo
     assert after.startswith(before.rstrip(b"\n")) and b"async def get_alerts" in after[len(before) - 1 :]
 
 
+def test_a_vendored_server_runs_without_mcpgen(tmp_path: Path) -> None:
+    write_schemas(tmp_path / "schemas", [FORECAST, ADD, SHOUT, BOOM])
+    done = mcpgen("server", "schemas", "-o", "vend_server", "--runtime", "vendor", cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    pkg = tmp_path / "vend_server"
+    assert (pkg / "_runtime/support/server.py").is_file()
+    fill_handlers(pkg)
+    for path in pkg.rglob("*.py"):
+        text = path.read_text(encoding="utf-8")
+        assert "import mcpgen" not in text and "from mcpgen" not in text, path
+    assert mypy(pkg).returncode == 0
+    # A `mcpgen` that refuses to load shadows the installed one: the server must not need it.
+    shadow = tmp_path / "shadow"
+    (shadow / "mcpgen").mkdir(parents=True)
+    (shadow / "mcpgen/__init__.py").write_text("raise ImportError('mcpgen must not be imported')\n")
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(shadow), str(tmp_path)])}
+    assert subprocess.run([sys.executable, "-c", "import mcpgen"], cwd=shadow, env=env, capture_output=True).returncode != 0
+
+    async def main() -> tuple[list[dict[str, Any]], dict[str, Any], dict[str, Any]]:
+        from mcpgen.runtime import connect_stdio
+
+        async with connect_stdio(sys.executable, ["-m", "vend_server"], cwd=str(shadow), env=env) as c:
+            return await c.list_tools(), await c.call_tool("add", {"a": 2, "b": 3}), await c.call_tool("boom", {})
+
+    listed, added, crashed = asyncio.run(main())
+    assert [t["name"] for t in listed] == ["add", "boom", "get-forecast", "shout.loud"]
+    assert added["structuredContent"] == {"result": 5} and added["isError"] is False
+    assert crashed["isError"] is True and "hunter2" not in crashed["content"][0]["text"]
+    # The vendored runtime is a package of the server's own: its files, not the installed ones.
+    probe = subprocess.run(
+        [sys.executable, "-c", "import vend_server._generated.base as b; print(b.bind_handlers.__module__)"],
+        cwd=shadow, env=env, capture_output=True, text=True, timeout=60,
+    )
+    assert probe.returncode == 0, probe.stderr
+    assert probe.stdout.strip() == "vend_server._runtime.server.adapter"
+
+
 def test_bad_schema_exits_2_and_writes_nothing(tmp_path: Path) -> None:
     write_schemas(tmp_path / "schemas", [FORECAST, {"name": "broken"}])
     done = mcpgen("server", "schemas", "-o", "out_server", cwd=tmp_path)
