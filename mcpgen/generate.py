@@ -19,10 +19,7 @@ from .render.server import render_server, split_formatted
 def _plan_and_models(catalog: Catalog, skip_invalid: bool, runtime: Runtime, nested: bool) -> tuple[Plan, ModelsOutput, list[Problem]]:
     plan = build_plan(catalog, skip_invalid=skip_invalid)
     # A server's models.py sits in _generated/, one level below the vendored _runtime/.
-    module = runtime_module(runtime)
-    if nested and runtime is Runtime.VENDOR:
-        module = "." + module
-    models, problems = generate_models(plan, runtime_module=module)
+    models, problems = generate_models(plan, runtime_module=runtime_module(runtime, nested=nested))
     errors = [p for p in problems if not p.warning]
     if models is None or errors:
         raise StageError(errors or problems)

@@ -73,13 +73,9 @@ def _templates_digest(folder: Path | None) -> str | None:
 
 def _manifest_options(t: Target) -> dict[str, Any]:
     """The options that shape the output (a client's package name does not: its imports are relative)."""
-    opts: dict[str, Any] = {"templates": _templates_digest(t.templates)}
-    if isinstance(t.generator, ClientOptions):
-        opts["runtime"] = t.generator.runtime.value
-    else:
+    opts: dict[str, Any] = {"templates": _templates_digest(t.templates), "runtime": t.generator.runtime.value}
+    if isinstance(t.generator, ServerOptions):
         opts["name"] = t.package
-        if t.generator.runtime.value != "import":  # recorded only when set: older manifests stay current
-            opts["runtime"] = t.generator.runtime.value
     return opts
 
 

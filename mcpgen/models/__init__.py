@@ -12,6 +12,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 from ..catalog.model import Problem
+from ..plan.naming import allocate
 from ..plan.types import Param, Plan, ResultShape, ToolPlan
 from . import dcg
 from .document import build_document, class_docs, exact_schemas
@@ -36,8 +37,18 @@ def generate_models(plan: Plan, *, runtime_module: str = "mcpgen.runtime") -> tu
 
 
 def bind_plan(plan: Plan, models: ModelsOutput) -> Plan:
-    """The plan with each tool's typed parameters and return annotation from the generated models."""
-    return replace(plan, tools=tuple(_bind_tool(t, models) for t in plan.tools))
+    """The plan with each tool's typed parameters and return annotation from the generated models,
+    and prompt and template model names that step around every name models.py defines (a
+    server appends those models to it)."""
+    keys = [f"p:{p.wire}" for p in plan.prompts] + [f"t:{t.template}" for t in plan.templates]
+    wanted = dict(zip(keys, [p.model for p in plan.prompts] + [t.model for t in plan.templates], strict=True))
+    final = allocate(keys, wanted, models.names, joiner="V")
+    return replace(
+        plan,
+        tools=tuple(_bind_tool(t, models) for t in plan.tools),
+        prompts=tuple(replace(p, model=final[f"p:{p.wire}"]) for p in plan.prompts),
+        templates=tuple(replace(t, model=final[f"t:{t.template}"]) for t in plan.templates),
+    )
 
 
 def _bind_tool(t: ToolPlan, models: ModelsOutput) -> ToolPlan:

@@ -29,6 +29,9 @@ class ModelsOutput:
     source: str  # models.py body, without header
     infos: dict[str, ModelInfo]  # class name -> info, for every Args/Result
     client_imports: tuple[str, ...]  # `import x as _x` lines client.py needs for annotations
+    # Every module-level name models.py defines (classes, constants, imports): what a model
+    # added to it later (a server's prompt and template models) must not be called.
+    names: frozenset[str] = frozenset()
 
 
 _SAFE_TOP = (ast.Import, ast.ImportFrom, ast.ClassDef, ast.Assign, ast.AnnAssign)
@@ -151,7 +154,7 @@ def postprocess(
     text = ast.unparse(ast.Module(body=body, type_ignores=[])) + "\n"
     qualify = _Qualifier(set(classes), module_of)
     infos = {name: _info(classes[name], qualify) for name in sorted(wanted)}
-    return ModelsOutput(text, infos, tuple(sorted(qualify.imports))), []
+    return ModelsOutput(text, infos, tuple(sorted(qualify.imports)), _defined_names(body)), []
 
 
 def _open_protected_namespaces(cls: ast.ClassDef) -> None:
@@ -246,3 +249,16 @@ def _alias_of(stmt: ast.AnnAssign) -> str | None:
             if k.arg == "alias" and isinstance(k.value, ast.Constant) and isinstance(k.value.value, str):
                 return k.value.value
     return None
+
+
+def _defined_names(body: list[ast.stmt]) -> frozenset[str]:
+    names: set[str] = set()
+    for node in body:
+        if isinstance(node, ast.ClassDef):
+            names.add(node.name)
+        elif isinstance(node, (ast.Assign, ast.AnnAssign)):
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            names.update(t.id for t in targets if isinstance(t, ast.Name))
+        elif isinstance(node, (ast.Import, ast.ImportFrom)):
+            names.update((a.asname or a.name).split(".")[0] for a in node.names)
+    return frozenset(names)

@@ -26,7 +26,7 @@ from .naming import (
     snake,
 )
 from .result_shape import result_props, result_view
-from .types import Plan, PromptParam, PromptPlan, ResourcePlan, ResultShape, TemplatePlan, ToolPlan
+from .types import Plan, StringParam, PromptPlan, ResourcePlan, ResultShape, TemplatePlan, ToolPlan
 
 # Names the generated prompt/template methods use inside their bodies (a parameter must not shadow them).
 _BODY_LOCALS = frozenset({"arguments", "values", "expand_uri_template"})
@@ -80,6 +80,24 @@ def _doc(definition: dict[str, Any], fallback: str, footer: str) -> str:
     return f"{text}\n\n{footer}"
 
 
+# Server docstrings are short: the title or the description's first paragraph, cut to
+# SUMMARY_MAX, and what the method serves; on one line when that fits in DOC_WIDTH (the full
+# description is advertised in the tables, and handlers.py's stubs keep it).
+SUMMARY_MAX = 80
+DOC_WIDTH = 100 - len('        """"""')
+
+
+def _summary(definition: dict[str, Any], kind: str, name: str) -> str:
+    """A short docstring: `MCP <kind> 'name'` and the title, else the description's first paragraph."""
+    title, description = definition.get("title"), definition.get("description")
+    text = title if isinstance(title, str) and title.strip() else description if isinstance(description, str) else ""
+    first = " ".join(re.split(r"\n\s*\n", text.strip())[0].split())
+    if len(first) > SUMMARY_MAX:
+        first = first[:SUMMARY_MAX].rsplit(" ", 1)[0] + " ..."
+    one_line = f"MCP {kind} {name!r}: {first}" if first else f"MCP {kind} {name!r}"
+    return one_line if len(one_line) <= DOC_WIDTH else f"{first}\n\nMCP {kind}: {name!r}"
+
+
 def _tool_plan(spec: ToolSpec, n: ToolNames) -> ToolPlan:
     shape = ResultShape.CONTENT
     wrapped = False
@@ -96,6 +114,7 @@ def _tool_plan(spec: ToolSpec, n: ToolNames) -> ToolPlan:
         shape=shape,
         wrapped=wrapped,
         doc=_doc(spec.raw, f"The {spec.name!r} tool.", f"MCP tool: {spec.name!r}"),
+        summary=_summary(spec.raw, "tool", spec.name),
         schema_hash=schema_hash(spec.raw),
     )
 
@@ -168,7 +187,7 @@ def _feature_plans(
             if isinstance(a, dict) and isinstance(a.get("name"), str):
                 declared.setdefault(a["name"], a)
         params = [
-            PromptParam(f.python, f.wire, declared[f.wire].get("required") is True)
+            StringParam(f.python, f.wire, declared[f.wire].get("required") is True)
             for f in field_names(declared, _BODY_LOCALS)
         ]
         params.sort(key=lambda a: not a.required)  # stable: declaration order within each group
@@ -176,12 +195,14 @@ def _feature_plans(
             PromptPlan(
                 definition=p, client_method=client[key], server_method=server[key], model=models[key],
                 params=tuple(params), doc=_doc(p, f"The {p['name']!r} prompt.", f"MCP prompt: {p['name']!r}"),
+                summary=_summary(p, "prompt", p["name"]),
             )
         )
     resource_plans = tuple(
         ResourcePlan(
             definition=r, server_method=server["r:" + r["uri"]],
             doc=_doc(r, f"The resource {r['uri']!r}.", f"MCP resource: {r['uri']!r}"),
+            summary=_summary(r, "resource", r["uri"]),
         )
         for r in resources
     )
@@ -194,8 +215,9 @@ def _feature_plans(
         template_plans.append(
             TemplatePlan(
                 definition=t, client_method=client[key], server_method=server[key], model=models[key],
-                params=field_names({v: v for v in variables}, _BODY_LOCALS),
+                params=tuple(StringParam(f.python, f.wire, True) for f in field_names(dict.fromkeys(variables), _BODY_LOCALS)),
                 doc=_doc(t, "Resources matching this URI template.", f"MCP resource template: {t['uriTemplate']!r}"),
+                summary=_summary(t, "resource template", t["uriTemplate"]),
             )
         )
     return tuple(prompt_plans), resource_plans, tuple(template_plans)

@@ -3,8 +3,9 @@
 A `Plan` is built from a catalog (`build.py`): tools, prompts, resources and resource templates
 each deduplicated, sorted by wire name and named (Python methods for the client and for the
 server, model class names, field names) through the one allocator in `naming.py`. The models
-stage then fills in what only the generated models know (annotations, root types) with
-`Plan.with_models`. Templates render these objects; they never compute a name themselves.
+stage then fills in what only the generated models know (annotations, root types, the class
+names the prompt and template models must avoid) with `models.bind_plan`. Templates render these
+objects; they never compute a name themselves.
 """
 
 from __future__ import annotations
@@ -45,9 +46,10 @@ class ToolPlan:
     result_fields: tuple[FieldName, ...]  # the (unwrapped) result's top-level properties
     shape: ResultShape
     wrapped: bool  # the advertised result is {"result": X}; the method returns X
-    doc: str
+    doc: str  # the method's docstring: title and description
+    summary: str  # a short one for the server's ToolsBase (the full text is in the tool table)
     schema_hash: str
-    # Known once the models are generated (Plan.with_models):
+    # Known once the models are generated (models.bind_plan):
     params: tuple[Param, ...] = ()
     result_annotation: str | None = None  # None: no outputSchema
     # Every argument maps to its wire name through the Args model's aliases, so a typed method
@@ -67,6 +69,16 @@ class ToolPlan:
         return f"{self.pascal}Result" if self.shape is not ResultShape.CONTENT else None
 
     @property
+    def client_returns(self) -> str:
+        """What the typed client method returns."""
+        return self.result_annotation or "ToolResult"
+
+    @property
+    def server_returns(self) -> str:
+        """What the server's handler method returns."""
+        return self.result_annotation or "ToolOutput"
+
+    @property
     def is_root(self) -> bool:
         """The typed method returns a RootModel's value (not a BaseModel)."""
         return self.shape is ResultShape.ROOT
@@ -80,7 +92,9 @@ class ToolPlan:
 
 
 @dataclass(frozen=True)
-class PromptParam:
+class StringParam:
+    """A prompt argument or a URI template variable: always a string on the wire."""
+
     python: str
     wire: str
     required: bool
@@ -91,9 +105,10 @@ class PromptPlan:
     definition: dict[str, Any]  # verbatim
     client_method: str  # get_<name>
     server_method: str  # prompt_<name>
-    model: str  # the server's typed arguments model
-    params: tuple[PromptParam, ...]  # required first, declaration order within each group
+    model: str  # the server's typed arguments model (named around every class of models.py)
+    params: tuple[StringParam, ...]  # required first, declaration order within each group
     doc: str
+    summary: str
 
     @property
     def wire(self) -> str:
@@ -105,6 +120,7 @@ class ResourcePlan:
     definition: dict[str, Any]
     server_method: str  # resource_<name>
     doc: str
+    summary: str
 
     @property
     def uri(self) -> str:
@@ -123,9 +139,10 @@ class TemplatePlan:
     definition: dict[str, Any]
     client_method: str  # read_<name>
     server_method: str  # template_<name>
-    model: str  # the server's typed parameters model
-    params: tuple[FieldName, ...]  # the template's `{var}` names, in order
+    model: str  # the server's typed parameters model (named around every class of models.py)
+    params: tuple[StringParam, ...]  # the template's `{var}` names, in order (all required)
     doc: str
+    summary: str
 
     @property
     def template(self) -> str:

@@ -12,9 +12,11 @@ from .vendor import runtime_files
 FILES = ("__init__.py", "client.py", "models.py", "_catalog.py", "py.typed")
 
 
-def runtime_module(runtime: Runtime) -> str:
-    """How the package's top-level modules import the runtime."""
-    return "._runtime" if runtime is Runtime.VENDOR else "mcpgen.runtime"
+def runtime_module(runtime: Runtime, *, nested: bool = False) -> str:
+    """How a package's top-level modules (or, `nested`, those one folder down) import the runtime."""
+    if runtime is Runtime.VENDOR:
+        return ".._runtime" if nested else "._runtime"
+    return "mcpgen.runtime"
 
 
 def render_client(plan: Plan, models: ModelsOutput, options: ClientOptions, templates: str | None) -> FileSet:

@@ -2,7 +2,8 @@
 
 Like grpc stubs: `_generated/` holds `ToolsBase` with one typed async method per tool (each
 answering "not implemented" until overridden) and is rewritten every time; `handlers.py`
-subclasses it and is the user's (see output/handlers_file.py).
+subclasses it and is the user's (see output/handlers_file.py). `_generated/tables.py` declares,
+as data, what the runtime's adapter (mcpgen/runtime/server/adapter.py) serves and how.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from ..output.files import FileSet
 from ..output.handlers_file import HANDLERS_FILE, ServerFiles
 from ..plan.types import Plan
 from .environment import make_environment, render
+from .client import runtime_module
 from .vendor import runtime_files
 
 # Generated every time (the user owns handlers.py and anything else in the folder).
@@ -25,9 +27,8 @@ GENERATED_FILES = (
     "py.typed",
     "_generated/__init__.py",
     "_generated/base.py",
-    "_generated/features.py",
     "_generated/models.py",
-    "_generated/tools.py",
+    "_generated/tables.py",
 )
 # Stubs are rendered as `stub/<method>.py` so that black formats each on its own.
 STUB_PREFIX = "stub/"
@@ -53,7 +54,9 @@ def render_server(
         "templates_json": plan.templates_json,
         "annotation_imports": models.client_imports,
         "models_source": models.source,
-        "runtime_module": "._runtime" if options.runtime is Runtime.VENDOR else "mcpgen.runtime",
+        # Where the runtime is imported from, seen from the package and from _generated/.
+        "runtime_module": runtime_module(options.runtime),
+        "generated_runtime_module": runtime_module(options.runtime, nested=True),
     }
     fs = FileSet()
     for path in GENERATED_FILES:

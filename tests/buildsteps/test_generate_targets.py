@@ -146,6 +146,26 @@ def test_stale_files_removed_only_when_listed_user_files_survive(project: Path, 
     assert "get_alerts" not in (server / "_generated" / "base.py").read_text()
 
 
+def test_a_server_target_can_vendor_the_runtime(project: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    server = project / "src" / "weather_server"
+    pyproject = project / "pyproject.toml"
+    pyproject.write_text(PYPROJECT.replace('name = "weather_server"', 'name = "weather_server"\nruntime = "vendor"'))
+    assert cli(["generate", "--check"], capsys)[0] == 1  # the runtime option shapes the output
+    assert cli(["generate", "--target", "weather-server"], capsys)[0] == 0
+    assert (server / "_runtime" / "server" / "adapter.py").is_file()
+    assert "from .._runtime.support.server import" in (server / "_generated" / "base.py").read_text()
+    assert "from ._runtime.support.server import serve_http" in (server / "__main__.py").read_text()
+    manifest = json.loads((server / ".mcpgen-manifest.json").read_text())
+    assert manifest["options"]["runtime"] == "vendor" and "_runtime/server/adapter.py" in manifest["files"]
+    # Back to importing the installed runtime: the vendored copy goes, handlers.py stays.
+    handlers = (server / "handlers.py").read_bytes()
+    pyproject.write_text(PYPROJECT)
+    assert cli(["generate", "--target", "weather-server"], capsys)[0] == 0
+    assert not (server / "_runtime").exists() or not any((server / "_runtime").rglob("*.py"))
+    assert "from mcpgen.runtime.support.server import" in (server / "_generated" / "base.py").read_text()
+    assert (server / "handlers.py").read_bytes() == handlers
+
+
 def test_foreign_folder_refused_without_force(project: Path, capsys: pytest.CaptureFixture[str]) -> None:
     mine = project / "src" / "mine"
     mine.mkdir()

@@ -1,10 +1,12 @@
-"""What a typed tool call returns or raises: results, content blocks, errors (no pydantic: cheap to import)."""
+"""Tool results, content blocks and tool errors: what a typed client call returns or raises, and
+what a server handler returns or raises (no pydantic: cheap to import)."""
 
 from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
-from typing import Any, Final, Union
+from collections.abc import Sequence
+from typing import Any, Final, Union, overload
 
 
 class Unset:
@@ -123,15 +125,40 @@ def parse_block(raw: Any) -> ContentBlock:
     return UnknownContent(type=str(kind), raw=raw)
 
 
+def block_to_wire(block: ContentBlock | dict[str, Any]) -> dict[str, Any]:
+    """A content block as sent: its raw dict when it came from one, else built from its fields."""
+    if isinstance(block, dict):
+        return block  # a handler written for the older, dict-based ToolResult
+    if block.raw:
+        return block.raw
+    if isinstance(block, TextContent):
+        return {"type": "text", "text": block.text}
+    if isinstance(block, (ImageContent, AudioContent)):
+        return {"type": block.type, "data": block.data, "mimeType": block.mime_type}
+    if isinstance(block, ResourceLink):
+        link: dict[str, Any] = {"type": "resource_link", "uri": block.uri, "name": block.name}
+        optional = {"title": block.title, "description": block.description, "mimeType": block.mime_type}
+        return {**link, **{k: v for k, v in optional.items() if v is not None}}
+    if isinstance(block, EmbeddedResource):
+        fields = {"mimeType": block.mime_type, "text": block.text, "blob": block.blob}
+        resource = {"uri": block.uri, **{k: v for k, v in fields.items() if v is not None}}
+        return {"type": "resource", "resource": resource}
+    return {"type": block.type}
+
+
 def _text_of(blocks: list[ContentBlock]) -> str:
     return "\n".join(b.text for b in blocks if isinstance(b, TextContent))
 
 
 @dataclass
 class ToolResult:
-    """A tool result without an outputSchema: typed content blocks plus the raw result."""
+    """A tool result: typed content blocks, structured content, the error flag, and the raw result.
 
-    content: list[ContentBlock]
+    A client gets one for a tool without an outputSchema; a server handler may return one
+    (`ToolResult.of([...blocks as dicts...], is_error=True)`) to say exactly what is sent.
+    """
+
+    content: list[ContentBlock] = field(default_factory=list)
     structured_content: Any = None
     is_error: bool = False
     raw: dict[str, Any] = field(default_factory=dict, repr=False)
@@ -148,16 +175,53 @@ class ToolResult:
         return cls(blocks, raw.get("structuredContent"), bool(raw.get("isError")), raw)
 
     @classmethod
+    def of(
+        cls, content: Sequence[dict[str, Any]], structured_content: Any = None, *, is_error: bool = False
+    ) -> ToolResult:
+        """A result from content blocks as they go on the wire (`{"type": "text", ...}` dicts)."""
+        raw: dict[str, Any] = {"content": list(content), "isError": is_error}
+        if structured_content is not None:
+            raw["structuredContent"] = structured_content
+        return cls.from_raw(raw)
+
+    @classmethod
     def error(cls, message: str) -> ToolResult:
         """An error result a model can read (what `dispatch` returns for bad calls)."""
         block = {"type": "text", "text": message}
         return cls([TextContent(message, block)], None, True, {"content": [block], "isError": True})
 
+    def to_wire(self) -> dict[str, Any]:
+        """The CallToolResult to send: the fields as they are now, plus any other keys of `raw`."""
+        wire: dict[str, Any] = {"content": [block_to_wire(b) for b in self.content], "isError": self.is_error}
+        if self.structured_content is not None:
+            wire["structuredContent"] = self.structured_content
+        extra = {k: v for k, v in self.raw.items() if k not in ("content", "isError", "structuredContent")}
+        return {**wire, **extra}
+
 
 class ToolError(Exception):
-    """The tool ran and reported failure (`isError: true`). Content is kept, never validated."""
+    """A tool execution error (`isError: true`), on either side of the wire.
 
-    def __init__(self, tool: str, result: ToolResult) -> None:
+    A typed client raises `ToolError(tool, result)` when a tool reports failure (content kept,
+    never validated). A server handler raises `ToolError("message")`: the client gets an error
+    result whose one text block is the message.
+    """
+
+    tool: str  # "" when raised by a handler with a message
+    result: ToolResult
+
+    @overload
+    def __init__(self, message: str, /) -> None: ...
+
+    @overload
+    def __init__(self, tool: str, result: ToolResult) -> None: ...
+
+    def __init__(self, tool: str, result: ToolResult | None = None) -> None:
+        if result is None:
+            message = str(tool)  # `raise ToolError(exc)` worked with the old server-side class too
+            self.tool, self.result = "", ToolResult.error(message)
+            super().__init__(message)
+            return
         self.tool = tool
         self.result = result
         super().__init__(f"tool {tool!r} failed: {result.text or 'no message'}"[:2000])

@@ -1,21 +1,42 @@
-"""What a scaffolded server package imports."""
+"""What a scaffolded server package imports (`serve_http` loads uvicorn only when called)."""
 
 from ..core.errors import RpcError
 from ..core.jsonrpc import INTERNAL_ERROR, INVALID_PARAMS
 from ..core.protocol import ERA_MODERN
+from ..core.results import ToolError, ToolResult
 from ..core.validation import EXACT_CONTEXT_KEY, compile_validator
+from ..server.adapter import (
+    CompletionHook,
+    Context,
+    PromptOutput,
+    ResourceOutput,
+    SubscriptionHook,
+    ToolOutput,
+    bind_handlers,
+)
 from ..server.server import RequestContext, Server, error_result
 from ..transports.http_server import serve_http
 
 __all__ = [
+    "CompletionHook",
+    "Context",
+    "PromptOutput",
+    "RequestContext",
+    "ResourceOutput",
+    "Server",
+    "SubscriptionHook",
+    "ToolError",
+    "ToolOutput",
+    "ToolResult",
+    "bind_handlers",
+    "serve_http",
+    # Imported by servers generated before the adapter moved into the runtime: they keep
+    # running on this runtime until regenerated.
     "ERA_MODERN",
     "EXACT_CONTEXT_KEY",
     "INTERNAL_ERROR",
     "INVALID_PARAMS",
-    "RequestContext",
     "RpcError",
-    "Server",
     "compile_validator",
     "error_result",
-    "serve_http",
 ]

@@ -164,3 +164,47 @@ _EXACT_SCHEMAS: dict[str, str] = {
     "TestToolWithProgressArgs": '{"type":"object","properties":{}}',
 }
 _EXACT_WRAPS: dict[str, str] = {}
+
+
+# Prompt arguments and URI template variables: strings, by Python name (the alias is the wire name).
+import pydantic as _pydantic
+
+
+class PromptTestInputRequiredResultPromptArgs(_pydantic.BaseModel):
+    """Arguments of the prompt 'test_input_required_result_prompt'"""
+
+    model_config = _pydantic.ConfigDict(extra="ignore", populate_by_name=True, frozen=True)
+
+
+class PromptTestPromptWithArgumentsArgs(_pydantic.BaseModel):
+    """Arguments of the prompt 'test_prompt_with_arguments'"""
+
+    model_config = _pydantic.ConfigDict(extra="ignore", populate_by_name=True, frozen=True)
+    arg1: str = _pydantic.Field(alias="arg1")
+    arg2: str = _pydantic.Field(alias="arg2")
+
+
+class PromptTestPromptWithEmbeddedResourceArgs(_pydantic.BaseModel):
+    """Arguments of the prompt 'test_prompt_with_embedded_resource'"""
+
+    model_config = _pydantic.ConfigDict(extra="ignore", populate_by_name=True, frozen=True)
+    resource_uri: str = _pydantic.Field(alias="resourceUri")
+
+
+class PromptTestPromptWithImageArgs(_pydantic.BaseModel):
+    """Arguments of the prompt 'test_prompt_with_image'"""
+
+    model_config = _pydantic.ConfigDict(extra="ignore", populate_by_name=True, frozen=True)
+
+
+class PromptTestSimplePromptArgs(_pydantic.BaseModel):
+    """Arguments of the prompt 'test_simple_prompt'"""
+
+    model_config = _pydantic.ConfigDict(extra="ignore", populate_by_name=True, frozen=True)
+
+
+class TemplateTemplateParams(_pydantic.BaseModel):
+    """Variables of the URI template 'test://template/{id}/data'"""
+
+    model_config = _pydantic.ConfigDict(extra="ignore", populate_by_name=True, frozen=True)
+    id_: str = _pydantic.Field(alias="id")

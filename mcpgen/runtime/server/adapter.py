@@ -1,0 +1,332 @@
+"""The generic adapter between a generated server's handlers object and `Server`.
+
+A generated server package holds only what differs between servers: its declarations as JSON
+text and tables naming, for each tool, prompt, resource and template, the handler method, the
+models and the result shape (`_generated/tables.py`, a module of assignments), plus `ToolsBase`,
+one typed method per item. `bind_handlers` reads those tables once and registers on a `Server`
+one wire handler per item, which checks the arguments exactly (JSON Schema), builds the typed
+arguments, calls the handler method and turns what it returns (or raises) into the result.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+from collections.abc import Awaitable, Callable, Mapping, Sequence
+from types import ModuleType
+from typing import Any, Protocol, Union, cast
+
+import pydantic
+
+from ..core.errors import RpcError
+from ..core.jsonrpc import INTERNAL_ERROR, INVALID_PARAMS, JSONObject
+from ..core.protocol import ERA_MODERN
+from ..core.results import ToolError, ToolResult
+from ..core.validation import EXACT_CONTEXT_KEY, compile_validator
+from .features import PromptHandler, ResourceHandler, TemplateHandler
+from .server import RequestContext, Server, ToolHandler, error_result
+
+# What a handler gets to report progress, log, notice cancellation and (where the
+# client declared it) ask for sampling, elicitation or roots.
+Context = RequestContext
+# A tool without an outputSchema returns text, content blocks, or a whole ToolResult.
+ToolOutput = Union[str, Sequence[dict[str, Any]], ToolResult]
+# A prompt returns text (one user message), a list of messages, or a whole GetPromptResult.
+PromptOutput = Union[str, Sequence[dict[str, Any]], dict[str, Any]]
+# A resource returns text, bytes, a list of resource contents, or a whole ReadResourceResult.
+ResourceOutput = Union[str, bytes, Sequence[dict[str, Any]], dict[str, Any]]
+
+# How a tool's return value goes on the wire (the fourth column of TOOLS):
+#   none          no outputSchema: text, content blocks or a ToolResult
+#   model         an object result model, sent as structuredContent
+#   wrapped_model the same, inside the {"result": ...} wrapper the advertised schema declares
+#   root          a non-object result: bare in the stateless era, {"result": ...} before it
+#   wrapped_root  a non-object result inside the wrapper the advertised schema declares
+RESULT_MODES = frozenset({"none", "model", "wrapped_model", "root", "wrapped_root"})
+
+Method = Callable[..., Awaitable[Any]]
+
+# The exact JSON Schema check runs first; the models' own copy of it is then skipped.
+_CHECKED = {EXACT_CONTEXT_KEY: False}
+
+
+class ServerTables(Protocol):
+    """What a generated `_generated/tables.py` declares (the module itself satisfies this)."""
+
+    @property
+    def SERVER_NAME(self) -> str: ...
+    @property
+    def SERVER_VERSION(self) -> str: ...
+    @property
+    def TOOLS_JSON(self) -> str: ...
+    @property
+    def PROMPTS_JSON(self) -> str: ...
+    @property
+    def RESOURCES_JSON(self) -> str: ...
+    @property
+    def TEMPLATES_JSON(self) -> str: ...
+    @property
+    def TOOLS(self) -> Mapping[str, tuple[str, str, str | None, str]]:
+        """tool name -> (handler method, Args model, Result model or None, result mode)"""
+    @property
+    def PROMPTS(self) -> Mapping[str, tuple[str, str]]:
+        """prompt name -> (handler method, arguments model)"""
+    @property
+    def RESOURCES(self) -> Mapping[str, str]:
+        """resource URI -> handler method"""
+    @property
+    def TEMPLATES(self) -> Mapping[str, tuple[str, str]]:
+        """URI template -> (handler method, variables model)"""
+
+
+class CompletionHook:
+    """`complete`, for a ToolsBase whose server has prompts or resource templates."""
+
+    async def complete(
+        self, ref: dict[str, Any], argument: dict[str, Any], context: dict[str, Any], ctx: Context
+    ) -> list[str]:
+        """Suggestions for a prompt argument or template variable (`completion/complete`).
+
+        `ref` names the prompt or template, `argument` is `{"name": ..., "value": ...}`,
+        `context` may hold the other arguments already given. No suggestions by default.
+        """
+        return []
+
+
+class SubscriptionHook:
+    """`subscribe`, for a ToolsBase whose server has resources or resource templates."""
+
+    async def subscribe(self, uri: str, subscribed: bool, ctx: Context) -> None:
+        """A client (un)subscribed to updates of `uri`; accepted and ignored by default."""
+        return None
+
+
+def bind_handlers(handlers: object, tables: ServerTables, models: ModuleType) -> Server:
+    """A Server serving `tables` with the methods of `handlers` (a generated ToolsBase's subclass)."""
+    server = Server(tables.SERVER_NAME, tables.SERVER_VERSION)
+    tools = _by_key(tables.TOOLS_JSON, "name")
+    for wire, (method, args_model, result_model, mode) in tables.TOOLS.items():
+        result = _model(models, result_model) if result_model is not None else None
+        handler = _tool(wire, tools[wire], _method(handlers, method), _model(models, args_model), result, mode)
+        server.add_tool(tools[wire], handler)
+    prompts = _by_key(tables.PROMPTS_JSON, "name")
+    for wire, (method, model) in tables.PROMPTS.items():
+        server.add_prompt(prompts[wire], _prompt(wire, _method(handlers, method), _model(models, model)))
+    resources = _by_key(tables.RESOURCES_JSON, "uri")
+    for uri, method in tables.RESOURCES.items():
+        server.add_resource(resources[uri], _resource(resources[uri], _method(handlers, method)))
+    templates = _by_key(tables.TEMPLATES_JSON, "uriTemplate")
+    for template, (method, model) in tables.TEMPLATES.items():
+        definition = templates[template]
+        server.add_resource_template(definition, _template(definition, _method(handlers, method), _model(models, model)))
+    if tables.PROMPTS or tables.TEMPLATES:
+        complete = _method(handlers, "complete")
+
+        async def completion(params: JSONObject, ctx: RequestContext) -> list[str]:
+            result: list[str] = await complete(
+                params.get("ref") or {}, params.get("argument") or {}, params.get("context") or {}, ctx
+            )
+            return result
+
+        server.set_completion(completion)
+    if tables.RESOURCES or tables.TEMPLATES:
+        server.set_subscribe(_method(handlers, "subscribe"))
+    return server
+
+
+# -- tools ---------------------------------------------------------------------------
+
+
+def _tool(
+    wire: str,
+    definition: JSONObject,
+    method: Method,
+    args_model: type[pydantic.BaseModel],
+    result_model: type[pydantic.BaseModel] | None,
+    mode: str,
+) -> ToolHandler:
+    send = _sender(wire, result_model, mode)
+    check = compile_validator(definition["inputSchema"])
+    not_implemented = f"Tool {wire!r} is not implemented yet"
+
+    async def call(arguments: JSONObject, ctx: RequestContext) -> JSONObject:
+        problem = check(arguments)
+        if problem is not None:
+            return error_result(f"Invalid arguments at {problem}")
+        try:
+            args = args_model.model_validate(arguments, context=_CHECKED)
+        except pydantic.ValidationError as exc:
+            return _bad_arguments(exc)
+        try:
+            value = await method(args, ctx)
+        except NotImplementedError:
+            return error_result(not_implemented)
+        except ToolError as exc:
+            return exc.result.to_wire()
+        return send(value, ctx)
+
+    return call
+
+
+def _sender(
+    wire: str, result_model: type[pydantic.BaseModel] | None, mode: str
+) -> Callable[[Any, RequestContext], JSONObject]:
+    """How tool `wire`'s return value becomes its CallToolResult."""
+    if mode not in RESULT_MODES or (result_model is None) != (mode == "none"):
+        raise ValueError(f"tool {wire!r}: result mode {mode!r} does not fit result model {result_model!r}")
+    if result_model is None:
+        return lambda value, ctx: _plain_output(value)
+    model = result_model
+    if mode in ("model", "wrapped_model"):
+        wrap = mode == "wrapped_model"
+
+        def send_model(value: Any, ctx: RequestContext) -> JSONObject:
+            data = model.model_validate(value).model_dump(mode="json", by_alias=True, exclude_unset=True)
+            return _structured_output({"result": data} if wrap else data)
+
+        return send_model
+    always_wrap = mode == "wrapped_root"
+
+    def send_root(value: Any, ctx: RequestContext) -> JSONObject:
+        data = model.model_validate(value).model_dump(mode="json", by_alias=True)
+        # A non-object result is bare in the stateless era; handshake-era clients expect an object.
+        bare = not always_wrap and ctx.era == ERA_MODERN
+        return _structured_output(data if bare else {"result": data})
+
+    return send_root
+
+
+def _plain_output(value: Any) -> JSONObject:
+    if isinstance(value, ToolResult):
+        return value.to_wire()
+    if isinstance(value, str):
+        return {"content": _text(value), "isError": False}
+    if isinstance(value, (list, tuple)) and all(isinstance(block, dict) for block in value):
+        return {"content": list(value), "isError": False}
+    raise TypeError(f"a handler returned {type(value).__name__}; expected str, content blocks or ToolResult")
+
+
+def _structured_output(structured: Any) -> JSONObject:
+    # Structured content, plus the same JSON as text for clients that only read content.
+    return {
+        "content": _text(json.dumps(structured, ensure_ascii=False)),
+        "structuredContent": structured,
+        "isError": False,
+    }
+
+
+def _text(value: str) -> list[JSONObject]:
+    return [{"type": "text", "text": value}]
+
+
+def _bad_arguments(exc: pydantic.ValidationError) -> JSONObject:
+    first = exc.errors()[0]
+    where = "/".join(str(p) for p in first["loc"]) or "(arguments)"
+    return error_result(f"Invalid arguments at {where}: {first['msg']}")
+
+
+# -- prompts, resources, resource templates ------------------------------------------
+
+
+def _prompt(wire: str, method: Method, model: type[pydantic.BaseModel]) -> PromptHandler:
+    async def get(arguments: dict[str, str], ctx: RequestContext) -> JSONObject:
+        try:
+            args = model.model_validate(arguments)
+        except pydantic.ValidationError as exc:
+            raise RpcError(INVALID_PARAMS, f"Invalid prompt arguments: {exc.errors()[0]['msg']}") from None
+        try:
+            return _prompt_result(await method(args, ctx))
+        except NotImplementedError:
+            raise _not_implemented(f"Prompt {wire!r}") from None
+
+    return get
+
+
+def _resource(definition: JSONObject, method: Method) -> ResourceHandler:
+    mime, label = definition.get("mimeType"), f"Resource {definition['uri']!r}"
+
+    async def read(uri: str, ctx: RequestContext) -> JSONObject:
+        try:
+            return _resource_result(uri, mime, await method(ctx))
+        except NotImplementedError:
+            raise _not_implemented(label) from None
+
+    return read
+
+
+def _template(definition: JSONObject, method: Method, model: type[pydantic.BaseModel]) -> TemplateHandler:
+    mime, label = definition.get("mimeType"), f"Resource template {definition['uriTemplate']!r}"
+
+    async def read(uri: str, values: dict[str, str], ctx: RequestContext) -> JSONObject:
+        params = model.model_validate(values)
+        try:
+            return _resource_result(uri, mime, await method(params, ctx))
+        except NotImplementedError:
+            raise _not_implemented(label) from None
+
+    return read
+
+
+def _prompt_result(value: PromptOutput) -> JSONObject:
+    if isinstance(value, str):
+        return {"messages": [{"role": "user", "content": {"type": "text", "text": value}}]}
+    if isinstance(value, dict):
+        return value
+    return {"messages": list(value)}
+
+
+def _resource_result(uri: str, mime: Any, value: ResourceOutput) -> JSONObject:
+    if isinstance(value, dict):
+        return value
+    if isinstance(value, str):
+        item: JSONObject = {"uri": uri, "text": value}
+    elif isinstance(value, bytes):
+        item = {"uri": uri, "blob": base64.b64encode(value).decode("ascii")}
+    else:
+        return {"contents": list(value)}
+    if mime is not None:
+        item["mimeType"] = mime
+    return {"contents": [item]}
+
+
+def _not_implemented(what: str) -> RpcError:
+    return RpcError(INTERNAL_ERROR, f"{what} is not implemented yet")
+
+
+# -- reading the tables ----------------------------------------------------------------
+
+
+def _by_key(definitions_json: str, key: str) -> dict[str, JSONObject]:
+    """The declarations in a JSON array text, by their name, URI or URI template."""
+    found: dict[str, JSONObject] = {}
+    for definition in json.loads(definitions_json):
+        if isinstance(definition, dict) and isinstance(definition.get(key), str):
+            found[definition[key]] = definition
+    return found
+
+
+def _method(handlers: object, name: str) -> Method:
+    method = getattr(handlers, name, None)
+    if not callable(method):
+        raise TypeError(f"{type(handlers).__name__} has no handler method {name!r}")
+    return cast(Method, method)
+
+
+def _model(models: ModuleType, name: str) -> type[pydantic.BaseModel]:
+    model = getattr(models, name, None)
+    if not (isinstance(model, type) and issubclass(model, pydantic.BaseModel)):
+        raise TypeError(f"{models.__name__} has no model {name!r}")
+    return model
+
+
+__all__ = [
+    "CompletionHook",
+    "Context",
+    "PromptOutput",
+    "RESULT_MODES",
+    "ResourceOutput",
+    "ServerTables",
+    "SubscriptionHook",
+    "ToolOutput",
+    "bind_handlers",
+]
