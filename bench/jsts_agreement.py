@@ -2,7 +2,7 @@
 
     .venv/bin/python bench/jsts_agreement.py [--misses]
 
-Generates ONE client for every group of tests/exactness/jsts (draft2020-12 and draft7) and
+Generates ONE client for every group of tests/models/jsts (draft2020-12 and draft7) and
 prints cases / agree / miss / refused per keyword file; agreement = agree / (agree + miss).
 """
 
@@ -13,7 +13,7 @@ import tempfile
 import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests" / "exactness"))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests" / "models"))
 
 import jsts_agreement_lib as lib  # noqa: E402
 

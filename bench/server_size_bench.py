@@ -2,7 +2,7 @@
 
 For the server-everything capture and a synthetic 100-tool catalog: `mcpgen server` wall time
 (fresh process, best of N), the lines `_generated/` carries outside models.py and pure-data
-modules against the budget (80 + 8 per tool; counted as tests/servergen/generated_size.py
+modules against the budget (80 + 8 per tool; counted as tests/functional/server/generated_size.py
 says), and the time to import the generated package and build its Server.
 
 With --baseline DIR (a tree holding another mcpgen package, e.g. `git archive REV mcpgen
@@ -25,7 +25,7 @@ import time
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(REPO / "tests" / "servergen"))
+sys.path.insert(0, str(REPO / "tests" / "functional" / "server"))
 
 import generated_size as size  # noqa: E402
 

@@ -5,7 +5,7 @@ resolves anew at every subschema: about 4 ms a tool, most of the time of a large
 When the 2020-12 meta-schema is the root, every `$dynamicRef: "#meta"` lands on that root,
 so one flat document in which those are plain `$ref: "#"` and the vocabulary meta-schemas are
 inlined accepts exactly the same schemas, five times faster. Other drafts keep jsonschema's own
-check (they have no dynamic references). tests/generator/test_metaschema.py holds the two to
+check (they have no dynamic references). tests/catalog/test_metaschema.py holds the two to
 the same verdicts.
 """
 

@@ -163,6 +163,9 @@ def test_generated_code_imports_only_the_support_modules(
     assert used, "the package imports the runtime somewhere"
     assert used <= SUPPORT_MODULES, used - SUPPORT_MODULES
     if runtime == "vendor":
+        for path in out.rglob("*.py"):  # nothing reaches for an installed mcpgen
+            text = path.read_text(encoding="utf-8")
+            assert "from mcpgen" not in text and "import mcpgen" not in text, path
         for module in used:  # the vendored copy holds what the package imports
             assert (out / "_runtime" / Path(*module.split(".")[2:])).with_suffix(".py").is_file(), module
 

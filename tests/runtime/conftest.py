@@ -1,13 +1,19 @@
-"""Fixtures for the runtime tests: every test must leave no child process behind."""
+"""Fixtures for the runtime tests: every test must leave no child process behind. Being here
+puts tests/runtime/ on sys.path, so the test folders below import rt_support and memory_transport."""
 
 from __future__ import annotations
 
 import os
+import sys
 import time
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
-from rt_support import children_of
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from rt_support import children_of  # noqa: E402
 
 
 @pytest.fixture(autouse=True)

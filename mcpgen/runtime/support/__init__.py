@@ -4,5 +4,5 @@ and its runtime.
 Generated packages import only from `support.client` (typed clients), `support.server`
 (scaffolded servers) and `support.models` (the exact-schema check every generated model
 runs). Everything else in `mcpgen.runtime` may move between releases; these names may not
-without a regeneration. A test pins this list (tests/runtime/test_layout.py).
+without a regeneration. A test pins this list (tests/layout/test_layout.py).
 """

@@ -15,8 +15,8 @@ from mcpgen.generate import generate_client
 from mcpgen.options import ClientOptions
 from mcpgen.output.write import write_atomic
 
-REPO = Path(__file__).resolve().parents[2]
-PY = str(REPO / ".venv" / "bin" / "python")
+REPO = Path(__file__).resolve().parents[3]
+PY = sys.executable
 EVERYTHING = [
     "node",
     str(REPO / "tests/peers/node_modules/@modelcontextprotocol/server-everything/dist/index.js"),

@@ -14,7 +14,7 @@ import pytest
 
 from mcpgen.runtime import RpcError, connect_stdio
 
-CONFORMANCE = Path(__file__).resolve().parents[2] / "examples" / "conformance"
+CONFORMANCE = Path(__file__).resolve().parents[3] / "examples" / "conformance"
 MODERN_META = {
     "io.modelcontextprotocol/protocolVersion": "2026-07-28",
     "io.modelcontextprotocol/clientCapabilities": {"elicitation": {}},

@@ -1,6 +1,6 @@
 """The JSON Schema Test Suite as MCP tools: wrap, generate ONE client, measure agreement.
 
-Shared by tests/exactness/test_jsts.py and bench/jsts_agreement.py. Each test group's schema S
+Shared by tests/models/test_jsts.py and bench/jsts_agreement.py. Each test group's schema S
 becomes one tool whose inputSchema is `{"type": "object", "properties": {"value": S},
 "required": ["value"]}`; each test instance is checked as `Args.model_validate({"value": x})`.
 """

@@ -42,7 +42,7 @@ def test_suite_is_complete() -> None:
     groups = list(lib.groups())
     drafts = {g.draft for g in groups}
     assert drafts == {"draft2020-12", "draft7"}
-    assert sum(len(g.tests) for g in groups) > 2000  # the copy in tests/exactness/jsts is whole
+    assert sum(len(g.tests) for g in groups) > 2000  # the copy in tests/models/jsts is whole
 
 
 def test_agreement_overall_and_per_keyword_file(outcome: lib.Outcome) -> None:

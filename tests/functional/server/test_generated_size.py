@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from generated_size import budget, code_lines, counted_files, is_pure_data, synthetic_catalog
 
-REPO = Path(__file__).resolve().parents[2]
+REPO = Path(__file__).resolve().parents[3]
 EVERYTHING_CAPTURE = REPO / "tests/golden/inputs/everything.raw.json"
 
 

@@ -13,7 +13,7 @@ import pytest
 
 from mcpgen.runtime.core.validation import compile_validator, fast_check
 
-JSTS = Path(__file__).resolve().parents[1] / "exactness" / "jsts"
+JSTS = Path(__file__).resolve().parents[2] / "models" / "jsts"
 
 
 def _cases() -> list[tuple[str, Any, list[dict[str, Any]]]]:

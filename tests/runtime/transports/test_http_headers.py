@@ -17,7 +17,7 @@ from serving import serving
 
 from mcpgen.runtime import connect_http
 
-SERVER = Path(__file__).resolve().parents[2] / "examples/conformance/server.py"
+SERVER = Path(__file__).resolve().parents[3] / "examples/conformance/server.py"
 MODERN = "2026-07-28"
 META = {
     "io.modelcontextprotocol/protocolVersion": MODERN,

@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-SERVER = Path(__file__).resolve().parents[1] / "peers" / "runtime_server.py"
+SERVER = Path(__file__).resolve().parents[2] / "peers" / "runtime_server.py"
 MODERN_META = {
     "io.modelcontextprotocol/protocolVersion": "2026-07-28",
     "io.modelcontextprotocol/clientCapabilities": {},

@@ -11,7 +11,7 @@ from jsonschema import Draft7Validator, Draft202012Validator, exceptions
 
 from mcpgen.catalog import metaschema
 
-JSTS = Path(__file__).resolve().parents[1] / "exactness" / "jsts"
+JSTS = Path(__file__).resolve().parents[1] / "models" / "jsts"
 
 INVALID = [
     {"type": 5},

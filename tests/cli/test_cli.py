@@ -14,7 +14,7 @@ import yaml
 
 from mcpgen.cli import main
 
-from .conftest import PY, tool, write_json
+from generation import PY, tool, write_json
 
 GOLDEN_INPUTS = Path(__file__).resolve().parents[1] / "golden" / "inputs"
 

@@ -1,4 +1,6 @@
-"""Helpers: generate a client package from inline tool JSON and import it."""
+"""Helpers shared by the generator tests: generate a client package from inline tool JSON and
+import it (the `generate` fixture, registered in tests/conftest.py), and the live peers to
+generate from."""
 
 from __future__ import annotations
 
@@ -18,15 +20,15 @@ from mcpgen.options import ClientOptions, Runtime
 from mcpgen.output.write import write_atomic
 from mcpgen.sources.files import catalog_from_document
 
-REPO = Path(__file__).resolve().parents[2]
-PY = str(REPO / ".venv" / "bin" / "python")
+REPO = Path(__file__).resolve().parents[1]
+PY = sys.executable
 EVERYTHING = [
     "node",
     str(REPO / "tests/peers/node_modules/@modelcontextprotocol/server-everything/dist/index.js"),
     "stdio",
 ]
 TIME_SERVER = [PY, "-m", "mcp_server_time"]
-SDK_SERVER = [PY, str(REPO / "tests/generator/servers/sdk_structured_server.py")]
+SDK_SERVER = [PY, str(REPO / "tests/peers/sdk_structured_server.py")]
 
 
 def tool(name: str, props: dict[str, Any] | None = None, required: list[str] | None = None, **extra: Any) -> dict[str, Any]:
@@ -68,3 +70,11 @@ def generate(tmp_path: Path) -> Iterator[GenerateFn]:
 def write_json(path: Path, doc: Any) -> Path:
     path.write_text(json.dumps(doc), encoding="utf-8")
     return path
+
+
+# Wire names that stress the naming rules (keywords, collisions, unicode, digits, members).
+AWKWARD = [
+    "get-weather", "get_weather", "getWeather", "a.b.c", "my tool", "class", "list", "print",
+    "model_dump", "schema", "json", "call_tool", "dispatch", "with_options", "connect", "close",
+    "天気", "café", "Ωmega", "", "3d", "__init__", "self", "_private", "None", "get_weather_2",
+]

@@ -9,8 +9,7 @@ from typing import Any
 
 import pytest
 
-from .conftest import GenerateFn, tool
-from .test_naming import AWKWARD
+from generation import AWKWARD, GenerateFn, tool
 
 
 class FakeSession:

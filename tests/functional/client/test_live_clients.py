@@ -9,10 +9,10 @@ from typing import Any
 
 import pytest
 
-from .conftest import EVERYTHING, SDK_SERVER, TIME_SERVER, GenerateFn
+from generation import EVERYTHING, SDK_SERVER, TIME_SERVER, GenerateFn
 
 pytestmark = pytest.mark.slow
-GOLDEN_INPUTS = Path(__file__).resolve().parents[1] / "golden" / "inputs"
+GOLDEN_INPUTS = Path(__file__).resolve().parents[2] / "golden" / "inputs"
 
 
 def _live_pkg(generate: GenerateFn, command: list[str]) -> Any:

@@ -1,4 +1,4 @@
-"""Handlers for tests/servergen/wire/catalog.json: every result shape a generated server sends.
+"""Handlers for tests/functional/server/wire/catalog.json: every result shape a generated server sends.
 
 Written against the names `_generated` has exported since before the adapter moved into the
 runtime (`features.X` prompt models, a keyword-built ToolResult with dict blocks), so the same

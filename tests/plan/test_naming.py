@@ -3,17 +3,14 @@ from __future__ import annotations
 import keyword
 import random
 
+from generation import AWKWARD
+
 from mcpgen.catalog.build import build_catalog
 from mcpgen.plan.result_shape import result_props
 from mcpgen.plan.naming import name_tools, snake
 
-from .conftest import tool
+from generation import tool
 
-AWKWARD = [
-    "get-weather", "get_weather", "getWeather", "a.b.c", "my tool", "class", "list", "print",
-    "model_dump", "schema", "json", "call_tool", "dispatch", "with_options", "connect", "close",
-    "天気", "café", "Ωmega", "", "3d", "__init__", "self", "_private", "None", "get_weather_2",
-]
 
 
 def _names(wires: list[str]) -> dict[str, tuple[str, str]]:

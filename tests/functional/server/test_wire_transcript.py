@@ -1,6 +1,6 @@
 """A generated server answers exactly as recorded: every byte of every response line.
 
-tests/servergen/wire/ holds a catalog covering each result shape (plain text, content blocks,
+tests/functional/server/wire/ holds a catalog covering each result shape (plain text, content blocks,
 ToolResult, object / wrapped / bare results in both eras), every failure a handler can cause,
 prompts, resources, templates, completion and subscriptions, and a handlers.py filling most
 of it in. transcript.json is what the server generated from them answered to REQUESTS
@@ -11,7 +11,7 @@ began to list prompts and resources sorted by name (as it lists tools): only tho
 changed order.
 
 Re-record only for an intended wire change (review the diff):
-    MCPGEN_UPDATE_WIRE=1 .venv/bin/python -m pytest -q tests/servergen/test_wire_transcript.py
+    MCPGEN_UPDATE_WIRE=1 .venv/bin/python -m pytest -q tests/functional/server/test_wire_transcript.py
 """
 
 from __future__ import annotations

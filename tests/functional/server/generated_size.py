@@ -1,5 +1,5 @@
 """How much code a generated server's `_generated/` carries (issue 12's budget), and a synthetic
-catalog to measure it on. Shared by tests/servergen/test_generated_size.py and
+catalog to measure it on. Shared by tests/functional/server/test_generated_size.py and
 bench/server_size_bench.py.
 
 Counted: every non-blank, non-comment line (docstrings too) of `_generated/*.py`, except

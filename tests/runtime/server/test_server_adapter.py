@@ -1,6 +1,6 @@
 """The runtime's adapter between a generated server's tables and handlers and `Server`, in process:
 what a handler may return or raise, and what binding refuses. (What a whole generated server
-sends, byte for byte, is tests/servergen/test_wire_transcript.py.)"""
+sends, byte for byte, is tests/functional/server/test_wire_transcript.py.)"""
 
 from __future__ import annotations
 

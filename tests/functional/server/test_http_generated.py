@@ -20,7 +20,7 @@ from typing import Any
 
 import pytest
 
-REPO = Path(__file__).resolve().parents[2]
+REPO = Path(__file__).resolve().parents[3]
 WEATHER = REPO / "examples/weather"
 SDK_SERVER = REPO / "tests/peers/sdk_server.py"
 EVERYTHING = REPO / "tests/peers/node_modules/@modelcontextprotocol/server-everything/dist/index.js"
