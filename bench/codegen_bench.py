@@ -15,7 +15,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import statistics
 import subprocess
 import sys
 import tempfile
@@ -83,8 +82,18 @@ def mcpgen_cmd(src: Path, out: Path) -> list[str]:
 
 
 def dcg_cmd(src: Path, out: Path) -> list[str]:
-    return [str(BIN / "datamodel-codegen"), "--input", str(src), "--input-file-type", "mcp-tools",
-            "--output", str(out), "--output-model-type", "pydantic_v2.BaseModel", "--disable-timestamp"]
+    return [
+        str(BIN / "datamodel-codegen"),
+        "--input",
+        str(src),
+        "--input-file-type",
+        "mcp-tools",
+        "--output",
+        str(out),
+        "--output-model-type",
+        "pydantic_v2.BaseModel",
+        "--disable-timestamp",
+    ]
 
 
 def main() -> None:
@@ -121,7 +130,9 @@ def main() -> None:
         t_pkg = timed([py, "-c", "import everything_client"], reps, env=env)
         t_models = timed([py, "-c", "import everything_client.models"], reps, env=env)
         rows.append(('python -c "import json, asyncio"', t_base, "1.00x"))
-        rows.append(("import everything_client.client (generated)", t_client, f"{t_client / t_base:.2f}x (target < 3x)"))
+        rows.append(
+            ("import everything_client.client (generated)", t_client, f"{t_client / t_base:.2f}x (target < 3x)")
+        )
         rows.append(("import everything_client (package)", t_pkg, f"{t_pkg / t_base:.2f}x"))
         rows.append(("import everything_client.models (pydantic, lazy)", t_models, f"{t_models / t_base:.2f}x"))
         try:

@@ -190,7 +190,9 @@ def main() -> int:
                     for era, protocol in eras.items():
                         for pair in order:
                             if pair == "generated":
-                                seq, conc = asyncio.run(bench_generated(client, gen_url, args.n, args.concurrency, protocol))
+                                seq, conc = asyncio.run(
+                                    bench_generated(client, gen_url, args.n, args.concurrency, protocol)
+                                )
                             else:
                                 seq, conc = asyncio.run(bench_sdk(sdk_url, args.n, args.concurrency, protocol))
                             samples[f"{pair}/{era}"]["sequential"].append(seq)
@@ -214,7 +216,7 @@ def main() -> int:
         for era in eras:
             for kind in kinds:
                 per_round = [
-                    g / s for g, s in zip(samples[f"generated/{era}"][kind], samples[f"sdk/{era}"][kind])
+                    g / s for g, s in zip(samples[f"generated/{era}"][kind], samples[f"sdk/{era}"][kind], strict=True)
                 ]
                 label = f"{era} {kind}"
                 ratios[label] = statistics.median(per_round)
@@ -224,7 +226,18 @@ def main() -> int:
         for label, value in ratios.items():
             print(f"{'MET ' if value >= 3 else 'MISS'} generated >= 3x SDK ({label})")
     if args.json:
-        print(json.dumps({"n": args.n, "rounds": args.rounds, "concurrency": args.concurrency, "figures": figures, "samples": samples, "ratios": ratios}))
+        print(
+            json.dumps(
+                {
+                    "n": args.n,
+                    "rounds": args.rounds,
+                    "concurrency": args.concurrency,
+                    "figures": figures,
+                    "samples": samples,
+                    "ratios": ratios,
+                }
+            )
+        )
     return 0
 
 

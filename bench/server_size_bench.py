@@ -39,7 +39,10 @@ def generate(src: Path, out: Path, pythonpath: str) -> float:
     # Run from the output's folder: from the repo, `python -m` would find this checkout's mcpgen first.
     done = subprocess.run(
         [sys.executable, "-m", "mcpgen.cli", "server", str(src), "-o", str(out)],
-        capture_output=True, text=True, cwd=out.parent, env={**os.environ, "PYTHONPATH": pythonpath},
+        capture_output=True,
+        text=True,
+        cwd=out.parent,
+        env={**os.environ, "PYTHONPATH": pythonpath},
     )
     elapsed = time.perf_counter() - t0
     if done.returncode != 0:

@@ -37,7 +37,10 @@ def main() -> None:
     )
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(OUT), os.environ.get("PYTHONPATH", "")])}
     step("3. Call the server through the typed client", [sys.executable, "use_client.py"], WEATHER, env)
-    print(f"\nThe generated client is in {OUT.relative_to(ROOT)}/weather_client; the server in examples/weather/weather_server.")
+    print(
+        f"\nThe generated client is in {OUT.relative_to(ROOT)}/weather_client;"
+        " the server in examples/weather/weather_server."
+    )
 
 
 if __name__ == "__main__":

@@ -30,13 +30,25 @@ def _warn(problems: Sequence[Problem]) -> None:
 
 
 def cli_source(
-    files: Sequence[str], command: Sequence[str], url: str | None, headers: Sequence[str],
-    config: str | None, server: str | None, connect_timeout: float,
+    files: Sequence[str],
+    command: Sequence[str],
+    url: str | None,
+    headers: Sequence[str],
+    config: str | None,
+    server: str | None,
+    connect_timeout: float,
 ) -> SourceSpec:
     """Exactly one of: file(s), --url, --config F --server N, or a command after `--`."""
     given = sum(bool(x) for x in (files, command, url, config))
     if given != 1:
-        _fail([Problem("usage", "give exactly one source: FILE, --url URL, --config FILE --server NAME, or -- COMMAND ARGS...")])
+        _fail(
+            [
+                Problem(
+                    "usage",
+                    "give exactly one source: FILE, --url URL, --config FILE --server NAME, or -- COMMAND ARGS...",
+                )
+            ]
+        )
     if config and not server:
         _fail([Problem("usage", "--config needs --server NAME")])
     pairs: list[tuple[str, str]] = []
@@ -48,8 +60,13 @@ def cli_source(
     if pairs and not url:
         _fail([Problem("--header", "headers only apply to --url")])
     return SourceSpec(
-        files=tuple(Path(f) for f in files), url=url, headers=tuple(pairs), command=tuple(command),
-        config=Path(config) if config else None, server=server, connect_timeout=connect_timeout,
+        files=tuple(Path(f) for f in files),
+        url=url,
+        headers=tuple(pairs),
+        command=tuple(command),
+        config=Path(config) if config else None,
+        server=server,
+        connect_timeout=connect_timeout,
     )
 
 
@@ -64,10 +81,14 @@ def load_source(spec: SourceSpec) -> Catalog:
 
 source_options = [
     click.option("--url", "url", type=str, default=None, help="A Streamable HTTP (or HTTP+SSE) server."),
-    click.option("--header", "headers", multiple=True, metavar="NAME:VALUE", help="HTTP header for --url (repeatable)."),
+    click.option(
+        "--header", "headers", multiple=True, metavar="NAME:VALUE", help="HTTP header for --url (repeatable)."
+    ),
     click.option("--config", "config", type=str, default=None, help="mcpServers JSON file (with --server)."),
     click.option("--server", "server", type=str, default=None, help="Server name inside --config."),
-    click.option("--connect-timeout", type=float, default=30.0, show_default=True, help="Seconds a live server gets to answer."),
+    click.option(
+        "--connect-timeout", type=float, default=30.0, show_default=True, help="Seconds a live server gets to answer."
+    ),
 ]
 
 
@@ -84,9 +105,13 @@ def cli() -> None:
 
 
 mode_options = [
-    click.option("--check", is_flag=True, help="Regenerate in memory; exit 1 listing the files that differ. Writes nothing."),
+    click.option(
+        "--check", is_flag=True, help="Regenerate in memory; exit 1 listing the files that differ. Writes nothing."
+    ),
     click.option("--diff", "show_diff", is_flag=True, help="Like --check, and print a unified diff."),
-    click.option("--force", is_flag=True, help="Generate into a folder that holds files mcpgen did not write (they are kept)."),
+    click.option(
+        "--force", is_flag=True, help="Generate into a folder that holds files mcpgen did not write (they are kept)."
+    ),
 ]
 
 
@@ -110,51 +135,121 @@ def _cli_target(output: str, name: str | None, source: SourceSpec, **options: An
 
 @cli.command("client")
 @click.argument("source", required=False)
-@click.option("-o", "--output", "output", required=True, type=click.Path(file_okay=False), help="Package directory to write.")
+@click.option(
+    "-o", "--output", "output", required=True, type=click.Path(file_okay=False), help="Package directory to write."
+)
 @click.option("--name", "name", default=None, help="Package name (default: the output folder's name).")
-@click.option("--runtime", type=click.Choice(["import", "vendor"]), default="import", show_default=True,
-              help="import: use the installed mcpgen.runtime; vendor: copy it into the package.")
-@click.option("--templates", "templates", type=click.Path(exists=True, file_okay=False), default=None,
-              help="Directory of templates overriding shipped ones by file name.")
-@click.option("--skip-invalid", is_flag=True,
-              help="Leave out (with a warning) each tool that cannot be generated exactly; generate the rest.")
-@click.option("--sync/--no-sync", "sync", default=True, show_default=True,
-              help="Also generate `Client`, the synchronous twin of `AsyncClient`.")
+@click.option(
+    "--runtime",
+    type=click.Choice(["import", "vendor"]),
+    default="import",
+    show_default=True,
+    help="import: use the installed mcpgen.runtime; vendor: copy it into the package.",
+)
+@click.option(
+    "--templates",
+    "templates",
+    type=click.Path(exists=True, file_okay=False),
+    default=None,
+    help="Directory of templates overriding shipped ones by file name.",
+)
+@click.option(
+    "--skip-invalid",
+    is_flag=True,
+    help="Leave out (with a warning) each tool that cannot be generated exactly; generate the rest.",
+)
+@click.option(
+    "--sync/--no-sync",
+    "sync",
+    default=True,
+    show_default=True,
+    help="Also generate `Client`, the synchronous twin of `AsyncClient`.",
+)
 @_with_source_options
 @_with_mode_options
 @click.pass_context
 def client_cmd(
-    ctx: click.Context, source: str | None, output: str, name: str | None, runtime: str, templates: str | None,
-    skip_invalid: bool, sync: bool, url: str | None, headers: tuple[str, ...], config: str | None, server: str | None, connect_timeout: float,
-    check: bool, show_diff: bool, force: bool,
+    ctx: click.Context,
+    source: str | None,
+    output: str,
+    name: str | None,
+    runtime: str,
+    templates: str | None,
+    skip_invalid: bool,
+    sync: bool,
+    url: str | None,
+    headers: tuple[str, ...],
+    config: str | None,
+    server: str | None,
+    connect_timeout: float,
+    check: bool,
+    show_diff: bool,
+    force: bool,
 ) -> None:
     """Generate a typed client package from SOURCE (file), --url, --config/--server, or -- COMMAND ARGS..."""
-    spec = cli_source([source] if source else [], ctx.obj.get("command", ()), url, headers, config, server, connect_timeout)
+    spec = cli_source(
+        [source] if source else [], ctx.obj.get("command", ()), url, headers, config, server, connect_timeout
+    )
     target = _cli_target(
-        output, name, spec, generator=ClientOptions(runtime=Runtime(runtime), sync=sync),
-        templates=Path(templates) if templates else None, force=force, skip_invalid=skip_invalid,
+        output,
+        name,
+        spec,
+        generator=ClientOptions(runtime=Runtime(runtime), sync=sync),
+        templates=Path(templates) if templates else None,
+        force=force,
+        skip_invalid=skip_invalid,
     )
     sys.exit(_run([target], _mode(check, show_diff)))
 
 
 @cli.command("server")
 @click.argument("sources", nargs=-1)
-@click.option("-o", "--output", "output", required=True, type=click.Path(file_okay=False), help="Package directory to write.")
+@click.option(
+    "-o", "--output", "output", required=True, type=click.Path(file_okay=False), help="Package directory to write."
+)
 @click.option("--name", "name", default=None, help="Package name (default: the output folder's name).")
-@click.option("--add-missing", is_flag=True, help="Append stubs for new tools to handlers.py (nothing else in it changes).")
-@click.option("--runtime", type=click.Choice(["import", "vendor"]), default="import", show_default=True,
-              help="import: use the installed mcpgen.runtime; vendor: copy it into the package.")
-@click.option("--templates", "templates", type=click.Path(exists=True, file_okay=False), default=None,
-              help="Directory of templates overriding shipped ones by file name.")
-@click.option("--skip-invalid", is_flag=True,
-              help="Leave out (with a warning) each tool that cannot be generated exactly; generate the rest.")
+@click.option(
+    "--add-missing", is_flag=True, help="Append stubs for new tools to handlers.py (nothing else in it changes)."
+)
+@click.option(
+    "--runtime",
+    type=click.Choice(["import", "vendor"]),
+    default="import",
+    show_default=True,
+    help="import: use the installed mcpgen.runtime; vendor: copy it into the package.",
+)
+@click.option(
+    "--templates",
+    "templates",
+    type=click.Path(exists=True, file_okay=False),
+    default=None,
+    help="Directory of templates overriding shipped ones by file name.",
+)
+@click.option(
+    "--skip-invalid",
+    is_flag=True,
+    help="Leave out (with a warning) each tool that cannot be generated exactly; generate the rest.",
+)
 @_with_source_options
 @_with_mode_options
 @click.pass_context
 def server_cmd(
-    ctx: click.Context, sources: tuple[str, ...], output: str, name: str | None, add_missing: bool, runtime: str,
-    templates: str | None, skip_invalid: bool, url: str | None, headers: tuple[str, ...], config: str | None, server: str | None,
-    connect_timeout: float, check: bool, show_diff: bool, force: bool,
+    ctx: click.Context,
+    sources: tuple[str, ...],
+    output: str,
+    name: str | None,
+    add_missing: bool,
+    runtime: str,
+    templates: str | None,
+    skip_invalid: bool,
+    url: str | None,
+    headers: tuple[str, ...],
+    config: str | None,
+    server: str | None,
+    connect_timeout: float,
+    check: bool,
+    show_diff: bool,
+    force: bool,
 ) -> None:
     """Scaffold a server package from SOURCES (files or folders of schemas), --url, --config/--server, or -- COMMAND.
 
@@ -162,17 +257,26 @@ def server_cmd(
     """
     spec = cli_source(sources, ctx.obj.get("command", ()), url, headers, config, server, connect_timeout)
     target = _cli_target(
-        output, name, spec, generator=ServerOptions(runtime=Runtime(runtime), add_missing=add_missing),
-        templates=Path(templates) if templates else None, force=force, skip_invalid=skip_invalid,
+        output,
+        name,
+        spec,
+        generator=ServerOptions(runtime=Runtime(runtime), add_missing=add_missing),
+        templates=Path(templates) if templates else None,
+        force=force,
+        skip_invalid=skip_invalid,
     )
     sys.exit(_run([target], _mode(check, show_diff)))
 
 
 @cli.command("generate")
 @click.option("--target", "names", multiple=True, help="Only this target (repeatable; default: all).")
-@click.option("--check", is_flag=True, help="Regenerate in memory; exit 1 listing the files that differ. Writes nothing.")
+@click.option(
+    "--check", is_flag=True, help="Regenerate in memory; exit 1 listing the files that differ. Writes nothing."
+)
 @click.option("--diff", "show_diff", is_flag=True, help="Like --check, and print a unified diff.")
-@click.option("--force", is_flag=True, help="Generate into folders that hold files mcpgen did not write (they are kept).")
+@click.option(
+    "--force", is_flag=True, help="Generate into folders that hold files mcpgen did not write (they are kept)."
+)
 def generate_cmd(names: tuple[str, ...], check: bool, show_diff: bool, force: bool) -> None:
     """Run the targets of [tool.mcpgen] in the nearest pyproject.toml (found from the current folder up)."""
     from dataclasses import replace
@@ -185,7 +289,12 @@ def generate_cmd(names: tuple[str, ...], check: bool, show_diff: bool, force: bo
     known = {t.name for t in project.targets}
     unknown = [n for n in names if n not in known]
     if unknown:
-        _fail([Problem(str(project.pyproject), f"no target named {n!r} (known: {', '.join(sorted(known))})") for n in unknown])
+        _fail(
+            [
+                Problem(str(project.pyproject), f"no target named {n!r} (known: {', '.join(sorted(known))})")
+                for n in unknown
+            ]
+        )
     targets = [replace(t, force=t.force or force) for t in project.targets if not names or t.name in names]
     sys.exit(_run(targets, _mode(check, show_diff)))
 
@@ -229,13 +338,20 @@ def _run(targets: Sequence[Target], mode: Mode) -> int:
 @_with_source_options
 @click.pass_context
 def inspect_cmd(
-    ctx: click.Context, source: str | None, url: str | None, headers: tuple[str, ...],
-    config: str | None, server: str | None, connect_timeout: float,
+    ctx: click.Context,
+    source: str | None,
+    url: str | None,
+    headers: tuple[str, ...],
+    config: str | None,
+    server: str | None,
+    connect_timeout: float,
 ) -> None:
     """Print the tools, prompts and resources of SOURCE as a table."""
     from .render.table import format_catalog
 
-    spec = cli_source([source] if source else [], ctx.obj.get("command", ()), url, headers, config, server, connect_timeout)
+    spec = cli_source(
+        [source] if source else [], ctx.obj.get("command", ()), url, headers, config, server, connect_timeout
+    )
     catalog = load_source(spec)
     click.echo(format_catalog(catalog), nl=False)
 
@@ -246,8 +362,14 @@ def inspect_cmd(
 @_with_source_options
 @click.pass_context
 def snapshot_cmd(
-    ctx: click.Context, source: str | None, output: str, url: str | None, headers: tuple[str, ...],
-    config: str | None, server: str | None, connect_timeout: float,
+    ctx: click.Context,
+    source: str | None,
+    output: str,
+    url: str | None,
+    headers: tuple[str, ...],
+    config: str | None,
+    server: str | None,
+    connect_timeout: float,
 ) -> None:
     """Save the whole catalog of SOURCE (usually a live server) as stable, sorted JSON.
 
@@ -255,14 +377,19 @@ def snapshot_cmd(
     """
     from .catalog.snapshot import dumps_snapshot
 
-    spec = cli_source([source] if source else [], ctx.obj.get("command", ()), url, headers, config, server, connect_timeout)
+    spec = cli_source(
+        [source] if source else [], ctx.obj.get("command", ()), url, headers, config, server, connect_timeout
+    )
     catalog = load_source(spec)
     try:
         _write_file(Path(output), dumps_snapshot(catalog))
     except OSError as exc:
         _fail([Problem(output, f"cannot write: {exc.strerror or exc}")])
-    click.echo(f"wrote {output} ({len(catalog.tools)} tools, {len(catalog.prompts)} prompts, "
-               f"{len(catalog.resources)} resources, {len(catalog.resource_templates)} resource templates)", err=True)
+    click.echo(
+        f"wrote {output} ({len(catalog.tools)} tools, {len(catalog.prompts)} prompts, "
+        f"{len(catalog.resources)} resources, {len(catalog.resource_templates)} resource templates)",
+        err=True,
+    )
 
 
 def _write_file(path: Path, text: str) -> None:
@@ -285,8 +412,12 @@ def _write_file(path: Path, text: str) -> None:
 @click.argument("old")
 @click.argument("new")
 @click.option("--json", "as_json", is_flag=True, help="Print the changes as JSON.")
-@click.option("--header", "headers", multiple=True, metavar="NAME:VALUE", help="HTTP header for URL sources (repeatable).")
-@click.option("--connect-timeout", type=float, default=30.0, show_default=True, help="Seconds a live server gets to answer.")
+@click.option(
+    "--header", "headers", multiple=True, metavar="NAME:VALUE", help="HTTP header for URL sources (repeatable)."
+)
+@click.option(
+    "--connect-timeout", type=float, default=30.0, show_default=True, help="Seconds a live server gets to answer."
+)
 def diff_cmd(old: str, new: str, as_json: bool, headers: tuple[str, ...], connect_timeout: float) -> None:
     """Classify every change from OLD to NEW as breaking or compatible; exit 1 if any is breaking.
 
@@ -312,7 +443,7 @@ def _diff_source(text: str, headers: Sequence[str], connect_timeout: float) -> S
     if text.startswith(("http://", "https://")):
         return cli_source([], [], text, headers, None, None, connect_timeout)
     if text.startswith("stdio:"):
-        argv = shlex.split(text[len("stdio:"):])
+        argv = shlex.split(text[len("stdio:") :])
         if not argv:
             _fail([Problem(text, "stdio: needs a command")])
         return cli_source([], argv, None, [], None, None, connect_timeout)

@@ -37,8 +37,22 @@ RUNTIMES = tuple(r.value for r in Runtime)
 _VAR = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}")
 # Keys of one target table (kebab-case; snake_case is accepted too).
 _KEYS = {
-    "kind", "source", "url", "headers", "command", "config", "server", "output", "name",
-    "runtime", "templates", "add-missing", "force", "connect-timeout", "skip-invalid", "sync",
+    "kind",
+    "source",
+    "url",
+    "headers",
+    "command",
+    "config",
+    "server",
+    "output",
+    "name",
+    "runtime",
+    "templates",
+    "add-missing",
+    "force",
+    "connect-timeout",
+    "skip-invalid",
+    "sync",
 }
 
 
@@ -83,7 +97,7 @@ class Target:
 
     @property
     def kind(self) -> str:
-        """"client" or "server" (as the manifest records it)."""
+        """ "client" or "server" (as the manifest records it)."""
         return "client" if isinstance(self.generator, ClientOptions) else "server"
 
 
@@ -124,13 +138,17 @@ def parse_project(table: Any, path: Path, environ: Mapping[str, str]) -> tuple[P
     where = f"{path} [tool.mcpgen]"
     if not isinstance(table, dict):
         return None, [Problem(where, "must be a table")]
-    problems = [Problem(where, f"unknown key {k!r} (targets go in [tool.mcpgen.targets.NAME])") for k in table if k != "targets"]
+    problems = [
+        Problem(where, f"unknown key {k!r} (targets go in [tool.mcpgen.targets.NAME])") for k in table if k != "targets"
+    ]
     targets_raw = table.get("targets")
     if not isinstance(targets_raw, dict) or not targets_raw:
         return None, problems + [Problem(where, "no targets: add a [tool.mcpgen.targets.NAME] table")]
     targets: list[Target] = []
     for name in sorted(targets_raw):
-        target, found = parse_target(name, targets_raw[name], path.parent, environ, f"{path} [tool.mcpgen.targets.{name}]")
+        target, found = parse_target(
+            name, targets_raw[name], path.parent, environ, f"{path} [tool.mcpgen.targets.{name}]"
+        )
         problems += found
         if target is not None:
             targets.append(target)

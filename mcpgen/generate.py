@@ -16,7 +16,9 @@ from .render.client import render_client, runtime_module
 from .render.server import render_server, split_formatted
 
 
-def _plan_and_models(catalog: Catalog, skip_invalid: bool, runtime: Runtime, nested: bool) -> tuple[Plan, ModelsOutput, list[Problem]]:
+def _plan_and_models(
+    catalog: Catalog, skip_invalid: bool, runtime: Runtime, nested: bool
+) -> tuple[Plan, ModelsOutput, list[Problem]]:
     plan = build_plan(catalog, skip_invalid=skip_invalid)
     # A server's models.py sits in _generated/, one level below the vendored _runtime/.
     models, problems = generate_models(plan, runtime_module=runtime_module(runtime, nested=nested))

@@ -51,8 +51,11 @@ def load_catalog(spec: SourceSpec) -> tuple[Catalog | None, list[Problem]]:
         from .sources.live import load_live
 
         return load_live(
-            spec.command[0], spec.command[1:], cwd=str(spec.cwd) if spec.cwd else None,
-            connect_timeout=spec.connect_timeout, record_command=not spec.secret_command,
+            spec.command[0],
+            spec.command[1:],
+            cwd=str(spec.cwd) if spec.cwd else None,
+            connect_timeout=spec.connect_timeout,
+            record_command=not spec.secret_command,
         )
     from .sources.files import load_file, load_many
 
@@ -108,7 +111,9 @@ def run_target(t: Target, mode: Mode, cwd: Path) -> Outcome:
         dcg.stop()
 
 
-def _compared(t: Target, mode: Mode, files: dict[str, str], manifest: Manifest, old: Manifest | None, outcome: Outcome) -> Outcome:
+def _compared(
+    t: Target, mode: Mode, files: dict[str, str], manifest: Manifest, old: Manifest | None, outcome: Outcome
+) -> Outcome:
     outcome.changes = compare(t.output, files, manifest, old)
     if mode is Mode.DIFF:
         outcome.diff = unified_diff(t.output, outcome.changes, files, manifest, t.display or str(t.output))

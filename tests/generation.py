@@ -31,7 +31,9 @@ TIME_SERVER = [PY, "-m", "mcp_server_time"]
 SDK_SERVER = [PY, str(REPO / "tests/peers/sdk_structured_server.py")]
 
 
-def tool(name: str, props: dict[str, Any] | None = None, required: list[str] | None = None, **extra: Any) -> dict[str, Any]:
+def tool(
+    name: str, props: dict[str, Any] | None = None, required: list[str] | None = None, **extra: Any
+) -> dict[str, Any]:
     schema: dict[str, Any] = {"type": "object", "properties": props or {}}
     if required:
         schema["required"] = required
@@ -74,7 +76,30 @@ def write_json(path: Path, doc: Any) -> Path:
 
 # Wire names that stress the naming rules (keywords, collisions, unicode, digits, members).
 AWKWARD = [
-    "get-weather", "get_weather", "getWeather", "a.b.c", "my tool", "class", "list", "print",
-    "model_dump", "schema", "json", "call_tool", "dispatch", "with_options", "connect", "close",
-    "天気", "café", "Ωmega", "", "3d", "__init__", "self", "_private", "None", "get_weather_2",
+    "get-weather",
+    "get_weather",
+    "getWeather",
+    "a.b.c",
+    "my tool",
+    "class",
+    "list",
+    "print",
+    "model_dump",
+    "schema",
+    "json",
+    "call_tool",
+    "dispatch",
+    "with_options",
+    "connect",
+    "close",
+    "天気",
+    "café",
+    "Ωmega",
+    "",
+    "3d",
+    "__init__",
+    "self",
+    "_private",
+    "None",
+    "get_weather_2",
 ]

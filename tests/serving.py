@@ -26,7 +26,11 @@ def _listening(port: int) -> bool:
 
 @contextmanager
 def serving(
-    argv: Sequence[str], *, path: str = "/mcp", timeout: float = 30, cwd: Path | None = None,
+    argv: Sequence[str],
+    *,
+    path: str = "/mcp",
+    timeout: float = 30,
+    cwd: Path | None = None,
     env: dict[str, str] | None = None,
 ) -> Iterator[str]:
     """Run `argv` (every "{port}" in it replaced by a free port) until it listens; yield its URL.
@@ -37,7 +41,11 @@ def serving(
     cmd = [a.replace("{port}", str(port)) for a in argv]
     log = tempfile.TemporaryFile()  # a file, not a pipe: a chatty server must never block on stderr
     proc = subprocess.Popen(
-        cmd, cwd=cwd, env={**os.environ, **(env or {})}, stdout=subprocess.DEVNULL, stderr=log,
+        cmd,
+        cwd=cwd,
+        env={**os.environ, **(env or {})},
+        stdout=subprocess.DEVNULL,
+        stderr=log,
         start_new_session=True,
     )
     try:

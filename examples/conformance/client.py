@@ -32,7 +32,9 @@ async def accept_with_defaults(params: dict[str, Any]) -> dict[str, Any]:
     """Elicitation answered as a user who accepts the form unchanged: every default applied."""
     schema = params.get("requestedSchema") or {}
     properties = schema.get("properties") or {}
-    content = {name: prop["default"] for name, prop in properties.items() if isinstance(prop, dict) and "default" in prop}
+    content = {
+        name: prop["default"] for name, prop in properties.items() if isinstance(prop, dict) and "default" in prop
+    }
     return {"action": "accept", "content": content}
 
 

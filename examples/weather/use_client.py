@@ -37,7 +37,9 @@ async def main() -> None:
         # The agent loop: hand tool_definitions() to an LLM, route its calls through dispatch().
         names = [d["name"] for d in weather.tool_definitions()]
         print(f"tools for the LLM: {names}")
-        print("LLM-style call with a bad argument:", await weather.dispatch("get-forecast", {"city": "Oslo", "days": 99}))
+        print(
+            "LLM-style call with a bad argument:", await weather.dispatch("get-forecast", {"city": "Oslo", "days": 99})
+        )
 
     # The sync twin, for scripts and notebooks.
     with Client.connect() as weather_sync:

@@ -74,7 +74,9 @@ def _check_schema(where: str, pointer: str, schema: Any) -> list[Problem]:
         sub = "".join(f"/{p}" for p in exc.path)
         if exc.validator == "format" and exc.validator_value == "regex":
             # e.g. \p{L}: valid ECMA-262, but Python's re (which jsonschema checks with) rejects it.
-            msg = f"pattern {str(exc.instance)[:100]!r} cannot be checked (not a regular expression Python's re accepts)"
+            msg = (
+                f"pattern {str(exc.instance)[:100]!r} cannot be checked (not a regular expression Python's re accepts)"
+            )
             return [Problem(where, msg, pointer + sub)]
         return [Problem(where, f"invalid JSON Schema: {exc.message[:300]}", pointer + sub)]
     except RecursionError:

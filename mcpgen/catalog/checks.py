@@ -64,8 +64,13 @@ def ref_problems(schema: Any) -> list[tuple[str, str]]:
                     specification_with(str(dialect))
                 except UnknownDialect:
                     # Its vocabularies live in a metaschema mcpgen would have to fetch.
-                    out.append((f"{ptr}/$schema", f"unknown $schema {str(dialect)[:80]!r} (known: JSON Schema "
-                                                  "draft-04 to 2020-12; mcpgen never fetches a metaschema)"))
+                    out.append(
+                        (
+                            f"{ptr}/$schema",
+                            f"unknown $schema {str(dialect)[:80]!r} (known: JSON Schema "
+                            "draft-04 to 2020-12; mcpgen never fetches a metaschema)",
+                        )
+                    )
             for kw in ("$ref", "$dynamicRef", "$recursiveRef"):
                 ref = node.get(kw)
                 if not isinstance(ref, str):
@@ -73,8 +78,13 @@ def ref_problems(schema: Any) -> list[tuple[str, str]]:
                 try:
                     resolver.lookup(ref)
                 except (Unresolvable, ValueError, KeyError, TypeError):
-                    out.append((f"{ptr}/{kw}", f"{kw} {ref[:80]!r} does not resolve inside the document "
-                                               "(mcpgen never reads files or URLs)"))
+                    out.append(
+                        (
+                            f"{ptr}/{kw}",
+                            f"{kw} {ref[:80]!r} does not resolve inside the document "
+                            "(mcpgen never reads files or URLs)",
+                        )
+                    )
         for sub in res.subresources():
             stack.append((sub, resolver.in_subresource(sub)))
     return sorted(set(out))
@@ -102,8 +112,15 @@ def check_tools(tools: Iterable[ToolSpec]) -> list[Problem]:
             if schema is None:
                 continue
             if schema_depth(schema) > MAX_DEPTH:
-                problems.append(Problem(repr(t.name), f"schema nested deeper than {MAX_DEPTH} levels", pointer,
-                                        skippable=True, tool=t.name))
+                problems.append(
+                    Problem(
+                        repr(t.name),
+                        f"schema nested deeper than {MAX_DEPTH} levels",
+                        pointer,
+                        skippable=True,
+                        tool=t.name,
+                    )
+                )
                 continue
             try:
                 found = ref_problems(schema)

@@ -15,9 +15,16 @@ from typing import Any
 
 # (keyword, True when a larger value accepts more)
 _BOUNDS = (
-    ("minimum", False), ("exclusiveMinimum", False), ("minLength", False), ("minItems", False),
-    ("minProperties", False), ("maximum", True), ("exclusiveMaximum", True), ("maxLength", True),
-    ("maxItems", True), ("maxProperties", True),
+    ("minimum", False),
+    ("exclusiveMinimum", False),
+    ("minLength", False),
+    ("minItems", False),
+    ("minProperties", False),
+    ("maximum", True),
+    ("exclusiveMaximum", True),
+    ("maxLength", True),
+    ("maxItems", True),
+    ("maxProperties", True),
 )
 _OPAQUE = ("pattern", "format", "multipleOf")  # any new or changed value restricts
 _MAX_DEPTH = 32
@@ -117,7 +124,9 @@ class _Ctx:
             self.roots[side] = (old, new)
         if depth > _MAX_DEPTH or not isinstance(old, dict) or not isinstance(new, dict):
             if _canon(old) != _canon(new):
-                self.add("schema_changed" if side == "input" else "output_schema_changed", True, where, "schema changed")
+                self.add(
+                    "schema_changed" if side == "input" else "output_schema_changed", True, where, "schema changed"
+                )
             return
         old, new = self._deref(side, 0, old), self._deref(side, 1, new)
         self._types(side, where, old, new)
@@ -131,7 +140,12 @@ class _Ctx:
             if depth and old.get(key) != new.get(key):
                 self.add(f"{key}_changed", False, f"{where}/{key}", f"{key} changed")
         if _canon(old.get("default")) != _canon(new.get("default")):
-            self.add("default_changed", False, f"{where}/default", f"default {old.get('default')!r} -> {new.get('default')!r}")
+            self.add(
+                "default_changed",
+                False,
+                f"{where}/default",
+                f"default {old.get('default')!r} -> {new.get('default')!r}",
+            )
 
     def _deref(self, side: str, which: int, node: dict[str, Any]) -> dict[str, Any]:
         """Follow a local `$ref` (never a file or URL) a few hops; anything else is left as it is."""
@@ -197,7 +211,12 @@ class _Ctx:
             elif a is None:
                 self.narrowed(side, "constraint_tightened", f"{where}/{key}", detail)
             else:  # neither contains the other, as far as anyone can tell
-                self.add("constraint_changed" if side == "input" else "output_constraint_changed", True, f"{where}/{key}", detail)
+                self.add(
+                    "constraint_changed" if side == "input" else "output_constraint_changed",
+                    True,
+                    f"{where}/{key}",
+                    detail,
+                )
         if old.get("uniqueItems") is not True and new.get("uniqueItems") is True:
             self.narrowed(side, "constraint_tightened", f"{where}/uniqueItems", "items must be unique now")
         elif old.get("uniqueItems") is True and new.get("uniqueItems") is not True:
@@ -210,9 +229,13 @@ class _Ctx:
         oreq, nreq = _required(old), _required(new)
         closed_before = old.get("additionalProperties") is False
         if not closed_before and new.get("additionalProperties") is False:
-            self.narrowed(side, "additional_properties_closed", f"{where}/additionalProperties", "unknown properties refused now")
+            self.narrowed(
+                side, "additional_properties_closed", f"{where}/additionalProperties", "unknown properties refused now"
+            )
         elif closed_before and new.get("additionalProperties") is not False:
-            self.widened(side, "additional_properties_opened", f"{where}/additionalProperties", "unknown properties allowed now")
+            self.widened(
+                side, "additional_properties_opened", f"{where}/additionalProperties", "unknown properties allowed now"
+            )
         noun = "argument" if side == "input" else "output_field"
         for key in sorted(op.keys() - np.keys()):
             # Removing an argument breaks every caller that passes it; a missing output field, every reader.

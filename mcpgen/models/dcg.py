@@ -60,7 +60,10 @@ def run_in_process(doc: dict[str, Any], aliases: dict[str, str]) -> str:
     return result
 
 
-_WARM_UP: dict[str, Any] = {"type": "object", "properties": {"Warm": {"type": "object", "properties": {"x": {"type": "string"}}}}}
+_WARM_UP: dict[str, Any] = {
+    "type": "object",
+    "properties": {"Warm": {"type": "object", "properties": {"x": {"type": "string"}}}},
+}
 
 
 def _serve(conn: Connection, generate: Generate) -> None:

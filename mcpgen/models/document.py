@@ -23,8 +23,18 @@ ROOT_CLASS = "McpgenDocumentRoot"
 
 _SCHEMA_MAP_KEYS = ("properties", "patternProperties", "$defs", "definitions", "dependentSchemas")
 _SCHEMA_ONE_KEYS = (
-    "additionalProperties", "additionalItems", "contains", "not", "if", "then", "else",
-    "propertyNames", "unevaluatedItems", "unevaluatedProperties", "contentSchema", "items",
+    "additionalProperties",
+    "additionalItems",
+    "contains",
+    "not",
+    "if",
+    "then",
+    "else",
+    "propertyNames",
+    "unevaluatedItems",
+    "unevaluatedProperties",
+    "contentSchema",
+    "items",
 )
 _SCHEMA_LIST_KEYS = ("allOf", "anyOf", "oneOf", "prefixItems", "items")
 # Keywords that could make DCG look outside the document or change its base URI.
@@ -66,13 +76,17 @@ class _Hoister:
         for k, v in node.items():
             if k in _DROP_KEYS:
                 if k in ("$dynamicRef", "$recursiveRef"):
-                    self.problems.append(Problem(where, f"unsupported {k} replaced by an untyped value", ptr, warning=True))
+                    self.problems.append(
+                        Problem(where, f"unsupported {k} replaced by an untyped value", ptr, warning=True)
+                    )
                 continue
             if k == "$ref":
                 ref = self._ref(v, key, local)
                 if ref is None:
                     self.problems.append(
-                        Problem(where, f"$ref {str(v)[:80]!r} points outside the document; typed as Any", ptr, warning=True)
+                        Problem(
+                            where, f"$ref {str(v)[:80]!r} points outside the document; typed as Any", ptr, warning=True
+                        )
                     )
                     continue
                 out[k] = ref
@@ -92,7 +106,7 @@ class _Hoister:
             return None
         for prefix, new in local.items():
             if ref == prefix or ref.startswith(prefix + "/"):
-                return f"#/$defs/{new}{ref[len(prefix):]}"
+                return f"#/$defs/{new}{ref[len(prefix) :]}"
         return f"#/$defs/{key}{ref[1:]}" if ref != "#" else f"#/$defs/{key}"
 
 

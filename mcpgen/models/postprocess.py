@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from ..catalog.model import Problem
 from .document import ROOT_CLASS
 
+
 @dataclass(frozen=True)
 class ModelInfo:
     """What the client templates need to know about one generated model."""
@@ -82,8 +83,11 @@ def _dedupe_imports(imports: list[ast.stmt]) -> list[ast.stmt]:
 
 
 def _add_exact(cls: ast.ClassDef, exact: _Exact) -> None:
-    body = [s for s in cls.body if not (isinstance(s, ast.Expr) and isinstance(s.value, ast.Constant)
-                                         and isinstance(s.value.value, str))]
+    body = [
+        s
+        for s in cls.body
+        if not (isinstance(s, ast.Expr) and isinstance(s.value, ast.Constant) and isinstance(s.value.value, str))
+    ]
     body = [s for s in body if not isinstance(s, ast.Pass)]
     doc = exact.docs.get(cls.name)
     head: list[ast.stmt] = [ast.Expr(ast.Constant(doc))] if doc else []
@@ -145,10 +149,14 @@ def postprocess(
         values=[ast.Constant(exact.schemas[k][0]) for k in sorted(exact.schemas)],
     )
     # JSON text, not a dict literal: the schemas stay exactly as the server sent them.
-    body.append(ast.AnnAssign(ast.Name(_EXACT_NAME, ast.Store()), ast.parse("dict[str, str]", mode="eval").body, table, 1))
+    body.append(
+        ast.AnnAssign(ast.Name(_EXACT_NAME, ast.Store()), ast.parse("dict[str, str]", mode="eval").body, table, 1)
+    )
     wraps = {k: w for k, (_, w) in sorted(exact.schemas.items()) if w}
     wrap_table = ast.Dict(keys=[ast.Constant(k) for k in wraps], values=[ast.Constant(w) for w in wraps.values()])
-    body.append(ast.AnnAssign(ast.Name(_WRAPS_NAME, ast.Store()), ast.parse("dict[str, str]", mode="eval").body, wrap_table, 1))
+    body.append(
+        ast.AnnAssign(ast.Name(_WRAPS_NAME, ast.Store()), ast.parse("dict[str, str]", mode="eval").body, wrap_table, 1)
+    )
     # Re-emitting through ast.unparse makes every string literal a repr() (docs/architecture.md,
     # "Untrusted text").
     text = ast.unparse(ast.Module(body=body, type_ignores=[])) + "\n"
@@ -179,7 +187,12 @@ def _drop_same_alias(cls: ast.ClassDef) -> None:
                 for k in call.keywords
                 if not (k.arg == "alias" and isinstance(k.value, ast.Constant) and k.value.value == stmt.target.id)
             ]
-            if isinstance(call.func, ast.Name) and call.func.id == "Field" and not call.keywords and len(call.args) == 1:
+            if (
+                isinstance(call.func, ast.Name)
+                and call.func.id == "Field"
+                and not call.keywords
+                and len(call.args) == 1
+            ):
                 arg = call.args[0]
                 if isinstance(arg, ast.Constant) and arg.value is not Ellipsis:
                     stmt.value = arg  # `x: int = Field(3)` -> `x: int = 3`
@@ -202,7 +215,9 @@ def _wrap_str_defaults(cls: ast.ClassDef) -> None:
 
 def _is_rebuild(call: ast.Call) -> bool:
     f = call.func
-    return isinstance(f, ast.Attribute) and f.attr == "model_rebuild" and isinstance(f.value, ast.Name) and not call.args
+    return (
+        isinstance(f, ast.Attribute) and f.attr == "model_rebuild" and isinstance(f.value, ast.Name) and not call.args
+    )
 
 
 class _Qualifier(ast.NodeTransformer):

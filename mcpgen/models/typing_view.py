@@ -34,7 +34,7 @@ class _View:
             return {"$ref": "#"}
         for kw, names in self.defs.items():
             prefix = f"#/{kw}/"
-            if ref.startswith(prefix) and ref[len(prefix):] in names:
+            if ref.startswith(prefix) and ref[len(prefix) :] in names:
                 return {"$ref": ref}
         return {}  # deeper pointers, anchors, relative URIs: typed Any, checked by jsonschema
 

@@ -74,12 +74,12 @@ def format_files(fs: FileSet) -> list[Problem]:
         # Largest first, so the long files start at once.
         order = sorted(range(len(texts)), key=lambda i: -len(texts[i]))
         with ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("fork")) as pool:
-            done = dict(zip(order, pool.map(_format_one, [texts[i] for i in order])))
+            done = dict(zip(order, pool.map(_format_one, [texts[i] for i in order]), strict=True))
         results = [done[i] for i in range(len(texts))]
     else:
         results = [_format_one(text) for text in texts]
     problems: list[Problem] = []
-    for path, (formatted, complaint) in zip(paths, results):
+    for path, (formatted, complaint) in zip(paths, results, strict=True):
         if formatted is None:
             problems.append(Problem(path, f"generated code does not format: {complaint}"))
         else:

@@ -36,11 +36,7 @@ def implemented_methods(handlers_source: str) -> set[str] | None:
         return None
     for node in tree.body:
         if isinstance(node, ast.ClassDef) and node.name == HANDLERS_CLASS:
-            return {
-                item.name
-                for item in node.body
-                if isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef))
-            }
+            return {item.name for item in node.body if isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef))}
     return None
 
 
@@ -50,7 +46,12 @@ _STUB_NAMES = ("Context", "PromptOutput", "ResourceOutput", "ToolOutput", "featu
 
 def _unimported(handlers_source: str, stubs: list[str]) -> list[str]:
     tree = ast.parse(handlers_source)
-    imported = {alias.asname or alias.name for node in ast.walk(tree) if isinstance(node, (ast.Import, ast.ImportFrom)) for alias in node.names}
+    imported = {
+        alias.asname or alias.name
+        for node in ast.walk(tree)
+        if isinstance(node, (ast.Import, ast.ImportFrom))
+        for alias in node.names
+    }
     used = "\n".join(stubs)
     return [name for name in _STUB_NAMES if name not in imported and re.search(rf"\b{name}\b", used)]
 
@@ -87,7 +88,16 @@ def plan_handlers(
         current = handlers_path.read_text(encoding="utf-8")
         have = implemented_methods(current)
         if have is None:
-            return {}, messages, [Problem(str(handlers_path), f"cannot find class {HANDLERS_CLASS} (or the file does not parse); left it alone")]
+            return (
+                {},
+                messages,
+                [
+                    Problem(
+                        str(handlers_path),
+                        f"cannot find class {HANDLERS_CLASS} (or the file does not parse); left it alone",
+                    )
+                ],
+            )
         missing = [m for m in result.stubs if m not in have]
         if missing and add_missing:
             extended = append_stubs(current, [result.stubs[m] for m in missing])

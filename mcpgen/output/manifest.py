@@ -67,7 +67,11 @@ class Manifest:
 
 
 def build_manifest(
-    kind: str, options: Mapping[str, Any], source_sha256: str, files: Mapping[str, str], user_files: tuple[str, ...] = ()
+    kind: str,
+    options: Mapping[str, Any],
+    source_sha256: str,
+    files: Mapping[str, str],
+    user_files: tuple[str, ...] = (),
 ) -> Manifest:
     return Manifest(
         kind=kind,

@@ -37,7 +37,9 @@ def refuse_dangerous(target: Path, cwd: Path) -> Problem | None:
     if t == home or t in home.parents or t == Path(t.anchor):
         return Problem(str(target), "refusing to generate into the home directory, the file system root or above")
     if (t / ".git").exists() or (t / "pyproject.toml").exists():
-        return Problem(str(target), "refusing to generate into a repository or project root (it has .git or pyproject.toml)")
+        return Problem(
+            str(target), "refusing to generate into a repository or project root (it has .git or pyproject.toml)"
+        )
     return None
 
 
@@ -50,7 +52,8 @@ def foreign_problem(display: str, foreign: list[str]) -> Problem:
     shown = ", ".join(foreign[:5]) + (f" and {len(foreign) - 5} more" if len(foreign) > 5 else "")
     return Problem(
         display,
-        f"output directory holds files mcpgen did not write ({shown}); refusing to overwrite (--force generates next to them)",
+        f"output directory holds files mcpgen did not write ({shown}); "
+        "refusing to overwrite (--force generates next to them)",
     )
 
 

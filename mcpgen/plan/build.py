@@ -26,7 +26,7 @@ from .naming import (
     snake,
 )
 from .result_shape import result_props, result_view
-from .types import Plan, StringParam, PromptPlan, ResourcePlan, ResultShape, TemplatePlan, ToolPlan
+from .types import Plan, PromptPlan, ResourcePlan, ResultShape, StringParam, TemplatePlan, ToolPlan
 
 # Names the generated prompt/template methods use inside their bodies (a parameter must not shadow them).
 _BODY_LOCALS = frozenset({"arguments", "values", "expand_uri_template"})
@@ -193,14 +193,19 @@ def _feature_plans(
         params.sort(key=lambda a: not a.required)  # stable: declaration order within each group
         prompt_plans.append(
             PromptPlan(
-                definition=p, client_method=client[key], server_method=server[key], model=models[key],
-                params=tuple(params), doc=_doc(p, f"The {p['name']!r} prompt.", f"MCP prompt: {p['name']!r}"),
+                definition=p,
+                client_method=client[key],
+                server_method=server[key],
+                model=models[key],
+                params=tuple(params),
+                doc=_doc(p, f"The {p['name']!r} prompt.", f"MCP prompt: {p['name']!r}"),
                 summary=_summary(p, "prompt", p["name"]),
             )
         )
     resource_plans = tuple(
         ResourcePlan(
-            definition=r, server_method=server["r:" + r["uri"]],
+            definition=r,
+            server_method=server["r:" + r["uri"]],
             doc=_doc(r, f"The resource {r['uri']!r}.", f"MCP resource: {r['uri']!r}"),
             summary=_summary(r, "resource", r["uri"]),
         )
@@ -214,8 +219,13 @@ def _feature_plans(
             continue
         template_plans.append(
             TemplatePlan(
-                definition=t, client_method=client[key], server_method=server[key], model=models[key],
-                params=tuple(StringParam(f.python, f.wire, True) for f in field_names(dict.fromkeys(variables), _BODY_LOCALS)),
+                definition=t,
+                client_method=client[key],
+                server_method=server[key],
+                model=models[key],
+                params=tuple(
+                    StringParam(f.python, f.wire, True) for f in field_names(dict.fromkeys(variables), _BODY_LOCALS)
+                ),
                 doc=_doc(t, "Resources matching this URI template.", f"MCP resource template: {t['uriTemplate']!r}"),
                 summary=_summary(t, "resource template", t["uriTemplate"]),
             )

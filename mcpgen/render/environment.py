@@ -12,6 +12,7 @@ import jinja2
 
 from .. import __version__
 
+
 def pyrepr(value: Any) -> str:
     """A Python literal for JSON-like data; refuses anything repr() would not round-trip."""
     if value is None or isinstance(value, (bool, int)):
@@ -61,7 +62,11 @@ class _BasenameLoader(jinja2.BaseLoader):
         for cand in (self.root / template, self.root / Path(template).name):
             if cand.is_file():
                 mtime = cand.stat().st_mtime
-                return cand.read_text(encoding="utf-8"), str(cand), lambda: cand.stat().st_mtime == mtime
+                return (
+                    cand.read_text(encoding="utf-8"),
+                    str(cand),
+                    lambda path=cand, when=mtime: path.stat().st_mtime == when,
+                )
         raise jinja2.TemplateNotFound(template)
 
 

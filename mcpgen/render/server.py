@@ -16,8 +16,8 @@ from ..options import Runtime, ServerOptions
 from ..output.files import FileSet
 from ..output.handlers_file import HANDLERS_FILE, ServerFiles
 from ..plan.types import Plan
-from .environment import make_environment, render
 from .client import runtime_module
+from .environment import make_environment, render
 from .vendor import runtime_files
 
 # Generated every time (the user owns handlers.py and anything else in the folder).
@@ -68,8 +68,10 @@ def render_server(
     # handlers.py imports only the modules its stubs' annotations mention (it is the user's file).
     used = "".join(stubs.values())
     handler_imports = [line for line in models.client_imports if line.rsplit(" ", 1)[-1] + "." in used]
-    fs.add(HANDLERS_FILE, render(env, "server/handlers.py.jinja", stubs=list(stubs.values()),
-                                 handler_imports=handler_imports, **ctx))
+    fs.add(
+        HANDLERS_FILE,
+        render(env, "server/handlers.py.jinja", stubs=list(stubs.values()), handler_imports=handler_imports, **ctx),
+    )
     for method, stub in stubs.items():
         fs.add(f"{STUB_PREFIX}{method}.py", "class Handlers:\n" + stub)
     if options.runtime is Runtime.VENDOR:
@@ -90,7 +92,7 @@ def handler_labels(plan: Plan) -> dict[str, str]:
 def split_formatted(fs: FileSet, labels: Mapping[str, str]) -> ServerFiles:
     """After formatting: take handlers.py and the stubs out of the generated file set."""
     stubs = {
-        path[len(STUB_PREFIX):-3]: fs.files.pop(path).split("\n", 1)[1]
+        path[len(STUB_PREFIX) : -3]: fs.files.pop(path).split("\n", 1)[1]
         for path in sorted(fs.files)
         if path.startswith(STUB_PREFIX)
     }

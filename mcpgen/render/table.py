@@ -12,7 +12,7 @@ def _table(headers: list[str], rows: list[list[str]]) -> str:
     widths = [max(len(h), *(len(r[i]) for r in rows)) if rows else len(h) for i, h in enumerate(headers)]
 
     def line(cells: list[str]) -> str:
-        return "  ".join(c.ljust(w) for c, w in zip(cells, widths)).rstrip()
+        return "  ".join(c.ljust(w) for c, w in zip(cells, widths, strict=True)).rstrip()
 
     return "\n".join([line(headers), line(["-" * w for w in widths]), *(line(r) for r in rows)]) + "\n"
 
@@ -35,13 +35,29 @@ def format_catalog(catalog: Catalog) -> str:
         args = ", ".join(f.python + ("" if f.wire in req else "?") for f in t.args)
         ret = t.result_model + (" (unwrapped)" if t.wrapped else "") if t.result_model else "ToolResult"
         rows.append([t.wire, t.method, args, ret, _clip(t.spec.title or t.spec.description)])
-    out = [head, "", f"tools ({len(plan.tools)}):", _table(["tool", "method", "arguments", "returns", "description"], rows)]
+    out = [
+        head,
+        "",
+        f"tools ({len(plan.tools)}):",
+        _table(["tool", "method", "arguments", "returns", "description"], rows),
+    ]
     if catalog.prompts:
-        prow = [[str(p.get("name", "")), ", ".join(str(a.get("name")) for a in p.get("arguments", []) if isinstance(a, dict)),
-                 _clip(p.get("description"))] for p in catalog.prompts]
+        prow = [
+            [
+                str(p.get("name", "")),
+                ", ".join(str(a.get("name")) for a in p.get("arguments", []) if isinstance(a, dict)),
+                _clip(p.get("description")),
+            ]
+            for p in catalog.prompts
+        ]
         out += [f"prompts ({len(prow)}):", _table(["prompt", "arguments", "description"], prow)]
     if catalog.resources or catalog.resource_templates:
-        rrow = [[str(r.get("uri", "")), str(r.get("mimeType", "")), _clip(r.get("name"), 40)] for r in catalog.resources]
-        rrow += [[str(r.get("uriTemplate", "")), str(r.get("mimeType", "")), _clip(r.get("name"), 40)] for r in catalog.resource_templates]
+        rrow = [
+            [str(r.get("uri", "")), str(r.get("mimeType", "")), _clip(r.get("name"), 40)] for r in catalog.resources
+        ]
+        rrow += [
+            [str(r.get("uriTemplate", "")), str(r.get("mimeType", "")), _clip(r.get("name"), 40)]
+            for r in catalog.resource_templates
+        ]
         out += [f"resources ({len(rrow)}):", _table(["uri", "mime type", "name"], rrow)]
     return "\n".join(out)

@@ -4,7 +4,7 @@ Imports nothing from the rest of mcpgen and only the standard library, so that
 `--runtime vendor` can copy it into a generated package as it is.
 """
 
-from .client.session import ClientSession, connect_http, connect_stdio
+from .client.drift import Drift, SchemaDriftError, SchemaDriftWarning, compare_tools, schema_hash
 from .client.options import (
     CallOptions,
     ClientOptions,
@@ -17,12 +17,12 @@ from .client.options import (
     SamplingCallback,
     StdioOptions,
 )
-from .client.drift import Drift, SchemaDriftError, SchemaDriftWarning, compare_tools, schema_hash
+from .client.session import ClientSession, connect_http, connect_stdio
+from .client.subscriptions import ChangeEvent, Subscription
 from .core.errors import ConnectionClosed, McpError, ProtocolError, RequestTimeout, RpcError, SessionExpired
 from .core.protocol import HANDSHAKE_VERSIONS, MODERN_VERSIONS
-from .server.server import RequestContext, Server, ServerConnection, error_result
 from .core.session import ProgressCallback, Session
-from .client.subscriptions import ChangeEvent, Subscription
+from .server.server import RequestContext, Server, ServerConnection, error_result
 
 __all__ = [
     "CallOptions",

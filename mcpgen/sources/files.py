@@ -71,9 +71,7 @@ def catalog_from_document(doc: Any, where: str) -> tuple[Catalog | None, list[Pr
             protocol_version=protocol if isinstance(protocol, str) else None,
             prompts=_items(doc.get("prompts"), "prompts"),
             resources=_items(doc.get("resources"), "resources"),
-            resource_templates=_items(
-                doc.get("resourceTemplates", doc.get("resource_templates")), "resourceTemplates"
-            ),
+            resource_templates=_items(doc.get("resourceTemplates", doc.get("resource_templates")), "resourceTemplates"),
             source_command=tuple(command) if isinstance(command, list) and command else None,
             instructions=instructions if isinstance(instructions, str) else None,
         )
@@ -109,9 +107,7 @@ def load_file(path: str | Path) -> tuple[Catalog | None, list[Problem]]:
         return None, problems
     cat, problems = catalog_from_document(doc, str(p))
     # Name the file in every problem so a user with several inputs knows which one.
-    return cat, [
-        replace(pr, where=f"{p}: {pr.where}" if pr.where != str(p) else pr.where) for pr in problems
-    ]
+    return cat, [replace(pr, where=f"{p}: {pr.where}" if pr.where != str(p) else pr.where) for pr in problems]
 
 
 SCHEMA_SUFFIXES = (".json", ".yaml", ".yml")

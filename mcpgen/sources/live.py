@@ -50,12 +50,15 @@ async def fetch_catalog(
     progress(f"starting {command} ...")
     try:
         async with connect_stdio(
-            command, list(args), env=full_env, cwd=cwd, timeout=timeout,
-            connect_timeout=connect_timeout, on_list_changed=_on_tools_changed(changed),
+            command,
+            list(args),
+            env=full_env,
+            cwd=cwd,
+            timeout=timeout,
+            connect_timeout=connect_timeout,
+            on_list_changed=_on_tools_changed(changed),
         ) as session:
-            return await _read_catalog(
-                session, changed, progress, (command, *args) if record_command else None
-            )
+            return await _read_catalog(session, changed, progress, (command, *args) if record_command else None)
     finally:
         progress.done()
 
@@ -74,7 +77,10 @@ async def fetch_catalog_http(
     progress(f"connecting to {url} ...")
     try:
         async with connect_http(
-            url, headers=headers, timeout=timeout, connect_timeout=connect_timeout,
+            url,
+            headers=headers,
+            timeout=timeout,
+            connect_timeout=connect_timeout,
             on_list_changed=_on_tools_changed(changed),
         ) as session:
             # Headers (tokens) are never recorded: only the URL travels into generated code.
@@ -147,9 +153,7 @@ def load_live(
     """
     where = " ".join([command, *args])
     return _run(
-        fetch_catalog(
-            command, args, env=env, cwd=cwd, connect_timeout=connect_timeout, record_command=record_command
-        ),
+        fetch_catalog(command, args, env=env, cwd=cwd, connect_timeout=connect_timeout, record_command=record_command),
         where,
         connect_timeout,
     )
@@ -162,7 +166,9 @@ def load_live_http(
     return _run(fetch_catalog_http(url, headers=headers, connect_timeout=connect_timeout), url, connect_timeout)
 
 
-def _run(coro: Coroutine[Any, Any, Catalog], where: str, connect_timeout: float) -> tuple[Catalog | None, list[Problem]]:
+def _run(
+    coro: Coroutine[Any, Any, Catalog], where: str, connect_timeout: float
+) -> tuple[Catalog | None, list[Problem]]:
     from ..catalog.model import StageError
     from ..runtime import McpError
 

@@ -9,7 +9,9 @@ from .files import read_document
 from .live import load_live
 
 
-def load_server(config: str | Path, server: str, *, connect_timeout: float = 30.0) -> tuple[Catalog | None, list[Problem]]:
+def load_server(
+    config: str | Path, server: str, *, connect_timeout: float = 30.0
+) -> tuple[Catalog | None, list[Problem]]:
     where = str(config)
     doc, problems = read_document(Path(config))
     if problems:
@@ -26,7 +28,9 @@ def load_server(config: str | Path, server: str, *, connect_timeout: float = 30.
     command = entry.get("command")
     if not isinstance(command, str) or not command:
         if "url" in entry:
-            return None, [Problem(where, f"server {server!r} is an HTTP server; only stdio (command) entries are supported here")]
+            return None, [
+                Problem(where, f"server {server!r} is an HTTP server; only stdio (command) entries are supported here")
+            ]
         return None, [Problem(where, f"server {server!r} has no 'command'", f"/mcpServers/{server}/command")]
     args = entry.get("args", [])
     env = entry.get("env", {})

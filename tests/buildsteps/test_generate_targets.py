@@ -6,7 +6,6 @@ import json
 from pathlib import Path
 
 import pytest
-
 from buildsteps_support import ALERTS, FORECAST, cli, tree, write_json
 
 PYPROJECT = """\
@@ -56,7 +55,9 @@ def test_generate_writes_both_targets_with_manifests(project: Path) -> None:
     assert str(project) not in (client / ".mcpgen-manifest.json").read_text()  # no absolute paths
 
 
-def test_check_is_0_when_current_and_regeneration_is_byte_identical(project: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_check_is_0_when_current_and_regeneration_is_byte_identical(
+    project: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     before = outputs(project)
     code, out, err = cli(["generate", "--check"], capsys)
     assert code == 0, out + err
@@ -119,10 +120,14 @@ def test_failed_regeneration_leaves_output_byte_identical(project: Path, capsys:
     assert outputs(project) == before
 
 
-def test_stale_files_removed_only_when_listed_user_files_survive(project: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_stale_files_removed_only_when_listed_user_files_survive(
+    project: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     client = project / "src" / "weather_client"
     pyproject = project / "pyproject.toml"
-    pyproject.write_text(PYPROJECT.replace('output = "src/weather_client"', 'output = "src/weather_client"\nruntime = "vendor"'))
+    pyproject.write_text(
+        PYPROJECT.replace('output = "src/weather_client"', 'output = "src/weather_client"\nruntime = "vendor"')
+    )
     assert cli(["generate", "--target", "weather"], capsys)[0] == 0
     assert (client / "_runtime" / "client" / "session.py").is_file()
     # The user drops a file into the vendored folder, and --force lets mcpgen work next to it.
@@ -188,7 +193,13 @@ def test_dangerous_outputs_refused_even_with_force(
     (repo / ".git").mkdir(parents=True)
     monkeypatch.setenv("HOME", str(project / "src" / "home"))
     (project / "src" / "home").mkdir()
-    out = {"dot": ".", "project_root": str(project), "parent": "..", "home": str(project / "src" / "home"), "git_repo": str(repo)}[where]
+    out = {
+        "dot": ".",
+        "project_root": str(project),
+        "parent": "..",
+        "home": str(project / "src" / "home"),
+        "git_repo": str(repo),
+    }[where]
     before = tree(project)
     for kind in ("client", "server"):
         code, _, err = cli([kind, "schemas/weather.json", "-o", out, "--force"], capsys)
@@ -196,7 +207,9 @@ def test_dangerous_outputs_refused_even_with_force(
     assert tree(project) == before
 
 
-def test_config_problems_are_one_line_each(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+def test_config_problems_are_one_line_each(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
     (tmp_path / "pyproject.toml").write_text(
         """
 [tool.mcpgen.targets.a]
@@ -253,11 +266,11 @@ output = "gen/srv"
     )
     project, problems = load_project(tmp_path / "sub", {"TOKEN": "s3cret"})
     assert not problems and project is not None
-    live, = [t for t in project.targets if t.name == "live"]
+    (live,) = [t for t in project.targets if t.name == "live"]
     assert live.source.headers == (("Authorization", "Bearer s3cret"),)
     assert live.output == tmp_path / "gen" / "live_client" and live.package == "live_client"
     assert live.generator == ClientOptions(runtime=Runtime.VENDOR, sync=False) and live.source.connect_timeout == 5
-    cmd, = [t for t in project.targets if t.name == "cmd"]
+    (cmd,) = [t for t in project.targets if t.name == "cmd"]
     assert cmd.generator == ServerOptions()  # the defaults: import the runtime, leave handlers.py alone
     assert cmd.source.command[-1] == "s3cret" and cmd.source.secret_command and cmd.source.cwd == tmp_path
     with pytest.raises(AttributeError):

@@ -15,15 +15,17 @@ from types import ModuleType
 from typing import Any
 
 import pytest
-
 from buildsteps_support import FORECAST, PY, RUNTIME_SERVER, TOOLS_PEER, cli, tree, write_json
+
 from mcpgen.catalog.snapshot import dumps_snapshot, normalize
 from mcpgen.sources.files import load_file
 from mcpgen.sources.live import load_live
 
 
 @pytest.mark.slow
-def test_snapshot_is_stable_and_generates_the_same_package_as_live(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_snapshot_is_stable_and_generates_the_same_package_as_live(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     live = [PY, str(RUNTIME_SERVER)]
     snaps = []
     for i in range(2):

@@ -9,8 +9,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-
 from buildsteps_support import cli, write_json
+
 from mcpgen.catalog.diff import diff_tools
 
 BASE: dict[str, Any] = {
@@ -64,7 +64,11 @@ CASES: dict[str, tuple[Edit, str, bool]] = {
     "tool_removed": (lambda t: "DROP", "tool_removed", True),
     "tool_renamed": (lambda t: t.update(name="find"), "tool_renamed", True),
     "tool_added": (lambda t: "ADD", "tool_added", False),
-    "required_argument_added": (lambda t: (_in(t).update(page={"type": "integer"}), t["inputSchema"]["required"].append("page")), "required_argument_added", True),
+    "required_argument_added": (
+        lambda t: (_in(t).update(page={"type": "integer"}), t["inputSchema"]["required"].append("page")),
+        "required_argument_added",
+        True,
+    ),
     "optional_argument_added": (lambda t: _in(t).update(page={"type": "integer"}), "optional_argument_added", False),
     "argument_removed": (lambda t: _in(t).pop("sort"), "argument_removed", True),
     "argument_made_required": (lambda t: t["inputSchema"]["required"].append("limit"), "argument_made_required", True),
@@ -73,7 +77,11 @@ CASES: dict[str, tuple[Edit, str, bool]] = {
     "type_widened": (lambda t: _in(t)["limit"].update(type="number"), "type_widened", False),
     "type_changed": (lambda t: _in(t)["query"].update(type="integer"), "type_changed", True),
     "enum_value_removed": (lambda t: _in(t)["sort"].update(enum=["relevance"]), "enum_value_removed", True),
-    "enum_value_added": (lambda t: _in(t)["sort"].update(enum=["relevance", "date", "price"]), "enum_value_added", False),
+    "enum_value_added": (
+        lambda t: _in(t)["sort"].update(enum=["relevance", "date", "price"]),
+        "enum_value_added",
+        False,
+    ),
     "enum_added": (lambda t: _in(t)["query"].update(enum=["a", "b"]), "enum_added", True),
     "minimum_raised": (lambda t: _in(t)["limit"].update(minimum=5), "constraint_tightened", True),
     "maximum_lowered": (lambda t: _in(t)["limit"].update(maximum=20), "constraint_tightened", True),
@@ -83,24 +91,67 @@ CASES: dict[str, tuple[Edit, str, bool]] = {
     "pattern_changed": (lambda t: _in(t)["query"].update(pattern="^[a-z]+$"), "constraint_changed", True),
     "pattern_added": (lambda t: _in(t)["score"].update(pattern="^x"), "constraint_tightened", True),
     "max_items_lowered": (lambda t: _in(t)["tags"].update(maxItems=2), "constraint_tightened", True),
-    "additional_properties_closed": (lambda t: t["inputSchema"].update(additionalProperties=False), "additional_properties_closed", True),
-    "nested_required_added": (lambda t: (_in(t)["filters"]["properties"].update(region={"type": "string"}), _in(t)["filters"]["required"].append("region")), "required_argument_added", True),
+    "additional_properties_closed": (
+        lambda t: t["inputSchema"].update(additionalProperties=False),
+        "additional_properties_closed",
+        True,
+    ),
+    "nested_required_added": (
+        lambda t: (
+            _in(t)["filters"]["properties"].update(region={"type": "string"}),
+            _in(t)["filters"]["required"].append("region"),
+        ),
+        "required_argument_added",
+        True,
+    ),
     "items_type_narrowed": (lambda t: _in(t)["tags"]["items"].update(enum=["a"]), "enum_added", True),
     "description_changed": (lambda t: t.update(description="Find things."), "description_changed", False),
     "title_changed": (lambda t: t.update(title="Find"), "title_changed", False),
-    "argument_description_changed": (lambda t: _in(t)["query"].update(description="words"), "description_changed", False),
+    "argument_description_changed": (
+        lambda t: _in(t)["query"].update(description="words"),
+        "description_changed",
+        False,
+    ),
     "default_changed": (lambda t: _in(t)["limit"].update(default=20), "default_changed", False),
     "annotations_changed": (lambda t: t.update(annotations={"readOnlyHint": True}), "annotations_changed", False),
-    "output_field_removed": (lambda t: (_out(t).pop("total"), t["outputSchema"]["required"].remove("total")), "output_field_removed", True),
-    "output_field_made_optional": (lambda t: t["outputSchema"].update(required=["hits"]), "output_field_made_optional", True),
-    "output_field_made_required": (lambda t: t["outputSchema"]["required"].append("next"), "output_field_made_required", False),
+    "output_field_removed": (
+        lambda t: (_out(t).pop("total"), t["outputSchema"]["required"].remove("total")),
+        "output_field_removed",
+        True,
+    ),
+    "output_field_made_optional": (
+        lambda t: t["outputSchema"].update(required=["hits"]),
+        "output_field_made_optional",
+        True,
+    ),
+    "output_field_made_required": (
+        lambda t: t["outputSchema"]["required"].append("next"),
+        "output_field_made_required",
+        False,
+    ),
     "output_type_changed": (lambda t: _out(t)["total"].update(type="string"), "output_type_changed", True),
     "output_type_widened": (lambda t: _out(t)["total"].update(type="number"), "output_type_widened", True),
-    "output_type_narrowed": (lambda t: _out(t)["total"].update(type="integer", minimum=0), "output_constraint_tightened", False),
-    "output_enum_value_added": (lambda t: _out(t)["state"].update(enum=["ok", "partial", "stale"]), "output_enum_value_added", True),
+    "output_type_narrowed": (
+        lambda t: _out(t)["total"].update(type="integer", minimum=0),
+        "output_constraint_tightened",
+        False,
+    ),
+    "output_enum_value_added": (
+        lambda t: _out(t)["state"].update(enum=["ok", "partial", "stale"]),
+        "output_enum_value_added",
+        True,
+    ),
     "output_enum_value_removed": (lambda t: _out(t)["state"].update(enum=["ok"]), "output_enum_value_removed", False),
-    "output_field_added_to_closed_object": (lambda t: _out(t).update(took={"type": "number"}), "output_field_added", True),
-    "output_field_added_to_open_object": (lambda t: _out(t)["meta"]["properties"].update(took={"type": "number"}), "output_field_added", False),
+    "output_field_added_to_closed_object": (
+        lambda t: _out(t).update(took={"type": "number"}),
+        "output_field_added",
+        True,
+    ),
+    "output_field_added_to_open_object": (
+        lambda t: _out(t)["meta"]["properties"].update(took={"type": "number"}),
+        "output_field_added",
+        False,
+    ),
     "output_schema_removed": (lambda t: t.pop("outputSchema"), "output_schema_removed", True),
 }
 
@@ -176,7 +227,9 @@ def test_cli_exit_codes_table_and_json(tmp_path: Path, capsys: pytest.CaptureFix
     assert code == 1
     doc = json.loads(out)
     assert doc["breaking"] is True and doc["counts"] == {"breaking": 1, "compatible": 1}
-    assert {"tool": "ping", "kind": "tool_removed", "breaking": True, "where": "", "detail": "tool removed"} in doc["changes"]
+    assert {"tool": "ping", "kind": "tool_removed", "breaking": True, "where": "", "detail": "tool removed"} in doc[
+        "changes"
+    ]
     assert all(set(c) == {"tool", "kind", "breaking", "where", "detail"} for c in doc["changes"])
 
     code, _, err = cli(["diff", str(old), str(tmp_path / "missing.json")], capsys)

@@ -26,8 +26,13 @@ CLIENT = REPO / "examples/conformance/client.py"
 
 # The HTTP issue's scenarios; the rest of harness 0.1.16's `--suite all` (32 in all) must pass too.
 HTTP_SCENARIOS = [
-    "server-initialize", "ping", "tools-list", "tools-call-simple-text", "tools-call-error",
-    "server-sse-multiple-streams", "dns-rebinding-protection",
+    "server-initialize",
+    "ping",
+    "tools-list",
+    "tools-call-simple-text",
+    "tools-call-error",
+    "server-sse-multiple-streams",
+    "dns-rebinding-protection",
 ]
 SUITE_ALL_SIZE = 32
 CLIENT_SCENARIOS = ["initialize", "tools_call", "sse-retry", "elicitation-sep1034-client-defaults"]
@@ -36,9 +41,16 @@ CLIENT_SCENARIOS = ["initialize", "tools_call", "sse-retry", "elicitation-sep103
 # its initialize checks at 2026-07-28 (no handshake); request-metadata skips roots/sampling
 # (declared only when present).
 ALPHA_CLIENT_SCENARIOS = {
-    "initialize": 1, "tools_call": 2, "elicitation-sep1034-client-defaults": 5, "sse-retry": 3,
-    "request-metadata": 6, "sep-2322-client-request-state": 5, "http-standard-headers": 9,
-    "http-custom-headers": 18, "http-invalid-tool-headers": 12, "json-schema-ref-no-deref": 1,
+    "initialize": 1,
+    "tools_call": 2,
+    "elicitation-sep1034-client-defaults": 5,
+    "sse-retry": 3,
+    "request-metadata": 6,
+    "sep-2322-client-request-state": 5,
+    "http-standard-headers": 9,
+    "http-custom-headers": 18,
+    "http-invalid-tool-headers": 12,
+    "json-schema-ref-no-deref": 1,
     "json-schema-2020-12-preservation": 9,
 }
 
@@ -66,7 +78,9 @@ def server_url() -> Any:
 def test_every_server_scenario_passes_against_the_generated_server(server_url: str, tmp_path: Path) -> None:
     done = subprocess.run(
         [str(NODE24), str(HARNESS), "server", "--url", server_url, "--suite", "all", "-o", str(tmp_path)],
-        capture_output=True, text=True, timeout=600,
+        capture_output=True,
+        text=True,
+        timeout=600,
     )
     results = checks_of(tmp_path)
     assert len(results) == SUITE_ALL_SIZE, f"ran {sorted(results)}\n{done.stdout[-2000:]}"
@@ -81,8 +95,21 @@ def test_every_server_scenario_passes_against_the_generated_server(server_url: s
 def run_client_scenario(scenario: str, out: Path, harness: Path = HARNESS) -> list[dict[str, Any]]:
     env = {**os.environ, "NODE_OPTIONS": f"--require {LOOPBACK} --no-deprecation"}
     subprocess.run(
-        [str(NODE24), str(harness), "client", "--command", f"{sys.executable} {CLIENT}", "--scenario", scenario, "-o", str(out)],
-        capture_output=True, text=True, timeout=300, env=env,
+        [
+            str(NODE24),
+            str(harness),
+            "client",
+            "--command",
+            f"{sys.executable} {CLIENT}",
+            "--scenario",
+            scenario,
+            "-o",
+            str(out),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        env=env,
     )
     results = checks_of(out)
     assert scenario in results, f"no results for {scenario}"
@@ -91,8 +118,11 @@ def run_client_scenario(scenario: str, out: Path, harness: Path = HARNESS) -> li
 
 def not_passed(checks: list[dict[str, Any]]) -> list[str]:
     """FAILURE and WARNING checks: the harness fails a scenario on either."""
-    return [f"{c.get('id')}: {c.get('status')} {c.get('errorMessage') or ''}" for c in checks
-            if c.get("status") in ("FAILURE", "WARNING")]
+    return [
+        f"{c.get('id')}: {c.get('status')} {c.get('errorMessage') or ''}"
+        for c in checks
+        if c.get("status") in ("FAILURE", "WARNING")
+    ]
 
 
 def run_with_retry(scenario: str, out: Path, harness: Path) -> list[dict[str, Any]]:

@@ -10,33 +10,75 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-
-from test_conformance import NODE24, REPO, checks_of, failures, server_url  # noqa: F401 (fixture)
+from test_conformance import NODE24, REPO, checks_of, failures, server_url  # noqa: F401 (a fixture)
 
 ALPHA = REPO / "tests/peers/node_modules/conformance-alpha/dist/index.js"
 
 COMMON = [
-    "completion-complete", "tools-list", "tools-call-simple-text", "tools-call-image", "tools-call-audio",
-    "tools-call-embedded-resource", "tools-call-mixed-content", "tools-call-error", "tools-call-with-progress",
-    "json-schema-2020-12", "server-sse-multiple-streams", "resources-list", "resources-read-text",
-    "resources-read-binary", "resources-templates-read", "prompts-list", "prompts-get-simple",
-    "prompts-get-with-args", "prompts-get-embedded-resource", "prompts-get-with-image", "dns-rebinding-protection",
+    "completion-complete",
+    "tools-list",
+    "tools-call-simple-text",
+    "tools-call-image",
+    "tools-call-audio",
+    "tools-call-embedded-resource",
+    "tools-call-mixed-content",
+    "tools-call-error",
+    "tools-call-with-progress",
+    "json-schema-2020-12",
+    "server-sse-multiple-streams",
+    "resources-list",
+    "resources-read-text",
+    "resources-read-binary",
+    "resources-templates-read",
+    "prompts-list",
+    "prompts-get-simple",
+    "prompts-get-with-args",
+    "prompts-get-embedded-resource",
+    "prompts-get-with-image",
+    "dns-rebinding-protection",
 ]
 # What `conformance list` names for each version (alpha.12); the run must cover exactly these.
 EXPECTED: dict[str, list[str]] = {
-    "2025-11-25": COMMON + [
-        "server-initialize", "server-session-lifecycle", "logging-set-level", "ping", "tools-call-with-logging",
-        "tools-call-sampling", "tools-call-elicitation", "elicitation-sep1034-defaults", "server-sse-polling",
-        "elicitation-sep1330-enums", "resources-subscribe", "resources-unsubscribe",
+    "2025-11-25": COMMON
+    + [
+        "server-initialize",
+        "server-session-lifecycle",
+        "logging-set-level",
+        "ping",
+        "tools-call-with-logging",
+        "tools-call-sampling",
+        "tools-call-elicitation",
+        "elicitation-sep1034-defaults",
+        "server-sse-polling",
+        "elicitation-sep1330-enums",
+        "resources-subscribe",
+        "resources-unsubscribe",
     ],
-    "2026-07-28": COMMON + [
-        "server-stateless", "sep-2164-resource-not-found", "caching", "http-header-validation",
+    "2026-07-28": COMMON
+    + [
+        "server-stateless",
+        "sep-2164-resource-not-found",
+        "caching",
+        "http-header-validation",
         "http-custom-header-server-validation",
-    ] + [
-        f"input-required-result-{name}" for name in (
-            "basic-elicitation", "basic-sampling", "basic-list-roots", "request-state", "multiple-input-requests",
-            "multi-round", "missing-input-response", "non-tool-request", "result-type", "unsupported-methods",
-            "tampered-state", "capability-check", "ignore-extra-params", "validate-input",
+    ]
+    + [
+        f"input-required-result-{name}"
+        for name in (
+            "basic-elicitation",
+            "basic-sampling",
+            "basic-list-roots",
+            "request-state",
+            "multiple-input-requests",
+            "multi-round",
+            "missing-input-response",
+            "non-tool-request",
+            "result-type",
+            "unsupported-methods",
+            "tampered-state",
+            "capability-check",
+            "ignore-extra-params",
+            "validate-input",
         )
     ],
 }
@@ -51,14 +93,16 @@ def run_alpha(url: str, version: str, out: Path, scenario: str | None = None) ->
     which = ["--scenario", scenario] if scenario else ["--suite", "all"]
     subprocess.run(
         [str(NODE24), str(ALPHA), "server", "--url", url, *which, "--spec-version", version, "-o", str(out)],
-        capture_output=True, text=True, timeout=600,
+        capture_output=True,
+        text=True,
+        timeout=600,
     )
     return checks_of(out)
 
 
 @pytest.mark.slow
 @pytest.mark.parametrize("version", ["2025-11-25", "2026-07-28"])
-def test_every_scenario_of_the_spec_version_passes(server_url: str, version: str, tmp_path: Path) -> None:
+def test_every_scenario_of_the_spec_version_passes(server_url: str, version: str, tmp_path: Path) -> None:  # noqa: F811
     results = run_alpha(server_url, version, tmp_path / "all")
     assert sorted(results) == sorted(EXPECTED[version])
     for scenario in [s for s, checks in results.items() if failures(checks)]:

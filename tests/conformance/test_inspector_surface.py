@@ -20,13 +20,19 @@ CONFORMANCE = REPO / "examples/conformance"
 def inspect(*args: str) -> Any:
     done = subprocess.run(
         [str(NODE24), str(INSPECTOR), sys.executable, "-m", "conformance_server", *args],
-        cwd=CONFORMANCE, capture_output=True, text=True, timeout=120,
+        cwd=CONFORMANCE,
+        capture_output=True,
+        text=True,
+        timeout=120,
     )
     assert done.returncode == 0, done.stderr[-2000:]
     return json.loads(done.stdout)
 
 
-PROMPT_ARGS = {"test_prompt_with_arguments": ["arg1=hello", "arg2=world"], "test_prompt_with_embedded_resource": ["resourceUri=test://x"]}
+PROMPT_ARGS = {
+    "test_prompt_with_arguments": ["arg1=hello", "arg2=world"],
+    "test_prompt_with_embedded_resource": ["resourceUri=test://x"],
+}
 
 
 @pytest.mark.slow
@@ -37,7 +43,17 @@ def test_every_prompt_and_resource_through_the_inspector() -> None:
         extra = ["--prompt-args", *PROMPT_ARGS[prompt["name"]]] if prompt["name"] in PROMPT_ARGS else []
         got = inspect("--method", "prompts/get", "--prompt-name", prompt["name"], *extra)
         assert got["messages"], prompt["name"]
-    assert "arg1='hello', arg2='world'" in json.dumps(inspect("--method", "prompts/get", "--prompt-name", "test_prompt_with_arguments", "--prompt-args", "arg1=hello", "arg2=world"))
+    assert "arg1='hello', arg2='world'" in json.dumps(
+        inspect(
+            "--method",
+            "prompts/get",
+            "--prompt-name",
+            "test_prompt_with_arguments",
+            "--prompt-args",
+            "arg1=hello",
+            "arg2=world",
+        )
+    )
 
     resources = inspect("--method", "resources/list")["resources"]
     assert {r["uri"] for r in resources} == {"test://static-text", "test://static-binary", "test://watched-resource"}

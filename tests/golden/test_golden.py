@@ -24,7 +24,11 @@ CASES = {
 
 
 def _tree(path: Path) -> dict[str, bytes]:
-    return {p.relative_to(path).as_posix(): p.read_bytes() for p in sorted(path.rglob("*")) if p.is_file() and "__pycache__" not in p.parts}
+    return {
+        p.relative_to(path).as_posix(): p.read_bytes()
+        for p in sorted(path.rglob("*"))
+        if p.is_file() and "__pycache__" not in p.parts
+    }
 
 
 @pytest.mark.parametrize("case", sorted(CASES))
@@ -41,7 +45,9 @@ def test_golden(case: str, tmp_path: Path) -> None:
     got, want = _tree(out), _tree(expected)
     assert sorted(got) == sorted(want)
     for name in want:
-        assert got[name] == want[name], f"{case}/{name} differs from the golden copy (MCPGEN_UPDATE_GOLDEN=1 to refresh)"
+        assert got[name] == want[name], (
+            f"{case}/{name} differs from the golden copy (MCPGEN_UPDATE_GOLDEN=1 to refresh)"
+        )
 
 
 @pytest.mark.slow
@@ -52,7 +58,10 @@ def test_golden_passes_mypy_strict(case: str, tmp_path: Path) -> None:
     env = {**os.environ, "MYPYPATH": str(REPO)}
     r = subprocess.run(
         [sys.executable, "-m", "mypy", "--strict", "--no-incremental", "--python-version", "3.11", case],
-        cwd=tmp_path, env=env, capture_output=True, text=True,
+        cwd=tmp_path,
+        env=env,
+        capture_output=True,
+        text=True,
     )
     assert r.returncode == 0, r.stdout + r.stderr
     assert "Success: no issues found" in r.stdout
@@ -78,12 +87,20 @@ def test_wide_signatures_and_long_literals_are_black_stable(tmp_path: Path) -> N
     import json
 
     long = "a_really_quite_long_argument_name_that_forces_black_to_split_the_signature"
-    props = {f"{long}_{i}": {"type": ["string", "null"], "enum": [f"v{j}" * 9 for j in range(6)] + [None]} for i in range(4)}
+    props = {
+        f"{long}_{i}": {"type": ["string", "null"], "enum": [f"v{j}" * 9 for j in range(6)] + [None]} for i in range(4)
+    }
     tools = [
-        {"name": "wide-tool", "description": "x" * 300, "inputSchema": {"type": "object", "properties": props,
-                                                                      "required": [f"{long}_0"]},
-         "outputSchema": {"type": "object", "properties": {"result": {"type": "array", "items": {"type": "integer"}}},
-                          "required": ["result"]}},
+        {
+            "name": "wide-tool",
+            "description": "x" * 300,
+            "inputSchema": {"type": "object", "properties": props, "required": [f"{long}_0"]},
+            "outputSchema": {
+                "type": "object",
+                "properties": {"result": {"type": "array", "items": {"type": "integer"}}},
+                "required": ["result"],
+            },
+        },
         {"name": "n" * 90, "inputSchema": {"type": "object", "properties": {"x": {"type": "integer", "default": 1}}}},
     ]
     src = tmp_path / "tools.json"

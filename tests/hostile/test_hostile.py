@@ -17,8 +17,8 @@ from typing import Any
 
 import pydantic
 import pytest
-
 from hostile_corpus import BAD_TOOLS, EVIL, MARK, good_tools
+
 from mcpgen.catalog.build import build_catalog
 from mcpgen.cli import main
 from mcpgen.generate import generate_client
@@ -108,8 +108,14 @@ def test_every_generated_file_is_inert(generated: tuple[Path, ModuleType, list[A
 
 
 def _is_model_rebuild(node: ast.expr) -> bool:
-    return isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "model_rebuild" \
-        and isinstance(node.func.value, ast.Name) and not node.args and not node.keywords
+    return (
+        isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Attribute)
+        and node.func.attr == "model_rebuild"
+        and isinstance(node.func.value, ast.Name)
+        and not node.args
+        and not node.keywords
+    )
 
 
 def _inert_value(node: ast.expr | None) -> bool:
@@ -176,13 +182,19 @@ def test_generated_package_passes_mypy_strict(generated: tuple[Path, ModuleType,
     env = {**os.environ, "MYPYPATH": str(REPO)}
     r = subprocess.run(
         [sys.executable, "-m", "mypy", "--strict", "--no-incremental", "--python-version", "3.11", root.name],
-        cwd=root.parent, env=env, capture_output=True, text=True, timeout=600,
+        cwd=root.parent,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=600,
     )
     assert r.returncode == 0, r.stdout[-3000:] + r.stderr[-2000:]
 
 
 def test_cli_refuses_without_skip_invalid_and_skips_with_it(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    tools = [{"name": "fine", "inputSchema": {"type": "object", "properties": {"a": {"type": "string"}}}}] + [t for t, _ in BAD_TOOLS[:10]]
+    tools = [{"name": "fine", "inputSchema": {"type": "object", "properties": {"a": {"type": "string"}}}}] + [
+        t for t, _ in BAD_TOOLS[:10]
+    ]
     src = tmp_path / "tools.json"
     src.write_text(json.dumps({"tools": tools}), encoding="utf-8")
     out = tmp_path / "out"

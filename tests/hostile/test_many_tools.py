@@ -30,9 +30,17 @@ def catalog_tools() -> list[dict[str, Any]]:
             "n": {"type": "integer", "minimum": 0},
             "label": {"type": "string", "enum": ["a", "b"]} if i % 3 == 0 else {"type": "string"},
         }
-        tool: dict[str, Any] = {"name": name, "description": f"tool {i}", "inputSchema": {"type": "object", "properties": props, "required": ["n"]}}
+        tool: dict[str, Any] = {
+            "name": name,
+            "description": f"tool {i}",
+            "inputSchema": {"type": "object", "properties": props, "required": ["n"]},
+        }
         if i % 5 == 0:
-            tool["outputSchema"] = {"type": "object", "properties": {"total": {"type": "number"}}, "required": ["total"]}
+            tool["outputSchema"] = {
+                "type": "object",
+                "properties": {"total": {"type": "number"}},
+                "required": ["total"],
+            }
         tools.append(tool)
     return tools
 
@@ -52,7 +60,7 @@ def test_two_thousand_tools(tmp_path: Path) -> None:
     try:
         pkg = importlib.import_module("many_client")
         models = importlib.import_module("many_client.models")
-        args = getattr(models, "Tool0Args")
+        args = models.Tool0Args
         assert args.model_validate({"n": 1, "label": "a"}).n == 1
         with pytest.raises(pydantic.ValidationError):
             args.model_validate({"n": -1})  # minimum is enforced
@@ -66,6 +74,10 @@ def test_two_thousand_tools(tmp_path: Path) -> None:
 
     checked = subprocess.run(
         [sys.executable, "-m", "mypy", "--strict", "--no-incremental", "many_client"],
-        cwd=tmp_path, capture_output=True, text=True, timeout=900, env={**os.environ, "MYPYPATH": str(REPO)},
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=900,
+        env={**os.environ, "MYPYPATH": str(REPO)},
     )
     assert checked.returncode == 0, checked.stdout[-3000:]

@@ -86,7 +86,7 @@ def _cycle(graph: dict[str, set[str]]) -> list[str] | None:
         stack.append(node)
         for nxt in sorted(graph[node]):
             if state.get(nxt) == 1:
-                return stack[stack.index(nxt):] + [nxt]
+                return stack[stack.index(nxt) :] + [nxt]
             if nxt not in state:
                 found = walk(nxt)
                 if found:
@@ -143,8 +143,11 @@ def _runtime_imports(folder: Path, package: str) -> set[str]:
         for node in ast.walk(tree):
             if isinstance(node, ast.ImportFrom) and node.module and "runtime" in node.module:
                 name = node.module.lstrip(".")
-                found.add("mcpgen." + name.removeprefix("mcpgen.").replace("_runtime", "runtime", 1)
-                          if not name.startswith("mcpgen") else name)
+                found.add(
+                    "mcpgen." + name.removeprefix("mcpgen.").replace("_runtime", "runtime", 1)
+                    if not name.startswith("mcpgen")
+                    else name
+                )
             elif isinstance(node, ast.Import):
                 found.update(a.name for a in node.names if a.name.startswith("mcpgen"))
     return found

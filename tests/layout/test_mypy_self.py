@@ -15,7 +15,10 @@ REPO = Path(__file__).resolve().parents[2]
 def test_mcpgen_passes_mypy_strict() -> None:
     r = subprocess.run(
         [sys.executable, "-m", "mypy", "--strict", "--no-incremental", "mcpgen"],
-        cwd=REPO, capture_output=True, text=True, timeout=600,
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        timeout=600,
     )
     assert r.returncode == 0, r.stdout[-3000:] + r.stderr[-1000:]
     assert "Success: no issues found" in r.stdout

@@ -21,8 +21,20 @@ DRAFTS = {
     "draft7": "http://json-schema.org/draft-07/schema#",
 }
 _MAPS = ("properties", "patternProperties", "$defs", "definitions", "dependentSchemas", "dependencies")
-_ONES = ("additionalProperties", "additionalItems", "contains", "not", "if", "then", "else",
-         "propertyNames", "unevaluatedItems", "unevaluatedProperties", "contentSchema", "items")
+_ONES = (
+    "additionalProperties",
+    "additionalItems",
+    "contains",
+    "not",
+    "if",
+    "then",
+    "else",
+    "propertyNames",
+    "unevaluatedItems",
+    "unevaluatedProperties",
+    "contentSchema",
+    "items",
+)
 _LISTS = ("allOf", "anyOf", "oneOf", "prefixItems", "items")
 VALUE_POINTER = "#/properties/value"
 
@@ -118,9 +130,7 @@ def generate(out_dir: Path, package: str) -> tuple[Any, dict[str, str], list[Gro
     from mcpgen.output.write import write_atomic
 
     all_groups = list(groups())
-    tools = [
-        {"name": g.tool, "description": g.description, "inputSchema": wrap(g.schema, g.draft)} for g in all_groups
-    ]
+    tools = [{"name": g.tool, "description": g.description, "inputSchema": wrap(g.schema, g.draft)} for g in all_groups]
     catalog, problems = build_catalog(tools)
     refused = {p.where: p for p in problems}
     fs = generate_client(catalog, ClientOptions(), skip_invalid=True)

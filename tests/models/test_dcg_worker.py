@@ -66,7 +66,9 @@ def test_the_mcpgen_command_generates_with_its_prestarted_worker(tmp_path: Any) 
     import json
 
     src = tmp_path / "tools.json"
-    src.write_text(json.dumps([{"name": "echo", "inputSchema": {"type": "object", "properties": {"m": {"type": "string"}}}}]))
+    src.write_text(
+        json.dumps([{"name": "echo", "inputSchema": {"type": "object", "properties": {"m": {"type": "string"}}}}])
+    )
     done = _entry(["client", str(src), "-o", str(tmp_path / "echo_client")], tmp_path)
     assert done.returncode == 0, done.stderr
     assert "class EchoArgs" in (tmp_path / "echo_client" / "models.py").read_text()

@@ -8,7 +8,6 @@ from typing import Any
 
 import pydantic
 import pytest
-
 from conftest import Build
 
 
@@ -20,7 +19,9 @@ class FakeSession:
     def know_tools(self, tools: Any) -> None:  # the generated client hands over its catalog
         pass
 
-    async def call_tool(self, name: str, arguments: Any = None, *, timeout: Any = None, progress: Any = None) -> dict[str, Any]:
+    async def call_tool(
+        self, name: str, arguments: Any = None, *, timeout: Any = None, progress: Any = None
+    ) -> dict[str, Any]:
         self.sent.append(dict(arguments or {}))
         return self.reply
 
@@ -34,11 +35,35 @@ def _ok(model: Any, data: Any) -> bool:
 
 
 def test_lax_coercions_cannot_sneak_through(build: Build) -> None:
-    pkg = build([{"name": "t", "inputSchema": {"type": "object", "properties": {
-        "i": {"type": "integer"}, "s": {"type": "string"}, "b": {"type": "boolean"}, "n": {"type": "number"},
-        "e": {"enum": [1, "a"]}}}}])
+    pkg = build(
+        [
+            {
+                "name": "t",
+                "inputSchema": {
+                    "type": "object",
+                    "properties": {
+                        "i": {"type": "integer"},
+                        "s": {"type": "string"},
+                        "b": {"type": "boolean"},
+                        "n": {"type": "number"},
+                        "e": {"enum": [1, "a"]},
+                    },
+                },
+            }
+        ]
+    )
     m = pkg.models.TArgs
-    for bad in ({"i": "1"}, {"i": True}, {"i": 1.5}, {"s": 1}, {"b": 1}, {"b": "true"}, {"n": "1.0"}, {"e": True}, {"e": "1"}):
+    for bad in (
+        {"i": "1"},
+        {"i": True},
+        {"i": 1.5},
+        {"s": 1},
+        {"b": 1},
+        {"b": "true"},
+        {"n": "1.0"},
+        {"e": True},
+        {"e": "1"},
+    ):
         assert not _ok(m, bad), bad
     for good in ({"i": 1}, {"i": 1.0}, {"s": "x"}, {"b": False}, {"n": 2}, {"e": 1.0}, {"e": "a"}):
         assert _ok(m, good), good
@@ -46,23 +71,49 @@ def test_lax_coercions_cannot_sneak_through(build: Build) -> None:
 
 
 def test_constraints_python_types_cannot_say_are_enforced(build: Build) -> None:
-    schema = {"type": "object", "properties": {
-        "x": {"type": "integer", "multipleOf": 3, "exclusiveMaximum": 10},
-        "tags": {"type": "array", "items": {"type": "string"}, "uniqueItems": True, "minItems": 1},
-        "pat": {"type": "string", "pattern": "(?<=a)b"},  # lookbehind: Python re yes, Rust regex no
-        "obj": {"type": "object", "propertyNames": {"maxLength": 2}, "additionalProperties": {"type": "integer"}},
-    }, "dependentRequired": {"x": ["tags"]}, "additionalProperties": False}
+    schema = {
+        "type": "object",
+        "properties": {
+            "x": {"type": "integer", "multipleOf": 3, "exclusiveMaximum": 10},
+            "tags": {"type": "array", "items": {"type": "string"}, "uniqueItems": True, "minItems": 1},
+            "pat": {"type": "string", "pattern": "(?<=a)b"},  # lookbehind: Python re yes, Rust regex no
+            "obj": {"type": "object", "propertyNames": {"maxLength": 2}, "additionalProperties": {"type": "integer"}},
+        },
+        "dependentRequired": {"x": ["tags"]},
+        "additionalProperties": False,
+    }
     m = build([{"name": "t", "inputSchema": schema}]).models.TArgs
     assert _ok(m, {"x": 9, "tags": ["a"], "pat": "ab", "obj": {"ab": 1}})
-    for bad in ({"x": 4, "tags": ["a"]}, {"x": 12, "tags": ["a"]}, {"x": 3}, {"tags": ["a", "a"]}, {"tags": []},
-                {"pat": "cb"}, {"obj": {"abc": 1}}, {"obj": {"a": "1"}}, {"extra": 1}):
+    for bad in (
+        {"x": 4, "tags": ["a"]},
+        {"x": 12, "tags": ["a"]},
+        {"x": 3},
+        {"tags": ["a", "a"]},
+        {"tags": []},
+        {"pat": "cb"},
+        {"obj": {"abc": 1}},
+        {"obj": {"a": "1"}},
+        {"extra": 1},
+    ):
         assert not _ok(m, bad), bad
 
 
 def test_nested_models_and_recursive_refs(build: Build) -> None:
-    schema = {"type": "object", "$defs": {"Node": {"type": "object", "properties": {
-        "v": {"type": "integer", "minimum": 0}, "kids": {"type": "array", "items": {"$ref": "#/$defs/Node"}}},
-        "required": ["v"]}}, "properties": {"top": {"$ref": "#/$defs/Node"}}, "required": ["top"]}
+    schema = {
+        "type": "object",
+        "$defs": {
+            "Node": {
+                "type": "object",
+                "properties": {
+                    "v": {"type": "integer", "minimum": 0},
+                    "kids": {"type": "array", "items": {"$ref": "#/$defs/Node"}},
+                },
+                "required": ["v"],
+            }
+        },
+        "properties": {"top": {"$ref": "#/$defs/Node"}},
+        "required": ["top"],
+    }
     pkg = build([{"name": "tree", "inputSchema": schema}])
     m = pkg.models.TreeArgs
     assert _ok(m, {"top": {"v": 1, "kids": [{"v": 2, "kids": []}]}})
@@ -76,9 +127,15 @@ def test_nested_models_and_recursive_refs(build: Build) -> None:
 
 def test_draft7_semantics_when_schema_says_so(build: Build) -> None:
     # In draft-07 `items: [...]` is the tuple form and $ref siblings are ignored.
-    schema = {"$schema": "http://json-schema.org/draft-07/schema#", "type": "object", "definitions": {"i": {"type": "integer"}},
-              "properties": {"pair": {"type": "array", "items": [{"type": "integer"}, {"type": "string"}]},
-                             "r": {"$ref": "#/definitions/i", "maximum": 0}}}
+    schema = {
+        "$schema": "http://json-schema.org/draft-07/schema#",
+        "type": "object",
+        "definitions": {"i": {"type": "integer"}},
+        "properties": {
+            "pair": {"type": "array", "items": [{"type": "integer"}, {"type": "string"}]},
+            "r": {"$ref": "#/definitions/i", "maximum": 0},
+        },
+    }
     m = build([{"name": "t", "inputSchema": schema}]).models.TArgs
     assert _ok(m, {"pair": [1, "a", None]}) and not _ok(m, {"pair": ["a", 1]})
     assert _ok(m, {"r": 5})  # sibling `maximum` ignored in draft-07
@@ -110,10 +167,16 @@ def test_results_strict_warn_off_and_never_on_error(build: Build) -> None:
 
 
 def test_wrapped_result_checked_against_declared_schema(build: Build) -> None:
-    out = {"type": "object", "properties": {"result": {"type": "array", "items": {"type": "integer"}, "maxItems": 2}},
-           "required": ["result"]}
+    out = {
+        "type": "object",
+        "properties": {"result": {"type": "array", "items": {"type": "integer"}, "maxItems": 2}},
+        "required": ["result"],
+    }
     pkg = build([{"name": "t", "inputSchema": {"type": "object"}, "outputSchema": out}])
-    assert asyncio.run(pkg.AsyncClient(FakeSession({"content": [], "structuredContent": {"result": [1, 2]}})).t()) == [1, 2]
+    assert asyncio.run(pkg.AsyncClient(FakeSession({"content": [], "structuredContent": {"result": [1, 2]}})).t()) == [
+        1,
+        2,
+    ]
     with pytest.raises(pkg.ToolOutputError):
         asyncio.run(pkg.AsyncClient(FakeSession({"content": [], "structuredContent": {"result": [1, 2, 3]}})).t())
 

@@ -25,14 +25,19 @@ from mcpgen.plan.build import build_plan
 
 names = st.text(st.characters(codec="utf-8", exclude_categories=("Cs",)), max_size=12)
 scalars = st.one_of(st.none(), st.booleans(), st.integers(-5, 5), st.sampled_from([0.5, -1.5]), st.text(max_size=4))
-json_values = st.recursive(scalars, lambda c: st.lists(c, max_size=3) | st.dictionaries(st.text(max_size=3), c, max_size=3),
-                           max_leaves=8)
+json_values = st.recursive(
+    scalars, lambda c: st.lists(c, max_size=3) | st.dictionaries(st.text(max_size=3), c, max_size=3), max_leaves=8
+)
 
 
 def _leaf() -> st.SearchStrategy[dict[str, Any]]:
     return st.one_of(
         st.sampled_from([{"type": t} for t in ("string", "integer", "number", "boolean", "null")]),
-        st.builds(lambda lo, span: {"type": "integer", "minimum": lo, "maximum": lo + span}, st.integers(-3, 3), st.integers(0, 4)),
+        st.builds(
+            lambda lo, span: {"type": "integer", "minimum": lo, "maximum": lo + span},
+            st.integers(-3, 3),
+            st.integers(0, 4),
+        ),
         st.builds(lambda n: {"type": "string", "maxLength": n}, st.integers(0, 3)),
         st.builds(lambda m: {"type": "number", "multipleOf": m}, st.sampled_from([0.5, 2, 3])),
         st.builds(lambda vs: {"enum": vs}, st.lists(scalars, min_size=1, max_size=3)),
@@ -44,23 +49,41 @@ def _leaf() -> st.SearchStrategy[dict[str, Any]]:
 def _compound(child: st.SearchStrategy[dict[str, Any]]) -> st.SearchStrategy[dict[str, Any]]:
     return st.one_of(
         st.builds(lambda i, u: {"type": "array", "items": i, "uniqueItems": u}, child, st.booleans()),
-        st.builds(lambda ps, req, extra: {"type": "object", "properties": ps, "required": sorted(set(req) & set(ps)),
-                                          **({"additionalProperties": False} if extra else {})},
-                  st.dictionaries(names, child, max_size=3), st.lists(names, max_size=2), st.booleans()),
+        st.builds(
+            lambda ps, req, extra: {
+                "type": "object",
+                "properties": ps,
+                "required": sorted(set(req) & set(ps)),
+                **({"additionalProperties": False} if extra else {}),
+            },
+            st.dictionaries(names, child, max_size=3),
+            st.lists(names, max_size=2),
+            st.booleans(),
+        ),
         st.builds(lambda bs: {"anyOf": bs}, st.lists(child, min_size=1, max_size=3)),
         st.builds(lambda bs: {"oneOf": bs}, st.lists(child, min_size=1, max_size=2)),
         st.builds(lambda a, b: {"allOf": [a, b]}, child, child),
         st.builds(lambda a: {"not": a}, child),
         st.builds(lambda a, b: {"if": a, "then": b}, child, child),
-        st.builds(lambda t: {"type": t}, st.lists(st.sampled_from(["string", "integer", "null", "array"]), min_size=1, max_size=3, unique=True)),
+        st.builds(
+            lambda t: {"type": t},
+            st.lists(st.sampled_from(["string", "integer", "null", "array"]), min_size=1, max_size=3, unique=True),
+        ),
     )
 
 
 schemas = st.recursive(_leaf(), _compound, max_leaves=6)
 tool_schemas = st.builds(
-    lambda props, req, defs: {"type": "object", "properties": props, "required": sorted(set(req) & set(props)),
-                              **({"$defs": {"D": defs}, "properties": {**props, "viaRef": {"$ref": "#/$defs/D"}}} if defs else {})},
-    st.dictionaries(names, schemas, min_size=1, max_size=4), st.lists(names, max_size=3), st.none() | schemas)
+    lambda props, req, defs: {
+        "type": "object",
+        "properties": props,
+        "required": sorted(set(req) & set(props)),
+        **({"$defs": {"D": defs}, "properties": {**props, "viaRef": {"$ref": "#/$defs/D"}}} if defs else {}),
+    },
+    st.dictionaries(names, schemas, min_size=1, max_size=4),
+    st.lists(names, max_size=3),
+    st.none() | schemas,
+)
 
 
 def _models_module(tool_name: str, schema: dict[str, Any]) -> tuple[types.ModuleType, str]:
@@ -96,8 +119,10 @@ def test_random_schemas_agree_with_jsonschema(tool_name: str, schema: dict[str, 
     try:
         model = getattr(mod, cls_name)
         validator = jsonschema.Draft202012Validator(schema)
-        instances = [data.draw(st.dictionaries(st.sampled_from(sorted(schema["properties"])), json_values, max_size=4))
-                     for _ in range(4)]
+        instances = [
+            data.draw(st.dictionaries(st.sampled_from(sorted(schema["properties"])), json_values, max_size=4))
+            for _ in range(4)
+        ]
         try:
             instances.append(data.draw(from_schema(schema)))
         except Exception:  # hypothesis-jsonschema cannot satisfy every random schema (e.g. not {})

@@ -8,9 +8,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-import pytest
-
 import jsts_agreement_lib as lib
+import pytest
 
 BAR = 0.99
 

@@ -31,7 +31,17 @@ import json
 import secrets
 from typing import Any
 
-MODES = ("500", "html", "truncated", "500-call", "html-call", "truncated-call", "cut-stream", "cut-stream-never", "slow")
+MODES = (
+    "500",
+    "html",
+    "truncated",
+    "500-call",
+    "html-call",
+    "truncated-call",
+    "cut-stream",
+    "cut-stream-never",
+    "slow",
+)
 
 _args = argparse.ArgumentParser()
 _args.add_argument("mode", choices=MODES)
@@ -40,7 +50,13 @@ _args.add_argument("--log", default=None)
 ARGS = _args.parse_args()
 
 HTML = b"<!DOCTYPE html>\n<html><head><title>Sign in</title></head><body><h1>Please sign in</h1></body></html>\n"
-TOOLS = [{"name": "echo", "description": "Echo.", "inputSchema": {"type": "object", "properties": {"text": {"type": "string"}}}}]
+TOOLS = [
+    {
+        "name": "echo",
+        "description": "Echo.",
+        "inputSchema": {"type": "object", "properties": {"text": {"type": "string"}}},
+    }
+]
 
 # session id -> the id of the tools/call whose stream was cut (for the resuming GET)
 PENDING: dict[str, Any] = {}
@@ -58,7 +74,11 @@ def encode(obj: Any) -> bytes:
 
 def call_result(request_id: Any, params: dict[str, Any]) -> dict[str, Any]:
     text = str((params.get("arguments") or {}).get("text", "done"))
-    return {"jsonrpc": "2.0", "id": request_id, "result": {"content": [{"type": "text", "text": text}], "isError": False}}
+    return {
+        "jsonrpc": "2.0",
+        "id": request_id,
+        "result": {"content": [{"type": "text", "text": text}], "isError": False},
+    }
 
 
 async def respond(send: Any, status: int, body: bytes, content_type: str, extra: dict[str, str] | None = None) -> None:
@@ -85,7 +105,9 @@ async def fault(send: Any, mode: str, message: dict[str, Any]) -> bool:
     elif mode.startswith("html"):
         await respond(send, 200, HTML, "text/html; charset=utf-8")
     elif mode.startswith("truncated"):
-        whole = encode({"jsonrpc": "2.0", "id": message.get("id"), "result": {"content": [{"type": "text", "text": "x" * 200}]}})
+        whole = encode(
+            {"jsonrpc": "2.0", "id": message.get("id"), "result": {"content": [{"type": "text", "text": "x" * 200}]}}
+        )
         await respond(send, 200, whole[: len(whole) // 2], "application/json")
     else:
         return False
@@ -128,10 +150,16 @@ async def post(headers: dict[str, str], receive: Any, send: Any) -> None:
         await respond(send, 200, encode({"jsonrpc": "2.0", "id": request_id, "result": {}}), "application/json")
         return
     if method == "tools/list":
-        await respond(send, 200, encode({"jsonrpc": "2.0", "id": request_id, "result": {"tools": TOOLS}}), "application/json")
+        await respond(
+            send, 200, encode({"jsonrpc": "2.0", "id": request_id, "result": {"tools": TOOLS}}), "application/json"
+        )
         return
     if method != "tools/call":
-        error = {"jsonrpc": "2.0", "id": request_id, "error": {"code": -32601, "message": f"Method not found: {method}"}}
+        error = {
+            "jsonrpc": "2.0",
+            "id": request_id,
+            "error": {"code": -32601, "message": f"Method not found: {method}"},
+        }
         await respond(send, 200, encode(error), "application/json")
         return
     if await fault(send, mode, message):

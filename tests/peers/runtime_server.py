@@ -116,7 +116,10 @@ STR = {"type": "string"}
 INT = {"type": "integer"}
 NUM = {"type": "number"}
 
-server.add_tool({"name": "echo", "description": "Return the text unchanged.", "inputSchema": obj_schema({"text": STR}, ["text"])}, echo)
+server.add_tool(
+    {"name": "echo", "description": "Return the text unchanged.", "inputSchema": obj_schema({"text": STR}, ["text"])},
+    echo,
+)
 server.add_tool(
     {
         "name": "add",
@@ -126,18 +129,45 @@ server.add_tool(
     },
     add,
 )
-server.add_tool({"name": "slow", "description": "Sleep; records cancellation.", "inputSchema": obj_schema({"seconds": NUM}, ["seconds"])}, slow)
-server.add_tool({"name": "progress", "description": "Report progress once per step.", "inputSchema": obj_schema({"steps": INT}, ["steps"])}, progress)
-server.add_tool({"name": "log", "description": "Send a logging notification.", "inputSchema": obj_schema({"message": STR}, ["message"])}, log)
+server.add_tool(
+    {
+        "name": "slow",
+        "description": "Sleep; records cancellation.",
+        "inputSchema": obj_schema({"seconds": NUM}, ["seconds"]),
+    },
+    slow,
+)
+server.add_tool(
+    {
+        "name": "progress",
+        "description": "Report progress once per step.",
+        "inputSchema": obj_schema({"steps": INT}, ["steps"]),
+    },
+    progress,
+)
+server.add_tool(
+    {
+        "name": "log",
+        "description": "Send a logging notification.",
+        "inputSchema": obj_schema({"message": STR}, ["message"]),
+    },
+    log,
+)
 server.add_tool({"name": "crash", "description": "Kill the server mid-call.", "inputSchema": obj_schema({}, [])}, crash)
-server.add_tool({"name": "big", "description": "Return a text of mb MiB.", "inputSchema": obj_schema({"mb": INT}, ["mb"])}, big)
-server.add_tool({"name": "noisy", "description": "print() and log from a handler.", "inputSchema": obj_schema({}, [])}, noisy)
+server.add_tool(
+    {"name": "big", "description": "Return a text of mb MiB.", "inputSchema": obj_schema({"mb": INT}, ["mb"])}, big
+)
+server.add_tool(
+    {"name": "noisy", "description": "print() and log from a handler.", "inputSchema": obj_schema({}, [])}, noisy
+)
 server.add_tool(
     {
         "name": "weather",
         "description": "A canned weather report (structured output).",
         "inputSchema": obj_schema({"city": STR}, ["city"]),
-        "outputSchema": obj_schema({"city": STR, "temperature_c": NUM, "conditions": STR}, ["city", "temperature_c", "conditions"]),
+        "outputSchema": obj_schema(
+            {"city": STR, "temperature_c": NUM, "conditions": STR}, ["city", "temperature_c", "conditions"]
+        ),
     },
     weather,
 )

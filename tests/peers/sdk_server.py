@@ -20,9 +20,8 @@ import os
 import sys
 import warnings
 
-from pydantic import BaseModel, Field
-
 from mcp.server.mcpserver import Context, MCPServer
+from pydantic import BaseModel, Field
 
 _args = argparse.ArgumentParser()
 _args.add_argument("--cancel-log", default=None)

@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
-from pydantic import BaseModel
-
 from mcp.server.mcpserver import MCPServer
+from pydantic import BaseModel
 
 server = MCPServer("sdk-structured")
 
@@ -36,7 +35,10 @@ def add(a: int, b: int = 1) -> int:
 @server.tool(name="echo-args")
 def echo_args(required: str, optional: str | None = None, count: int = 3) -> dict[str, str]:
     """Echo back which arguments arrived (to prove omitted optionals are not sent)."""
-    return {"received": ",".join(sorted(k for k, v in (("required", required), ("optional", optional)) if v is not None)), "count": str(count)}
+    return {
+        "received": ",".join(sorted(k for k, v in (("required", required), ("optional", optional)) if v is not None)),
+        "count": str(count),
+    }
 
 
 @server.tool(name="fail")

@@ -3,14 +3,11 @@ from __future__ import annotations
 import keyword
 import random
 
-from generation import AWKWARD
+from generation import AWKWARD, tool
 
 from mcpgen.catalog.build import build_catalog
-from mcpgen.plan.result_shape import result_props
 from mcpgen.plan.naming import name_tools, snake
-
-from generation import tool
-
+from mcpgen.plan.result_shape import result_props
 
 
 def _names(wires: list[str]) -> dict[str, tuple[str, str]]:
@@ -29,7 +26,18 @@ def test_every_awkward_name_gets_a_unique_valid_method() -> None:
     for m in methods:
         assert m.isidentifier() and m.isascii() and not keyword.iskeyword(m), m
         assert not m.startswith("_"), m
-    for reserved in ("class", "list", "print", "call_tool", "dispatch", "with_options", "connect", "close", "self", "None"):
+    for reserved in (
+        "class",
+        "list",
+        "print",
+        "call_tool",
+        "dispatch",
+        "with_options",
+        "connect",
+        "close",
+        "self",
+        "None",
+    ):
         assert reserved not in methods
 
 

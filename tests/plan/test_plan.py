@@ -42,9 +42,12 @@ COLLIDING: dict[str, Any] = {
 
 
 def test_the_plan_deduplicates_sorts_and_names_once() -> None:
-    catalog, problems = build_catalog(COLLIDING["tools"], prompts=COLLIDING["prompts"],
-                                      resources=COLLIDING["resources"],
-                                      resource_templates=COLLIDING["resourceTemplates"])
+    catalog, problems = build_catalog(
+        COLLIDING["tools"],
+        prompts=COLLIDING["prompts"],
+        resources=COLLIDING["resources"],
+        resource_templates=COLLIDING["resourceTemplates"],
+    )
     assert not problems
     plan = build_plan(catalog)
     assert [p.wire for p in plan.prompts] == ["Greet", "greet"]
@@ -58,9 +61,11 @@ def test_the_plan_deduplicates_sorts_and_names_once() -> None:
     tool_methods = {t.method for t in plan.tools}
     assert "subscribe" not in tool_methods  # ToolsBase.subscribe is the server's own member
     client = [p.client_method for p in plan.prompts] + [t.client_method for t in plan.templates]
-    server = [p.server_method for p in plan.prompts] + [r.server_method for r in plan.resources] + [
-        t.server_method for t in plan.templates
-    ]
+    server = (
+        [p.server_method for p in plan.prompts]
+        + [r.server_method for r in plan.resources]
+        + [t.server_method for t in plan.templates]
+    )
     for names in (client, server):
         assert len(set(names)) == len(names) and not set(names) & tool_methods, names
     models = [p.model for p in plan.prompts] + [t.model for t in plan.templates]
@@ -70,12 +75,17 @@ def test_the_plan_deduplicates_sorts_and_names_once() -> None:
     assert plan.rich_templates == ("test://files/{+path}",)
     assert all("{+" not in t.template for t in plan.templates)
     # Input order never matters.
-    shuffled, _ = build_catalog(COLLIDING["tools"][::-1], prompts=COLLIDING["prompts"][::-1],
-                                resources=COLLIDING["resources"], resource_templates=COLLIDING["resourceTemplates"][::-1])
+    shuffled, _ = build_catalog(
+        COLLIDING["tools"][::-1],
+        prompts=COLLIDING["prompts"][::-1],
+        resources=COLLIDING["resources"],
+        resource_templates=COLLIDING["resourceTemplates"][::-1],
+    )
     again = build_plan(shuffled)
     assert again.tools == plan.tools and again.templates == plan.templates
     assert [(p.wire, p.client_method, p.server_method) for p in again.prompts] == [
-        ("Greet", p0.client_method, p0.server_method), ("greet", p1.client_method, p1.server_method)
+        ("Greet", p0.client_method, p0.server_method),
+        ("greet", p1.client_method, p1.server_method),
     ] and again.prompts[1].definition["description"] == "second (a duplicate: dropped)"
 
 

@@ -8,7 +8,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-
 from generation import AWKWARD, GenerateFn, tool
 
 
@@ -20,7 +19,9 @@ class FakeSession:
     def know_tools(self, tools: Any) -> None:  # the generated client hands over its catalog
         pass
 
-    async def call_tool(self, name: str, arguments: Any = None, *, timeout: float | None = None, progress: Any = None) -> dict[str, Any]:
+    async def call_tool(
+        self, name: str, arguments: Any = None, *, timeout: float | None = None, progress: Any = None
+    ) -> dict[str, Any]:
         self.calls.append((name, dict(arguments or {}), timeout))
         return self.reply
 
@@ -42,8 +43,20 @@ def test_awkward_names_every_tool_callable_wire_name_unchanged(generate: Generat
 
 
 def test_omitted_optional_not_sent_and_defaults_not_sent(generate: GenerateFn) -> None:
-    pkg = generate([tool("t", {"req": {"type": "integer"}, "opt": {"type": "string"}, "dflt": {"type": "number", "default": 3},
-                               "nullable": {"type": ["string", "null"]}}, ["req"])])
+    pkg = generate(
+        [
+            tool(
+                "t",
+                {
+                    "req": {"type": "integer"},
+                    "opt": {"type": "string"},
+                    "dflt": {"type": "number", "default": 3},
+                    "nullable": {"type": ["string", "null"]},
+                },
+                ["req"],
+            )
+        ]
+    )
     s = FakeSession()
     c = pkg.AsyncClient(s)
     run(c.t(req=1))
@@ -57,13 +70,28 @@ def test_omitted_optional_not_sent_and_defaults_not_sent(generate: GenerateFn) -
 
 
 def test_structured_result_and_wrapped_result(generate: GenerateFn) -> None:
-    pkg = generate([
-        tool("obj", outputSchema={"type": "object", "properties": {"n": {"type": "integer"}}, "required": ["n"]}),
-        tool("wrapped", outputSchema={"type": "object", "properties": {"result": {"type": "array", "items": {"type": "integer"}}},
-                                      "required": ["result"]}),
-        tool("fast", outputSchema={"type": "object", "x-fastmcp-wrap-result": True,
-                                   "properties": {"result": {"type": "integer"}}, "required": ["result"]}),
-    ])
+    pkg = generate(
+        [
+            tool("obj", outputSchema={"type": "object", "properties": {"n": {"type": "integer"}}, "required": ["n"]}),
+            tool(
+                "wrapped",
+                outputSchema={
+                    "type": "object",
+                    "properties": {"result": {"type": "array", "items": {"type": "integer"}}},
+                    "required": ["result"],
+                },
+            ),
+            tool(
+                "fast",
+                outputSchema={
+                    "type": "object",
+                    "x-fastmcp-wrap-result": True,
+                    "properties": {"result": {"type": "integer"}},
+                    "required": ["result"],
+                },
+            ),
+        ]
+    )
     r = run(pkg.AsyncClient(FakeSession({"content": [], "structuredContent": {"n": 4}})).obj())
     assert isinstance(r, pkg.models.ObjResult) and r.n == 4
     r = run(pkg.AsyncClient(FakeSession({"content": [], "structuredContent": {"result": [1, 2]}})).wrapped())
@@ -75,7 +103,9 @@ def test_structured_result_and_wrapped_result(generate: GenerateFn) -> None:
 
 
 def test_is_error_raises_tool_error_with_content_unvalidated(generate: GenerateFn) -> None:
-    pkg = generate([tool("t", outputSchema={"type": "object", "properties": {"n": {"type": "integer"}}, "required": ["n"]})])
+    pkg = generate(
+        [tool("t", outputSchema={"type": "object", "properties": {"n": {"type": "integer"}}, "required": ["n"]})]
+    )
     s = FakeSession({"isError": True, "content": [{"type": "text", "text": "boom"}, {"type": "weird", "z": 1}]})
     with pytest.raises(pkg.ToolError) as ei:
         run(pkg.AsyncClient(s).t())
@@ -85,13 +115,20 @@ def test_is_error_raises_tool_error_with_content_unvalidated(generate: GenerateF
 def test_content_blocks_typed(generate: GenerateFn) -> None:
     pkg = generate([tool("t")])
     blocks = [
-        {"type": "text", "text": "a"}, {"type": "image", "data": "AA==", "mimeType": "image/png"},
+        {"type": "text", "text": "a"},
+        {"type": "image", "data": "AA==", "mimeType": "image/png"},
         {"type": "audio", "data": "AA==", "mimeType": "audio/wav"},
         {"type": "resource_link", "uri": "x://1", "name": "one"},
         {"type": "resource", "resource": {"uri": "x://2", "text": "b", "mimeType": "text/plain"}},
     ]
     r = run(pkg.AsyncClient(FakeSession({"content": blocks})).t())
-    assert [type(b).__name__ for b in r.content] == ["TextContent", "ImageContent", "AudioContent", "ResourceLink", "EmbeddedResource"]
+    assert [type(b).__name__ for b in r.content] == [
+        "TextContent",
+        "ImageContent",
+        "AudioContent",
+        "ResourceLink",
+        "EmbeddedResource",
+    ]
     assert r.text == "a" and r.content[4].text == "b" and r.content[3].uri == "x://1"
 
 
@@ -143,7 +180,10 @@ def test_refs_hoisted_and_external_refs_refused(generate: GenerateFn) -> None:
     assert s.calls[-1][1] == {"p": {"x": 1}, "q": {"any": "thing"}}
     from mcpgen.catalog.model import StageError
 
-    external = {"type": "object", "properties": {"q": {"$ref": "https://evil.example/schema.json"}, "r": {"$ref": "/etc/passwd"}}}
+    external = {
+        "type": "object",
+        "properties": {"q": {"$ref": "https://evil.example/schema.json"}, "r": {"$ref": "/etc/passwd"}},
+    }
     with pytest.raises(StageError) as ei:
         generate([{"name": "t", "inputSchema": external}])
     text = str(ei.value)
@@ -154,10 +194,17 @@ def test_hostile_strings_do_not_execute(generate: GenerateFn, tmp_path: Path) ->
     marker = tmp_path / "pwned"
     evil = f'"""\\\'\'\'\nimport pathlib; pathlib.Path({str(marker)!r}).write_text("x")\n#\x00\u2028'
     raw = {
-        "name": evil, "title": evil, "description": evil,
-        "inputSchema": {"type": "object", "description": evil, "title": evil,
-                        "properties": {evil: {"type": "string", "description": evil, "default": evil, "enum": [evil, "b"],
-                                              "pattern": ".*"}}},
+        "name": evil,
+        "title": evil,
+        "description": evil,
+        "inputSchema": {
+            "type": "object",
+            "description": evil,
+            "title": evil,
+            "properties": {
+                evil: {"type": "string", "description": evil, "default": evil, "enum": [evil, "b"], "pattern": ".*"}
+            },
+        },
     }
     pkg = generate([raw])
     import importlib
@@ -171,7 +218,9 @@ def test_hostile_strings_do_not_execute(generate: GenerateFn, tmp_path: Path) ->
     assert json.loads(pkg._catalog.TOOLS_JSON)[0] == raw
 
 
-def test_methods_send_their_arguments_by_wire_name_either_way(generate: GenerateFn, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_methods_send_their_arguments_by_wire_name_either_way(
+    generate: GenerateFn, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """A typed method sends `locals()` when the Args model maps each argument to its wire name,
     and spells out the wire-keyed dict when it cannot tell (the fallback): same call on the wire."""
     import dataclasses

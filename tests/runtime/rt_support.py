@@ -64,7 +64,9 @@ def assert_process_gone(pid: int | None, timeout: float = 10.0) -> None:
     deadline = time.monotonic() + timeout
     while pid_exists(pid):
         if time.monotonic() > deadline:
-            raise AssertionError(f"server process {pid} still exists {timeout}s after close (state {proc_state(pid)!r})")
+            raise AssertionError(
+                f"server process {pid} still exists {timeout}s after close (state {proc_state(pid)!r})"
+            )
         time.sleep(0.02)
 
 

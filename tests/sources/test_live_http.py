@@ -25,7 +25,11 @@ def http_server() -> Iterator[str]:
 
 def mcpgen(*args: str, cwd: Path, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        [sys.executable, "-m", "mcpgen.cli", *args], cwd=cwd, capture_output=True, text=True, timeout=120,
+        [sys.executable, "-m", "mcpgen.cli", *args],
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        timeout=120,
         env={**os.environ, **(env or {})},
     )
 
@@ -33,8 +37,15 @@ def mcpgen(*args: str, cwd: Path, env: dict[str, str] | None = None) -> subproce
 @pytest.mark.slow
 def test_generate_from_url_and_connect_to_it(http_server: str, tmp_path: Path) -> None:
     done = mcpgen(
-        "client", "--url", http_server, "--header", "Authorization: Bearer $DEMO_TOKEN", "-o", "http_client",
-        cwd=tmp_path, env={"DEMO_TOKEN": "s3cret"},
+        "client",
+        "--url",
+        http_server,
+        "--header",
+        "Authorization: Bearer $DEMO_TOKEN",
+        "-o",
+        "http_client",
+        cwd=tmp_path,
+        env={"DEMO_TOKEN": "s3cret"},
     )
     assert done.returncode == 0, done.stderr
     generated = "".join(p.read_text() for p in (tmp_path / "http_client").glob("*.py"))

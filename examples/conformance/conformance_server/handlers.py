@@ -36,9 +36,7 @@ def text(value: str) -> dict[str, Any]:
 
 
 class Handlers(ToolsBase):
-    async def json_schema_2020_12_tool(
-        self, args: models.JsonSchema202012ToolArgs, ctx: Context
-    ) -> ToolOutput:
+    async def json_schema_2020_12_tool(self, args: models.JsonSchema202012ToolArgs, ctx: Context) -> ToolOutput:
         """Tool whose input schema uses JSON Schema 2020-12 keywords (kept verbatim)."""
         return f"Received: {args.model_dump_json(exclude_unset=True)}"
 
@@ -100,7 +98,11 @@ class Handlers(ToolsBase):
                 "requestedSchema": {
                     "type": "object",
                     "properties": {
-                        "untitledSingle": {"type": "string", "description": "Select one option", "enum": ["option1", "option2", "option3"]},
+                        "untitledSingle": {
+                            "type": "string",
+                            "description": "Select one option",
+                            "enum": ["option1", "option2", "option3"],
+                        },
                         "titledSingle": {
                             "type": "string",
                             "description": "Select one option with titles",
@@ -143,9 +145,7 @@ class Handlers(ToolsBase):
         )
         return f"Elicitation completed: action={answer.get('action')}, content={answer.get('content')}"
 
-    async def test_embedded_resource(
-        self, args: models.TestEmbeddedResourceArgs, ctx: Context
-    ) -> ToolOutput:
+    async def test_embedded_resource(self, args: models.TestEmbeddedResourceArgs, ctx: Context) -> ToolOutput:
         """Returns an embedded text resource."""
         return [
             {
@@ -166,9 +166,7 @@ class Handlers(ToolsBase):
         """Returns an image (a 1x1 PNG)."""
         return [{"type": "image", "data": PNG_1X1, "mimeType": "image/png"}]
 
-    async def test_multiple_content_types(
-        self, args: models.TestMultipleContentTypesArgs, ctx: Context
-    ) -> ToolOutput:
+    async def test_multiple_content_types(self, args: models.TestMultipleContentTypesArgs, ctx: Context) -> ToolOutput:
         """Returns text, an image and an embedded resource."""
         return [
             text("Multiple content types test:"),
@@ -201,27 +199,21 @@ class Handlers(ToolsBase):
         """Returns a simple text response."""
         return "This is a simple text response for testing."
 
-    async def test_tool_with_logging(
-        self, args: models.TestToolWithLoggingArgs, ctx: Context
-    ) -> ToolOutput:
+    async def test_tool_with_logging(self, args: models.TestToolWithLoggingArgs, ctx: Context) -> ToolOutput:
         """Sends three log messages while it runs."""
         for message in ("Tool execution started", "Tool processing data", "Tool execution completed"):
             await ctx.log("info", message)
             await asyncio.sleep(0.05)
         return "Tool with logging executed successfully"
 
-    async def test_tool_with_progress(
-        self, args: models.TestToolWithProgressArgs, ctx: Context
-    ) -> ToolOutput:
+    async def test_tool_with_progress(self, args: models.TestToolWithProgressArgs, ctx: Context) -> ToolOutput:
         """Reports progress 0, 50 and 100 of 100."""
         for step in (0, 50, 100):
             await ctx.report_progress(step, 100, f"Completed step {step} of 100")
             await asyncio.sleep(0.05)
         return "Tool with progress executed successfully"
 
-    async def prompt_test_simple_prompt(
-        self, args: features.PromptTestSimplePromptArgs, ctx: Context
-    ) -> PromptOutput:
+    async def prompt_test_simple_prompt(self, args: features.PromptTestSimplePromptArgs, ctx: Context) -> PromptOutput:
         """A simple prompt without arguments
 
         MCP prompt: 'test_simple_prompt'
@@ -292,9 +284,7 @@ class Handlers(ToolsBase):
         """
         return "Watched resource content"
 
-    async def template_template(
-        self, params: features.TemplateTemplateParams, ctx: Context
-    ) -> ResourceOutput:
+    async def template_template(self, params: features.TemplateTemplateParams, ctx: Context) -> ResourceOutput:
         """A resource template with parameter substitution
 
         MCP resource template: 'test://template/{id}/data'
@@ -385,9 +375,7 @@ class Handlers(ToolsBase):
         await ctx.log("info", "test_logging_tool ran")
         return "Logged (if the request asked for logs)"
 
-    async def test_missing_capability(
-        self, args: models.TestMissingCapabilityArgs, ctx: Context
-    ) -> ToolOutput:
+    async def test_missing_capability(self, args: models.TestMissingCapabilityArgs, ctx: Context) -> ToolOutput:
         """Needs sampling; a client that did not declare it gets -32021."""
         reply = await ctx.request_sampling(ASK_CAPITAL["params"])
         return f"Sampled: {reply.get('content')}"
@@ -396,9 +384,7 @@ class Handlers(ToolsBase):
         """Echoes a region that clients also send in the Mcp-Param-Region header."""
         return f"Region: {args.region}"
 
-    async def test_streaming_elicitation(
-        self, args: models.TestStreamingElicitationArgs, ctx: Context
-    ) -> ToolOutput:
+    async def test_streaming_elicitation(self, args: models.TestStreamingElicitationArgs, ctx: Context) -> ToolOutput:
         """Asks the user for input; the answer comes through an input_required result."""
         answer = await ctx.request_elicitation(ASK_NAME["params"], key="user_name")
         return f"Hello, {accepted(answer, 'name')}!"

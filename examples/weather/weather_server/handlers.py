@@ -24,9 +24,7 @@ def _seeded(city: str, day: int) -> float:
 
 
 class Handlers(ToolsBase):
-    async def get_forecast(
-        self, args: models.GetForecastArgs, ctx: Context
-    ) -> models.GetForecastResult:
+    async def get_forecast(self, args: models.GetForecastArgs, ctx: Context) -> models.GetForecastResult:
         """Weather forecast
 
         Daily forecast for a city, up to two weeks ahead.

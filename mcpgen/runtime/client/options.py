@@ -114,13 +114,11 @@ def _literal_fields(cls: type[_Options]) -> dict[str, tuple[object, ...]]:
     return found
 
 
-def split_options(
-    overrides: Mapping[str, Any], *classes: type[_Options], caller: str
-) -> tuple[dict[str, Any], ...]:
+def split_options(overrides: Mapping[str, Any], *classes: type[_Options], caller: str) -> tuple[dict[str, Any], ...]:
     """Keyword arguments sorted by the options class that declares them (the first that does)."""
     parts: tuple[dict[str, Any], ...] = tuple({} for _ in classes)
     for name, value in overrides.items():
-        for part, cls in zip(parts, classes):
+        for part, cls in zip(parts, classes, strict=True):
             if name in option_names(cls):
                 part[name] = value
                 break

@@ -13,10 +13,11 @@ import inspect
 import logging
 import math
 from collections.abc import AsyncIterator, Mapping, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 from ..core import jsonrpc
 from ..core.errors import ConnectionClosed, McpError, ProtocolError, RequestTimeout, RpcError, SessionExpired
+from ..core.headers import param_headers_of
 from ..core.jsonrpc import JSONObject, RequestId
 from ..core.protocol import (
     ERA_LEGACY,
@@ -32,12 +33,11 @@ from ..core.protocol import (
     SUBSCRIPTION_ACKNOWLEDGED,
 )
 from ..core.session import Session
-from ..core.headers import param_headers_of
+from ..transports.base import EraAwareTransport, Transport
 from ..transports.stdio import StdioClientTransport
-from .subscriptions import Subscription
-from ..transports.base import Transport
 from ..transports.wirelog import open_wire_log
 from .options import ConnectKwargs, ConnectOptions, HttpKwargs, HttpOptions, ProgressCallback, StdioKwargs, StdioOptions
+from .subscriptions import Subscription
 
 if TYPE_CHECKING:
     # Runtime code stays standard-library only; type checkers ship typing_extensions' stubs.
@@ -121,9 +121,7 @@ class ClientSession:
         try:
             await asyncio.wait_for(self._negotiate(protocol), connect_timeout)
         except asyncio.TimeoutError:
-            raise RequestTimeout(
-                f"the server did not complete the MCP handshake within {connect_timeout:g}s"
-            ) from None
+            raise RequestTimeout(f"the server did not complete the MCP handshake within {connect_timeout:g}s") from None
         except ConnectionClosed:
             wait_exit = getattr(self.transport, "wait_exit", None)
             if wait_exit is None:
@@ -213,8 +211,7 @@ class ClientSession:
         agreed = result.get("protocolVersion")
         if agreed not in HANDSHAKE_VERSIONS:
             raise ProtocolError(
-                f"the server wants protocol version {agreed!r}; this client speaks "
-                f"{', '.join(HANDSHAKE_VERSIONS)}"
+                f"the server wants protocol version {agreed!r}; this client speaks {', '.join(HANDSHAKE_VERSIONS)}"
             )
         self.era = ERA_LEGACY
         self.protocol_version = str(agreed)
@@ -232,8 +229,9 @@ class ClientSession:
     def _tell_transport(self) -> None:
         # HTTP transports put the version in a header and cancel differently per era.
         if hasattr(self.transport, "protocol_version"):
-            setattr(self.transport, "protocol_version", self.protocol_version)
-            setattr(self.transport, "modern", self.era == ERA_MODERN)
+            transport = cast(EraAwareTransport, self.transport)
+            transport.protocol_version = self.protocol_version
+            transport.modern = self.era == ERA_MODERN
 
     def _meta(self, version: str | None = None) -> JSONObject:
         meta: JSONObject = {
@@ -359,7 +357,7 @@ class ClientSession:
 
     def _learn_tool(self, tool: JSONObject, *, live: bool) -> bool:
         """Record one tool's Mcp-Param-* headers; False if its x-mcp-header is invalid."""
-        param_headers: dict[str, dict[str, str]] = getattr(self.transport, "param_headers")
+        param_headers = cast(EraAwareTransport, self.transport).param_headers
         name = str(tool.get("name"))
         headers = param_headers_of(tool)
         if not live and (name in param_headers or name in self._refused_tools):
@@ -411,9 +409,7 @@ class ClientSession:
         result: JSONObject = await self.request("resources/read", {"uri": uri}, timeout=timeout)
         return result
 
-    async def complete(
-        self, ref: JSONObject, argument: JSONObject, context: JSONObject | None = None
-    ) -> JSONObject:
+    async def complete(self, ref: JSONObject, argument: JSONObject, context: JSONObject | None = None) -> JSONObject:
         params: JSONObject = {"ref": ref, "argument": argument}
         if context is not None:
             params["context"] = context
@@ -638,7 +634,9 @@ async def connect_http(
                 raise
             client = None
     if client is None:
-        legacy = LegacySseTransport(url, headers=opts.headers, wire_log=open_wire_log(opts.wire_log), timeout=opts.timeout)
+        legacy = LegacySseTransport(
+            url, headers=opts.headers, wire_log=open_wire_log(opts.wire_log), timeout=opts.timeout
+        )
         await legacy.start(timeout=opts.connect_timeout)
         client = ClientSession(legacy, opts)
         try:

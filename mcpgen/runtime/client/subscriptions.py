@@ -9,6 +9,8 @@ from typing import Any
 from ..core.errors import ProtocolError
 from ..core.jsonrpc import JSONObject, RequestId
 from ..core.protocol import SUBSCRIPTION_ACKNOWLEDGED
+
+
 class ChangeEvent:
     """One notification from a listen stream: `kind` is "tools", "prompts", "resources" (a list
     changed) or "resource" (the resource at `uri` was updated)."""
@@ -67,7 +69,9 @@ class Subscription:
             error = task.exception()
         self._error = None if isinstance(error, asyncio.CancelledError) else error
         if not self.acknowledged.done():
-            self.acknowledged.set_exception(error or ProtocolError("the listen stream ended before it was acknowledged"))
+            self.acknowledged.set_exception(
+                error or ProtocolError("the listen stream ended before it was acknowledged")
+            )
             self.acknowledged.exception()  # retrieved: no "never retrieved" warning
         self._queue.put_nowait(None)
 
@@ -98,4 +102,3 @@ class Subscription:
 
     async def __aexit__(self, *exc: object) -> None:
         await self.aclose()
-

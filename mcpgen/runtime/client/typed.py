@@ -21,8 +21,8 @@ from dataclasses import dataclass, field
 from types import ModuleType
 from typing import TYPE_CHECKING, Any, ClassVar, Concatenate, Generic, ParamSpec, TypeVar, cast
 
-from .drift import SchemaDriftError, SchemaDriftWarning, compare_tools
 from ..core.results import ToolError, ToolOutputError, ToolOutputWarning, ToolResult, Unset, structured_of
+from .drift import SchemaDriftError, SchemaDriftWarning, compare_tools
 from .features import AsyncFeatures, SyncFeatures
 from .options import (
     CallOptions,

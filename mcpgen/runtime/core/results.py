@@ -4,8 +4,8 @@ what a server handler returns or raises (no pydantic: cheap to import)."""
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, field
 from collections.abc import Sequence
+from dataclasses import dataclass, field
 from typing import Any, Final, Union, overload
 
 

@@ -18,10 +18,10 @@ import math
 from collections.abc import Awaitable, Callable
 from typing import Any
 
+from ..transports.base import Transport
 from . import jsonrpc
 from .errors import ConnectionClosed, McpError, RequestTimeout, RpcError
 from .jsonrpc import JSONObject, RequestId
-from ..transports.base import Transport
 
 # (progress, total, message) of each notifications/progress about a request.
 ProgressCallback = Callable[[float, float | None, str | None], Awaitable[None] | None]
@@ -205,18 +205,14 @@ class Session:
         entry = self._pending.get(request_id)
         if entry is None or entry.future.done():
             return
-        entry.future.set_exception(
-            RequestTimeout(f"{entry.method} got no response within {entry.timeout:g}s")
-        )
+        entry.future.set_exception(RequestTimeout(f"{entry.method} got no response within {entry.timeout:g}s"))
         self._forget(request_id)
         self._send_cancel(request_id, "request timed out")
 
     def _send_cancel(self, request_id: RequestId, reason: str) -> None:
         if self._closed is not None:
             return
-        message = jsonrpc.notification(
-            "notifications/cancelled", {"requestId": request_id, "reason": reason}
-        )
+        message = jsonrpc.notification("notifications/cancelled", {"requestId": request_id, "reason": reason})
         task = asyncio.get_running_loop().create_task(self._send_quietly(message))
         task.add_done_callback(_consume)
 
@@ -270,7 +266,11 @@ class Session:
             if self.on_batch is not None:
                 _spawn(self.on_batch(message))
             else:
-                _spawn(self._send_quietly(jsonrpc.error_response(None, jsonrpc.INVALID_REQUEST, "Batches are not supported")))
+                _spawn(
+                    self._send_quietly(
+                        jsonrpc.error_response(None, jsonrpc.INVALID_REQUEST, "Batches are not supported")
+                    )
+                )
             return
         kind = jsonrpc.classify(message)
         if kind == "response" or kind == "error":
@@ -312,7 +312,11 @@ class Session:
             error = message["error"]
             code = error.get("code")
             entry.future.set_exception(
-                RpcError(code if isinstance(code, int) else jsonrpc.INTERNAL_ERROR, str(error.get("message", "")), error.get("data"))
+                RpcError(
+                    code if isinstance(code, int) else jsonrpc.INTERNAL_ERROR,
+                    str(error.get("message", "")),
+                    error.get("data"),
+                )
             )
 
     def _on_notification(self, message: JSONObject) -> None:
@@ -378,7 +382,9 @@ class Session:
             await self.transport.send(reply)
         except (McpError, ValueError) as exc:
             if isinstance(exc, ValueError):  # e.g. NaN in a result: answer with an error instead
-                await self._send_quietly(jsonrpc.error_response(request_id, jsonrpc.INTERNAL_ERROR, "Result is not valid JSON"))
+                await self._send_quietly(
+                    jsonrpc.error_response(request_id, jsonrpc.INTERNAL_ERROR, "Result is not valid JSON")
+                )
 
 
 _background: set[asyncio.Task[Any]] = set()

@@ -126,7 +126,9 @@ def _equal(a: Any, b: Any) -> bool:
     if isinstance(a, str) or isinstance(b, str):
         return isinstance(a, str) and isinstance(b, str) and a == b
     if isinstance(a, dict) or isinstance(b, dict):
-        return isinstance(a, dict) and isinstance(b, dict) and a.keys() == b.keys() and all(_equal(a[k], b[k]) for k in a)
+        return (
+            isinstance(a, dict) and isinstance(b, dict) and a.keys() == b.keys() and all(_equal(a[k], b[k]) for k in a)
+        )
     if isinstance(a, list) or isinstance(b, list):
         return isinstance(a, list) and isinstance(b, list) and len(a) == len(b) and all(map(_equal, a, b))
     if a is None or b is None:
@@ -247,7 +249,10 @@ def _compile(schema: Any, formats: bool) -> Predicate:
 def fast_check(schema: Any, *, formats: bool = True) -> Predicate | None:
     """A predicate that is True only for instances the schema certainly accepts, or None when
     the schema uses something the fast path does not handle (then jsonschema decides alone)."""
-    if isinstance(schema, dict) and schema.get("$schema", "https://json-schema.org/draft/2020-12/schema").rstrip("#") not in _FAST_DIALECTS:
+    if (
+        isinstance(schema, dict)
+        and schema.get("$schema", "https://json-schema.org/draft/2020-12/schema").rstrip("#") not in _FAST_DIALECTS
+    ):
         return None
     try:
         return _compile(schema, formats)
@@ -281,9 +286,7 @@ def check_exact(schema_json: str, data: Any, context: Any = None, wrap: str | No
     return plain
 
 
-def check_exact_model(
-    cls: type, data: Any, context: Any, schemas: Mapping[str, str], wraps: Mapping[str, str]
-) -> Any:
+def check_exact_model(cls: type, data: Any, context: Any, schemas: Mapping[str, str], wraps: Mapping[str, str]) -> Any:
     """check_exact for a generated model class: its schema is found by class name (a user's
     subclass of a generated model is checked against its generated parent's schema)."""
     for klass in cls.__mro__:

@@ -68,12 +68,15 @@ class ServerTables(Protocol):
     @property
     def TOOLS(self) -> Mapping[str, tuple[str, str, str | None, str]]:
         """tool name -> (handler method, Args model, Result model or None, result mode)"""
+
     @property
     def PROMPTS(self) -> Mapping[str, tuple[str, str]]:
         """prompt name -> (handler method, arguments model)"""
+
     @property
     def RESOURCES(self) -> Mapping[str, str]:
         """resource URI -> handler method"""
+
     @property
     def TEMPLATES(self) -> Mapping[str, tuple[str, str]]:
         """URI template -> (handler method, variables model)"""
@@ -118,7 +121,9 @@ def bind_handlers(handlers: object, tables: ServerTables, models: ModuleType) ->
     templates = _by_key(tables.TEMPLATES_JSON, "uriTemplate")
     for template, (method, model) in tables.TEMPLATES.items():
         definition = templates[template]
-        server.add_resource_template(definition, _template(definition, _method(handlers, method), _model(models, model)))
+        server.add_resource_template(
+            definition, _template(definition, _method(handlers, method), _model(models, model))
+        )
     if tables.PROMPTS or tables.TEMPLATES:
         complete = _method(handlers, "complete")
 

@@ -18,14 +18,13 @@ from typing import Any
 
 from ..core import jsonrpc
 from ..core.errors import McpError, ProtocolError, RpcError
-from .request_state import InputRequired, issue_request_state, open_request_state
-from .features import CompletionHandler, Features, PromptHandler, ResourceHandler, SubscribeHandler, TemplateHandler
 from ..core.jsonrpc import JSONObject, RequestId
 from ..core.protocol import (
     BATCH_VERSION,
     ERA_LEGACY,
     ERA_MODERN,
     HANDSHAKE_VERSIONS,
+    LIST_KINDS,
     LOG_LEVELS,
     META_CLIENT_CAPABILITIES,
     META_LOG_LEVEL,
@@ -34,11 +33,12 @@ from ..core.protocol import (
     MODERN_VERSIONS,
 )
 from ..core.session import Session
-from ..core.protocol import LIST_KINDS
-from .subscriptions import SubscriptionHub, honored_filter
-from ..transports.stdio import StdioServerTransport
 from ..transports.base import Transport
+from ..transports.stdio import StdioServerTransport
 from ..transports.wirelog import open_wire_log
+from .features import CompletionHandler, Features, PromptHandler, ResourceHandler, SubscribeHandler, TemplateHandler
+from .request_state import InputRequired, issue_request_state, open_request_state
+from .subscriptions import SubscriptionHub, honored_filter
 
 ToolHandler = Callable[[JSONObject, "RequestContext"], Awaitable[JSONObject]]
 MethodHandler = Callable[[JSONObject, "RequestContext"], Awaitable[Any]]
@@ -49,9 +49,7 @@ log = logging.getLogger("mcpgen.runtime.server")
 _PRE_INIT = frozenset({"initialize", "ping"})
 # 2026-07-28 list and read results are cacheable (ttlMs, cacheScope are required there).
 _CACHE_HINTS: JSONObject = {"ttlMs": 0, "cacheScope": "public"}
-_CACHEABLE = frozenset(
-    {"tools/list", "prompts/list", "resources/list", "resources/templates/list", "resources/read"}
-)
+_CACHEABLE = frozenset({"tools/list", "prompts/list", "resources/list", "resources/templates/list", "resources/read"})
 # Handshake-era methods that 2026-07-28 removed (subscriptions/listen replaces subscribe).
 _REMOVED_IN_MODERN = frozenset(
     {"initialize", "ping", "logging/setLevel", "resources/subscribe", "resources/unsubscribe"}
@@ -103,9 +101,7 @@ class RequestContext:
         self.answered: JSONObject = {}
         self._asks = 0
 
-    async def report_progress(
-        self, progress: float, total: float | None = None, message: str | None = None
-    ) -> None:
+    async def report_progress(self, progress: float, total: float | None = None, message: str | None = None) -> None:
         """Send notifications/progress if the client asked for it; progress must increase."""
         if self.progress_token is None:
             return
@@ -151,9 +147,7 @@ class RequestContext:
         with contextlib.suppress(McpError):
             await self._session.notify(method, params)
 
-    async def _ask_client(
-        self, capability: str, method: str, params: JSONObject | None, key: str | None
-    ) -> Any:
+    async def _ask_client(self, capability: str, method: str, params: JSONObject | None, key: str | None) -> Any:
         if key is None:
             self._asks += 1
             key = f"{capability}-{self._asks}"
@@ -170,7 +164,7 @@ class RequestContext:
         handler runs again on the retry; in the handshake era each is a request to the client.
         """
         missing: JSONObject = {}
-        for key, request in requests.items():
+        for request in requests.values():
             capability = _CAPABILITY_OF.get(str(request.get("method")))
             if capability is None:
                 raise ValueError(f"not a client input method: {request.get('method')!r}")
@@ -185,7 +179,10 @@ class RequestContext:
                 {"requiredCapabilities": missing},
             )
         if self.era != ERA_MODERN:
-            return {key: await self._session.request(str(r["method"]), r.get("params"), timeout=None) for key, r in requests.items()}
+            return {
+                key: await self._session.request(str(r["method"]), r.get("params"), timeout=None)
+                for key, r in requests.items()
+            }
         # No server->client requests in the stateless era: answers come with a retry of this
         # very request (inputResponses), which runs the handler again from the start.
         answers = {key: self._responses[key] for key in requests if isinstance(self._responses.get(key), dict)}
@@ -370,9 +367,7 @@ class ServerConnection:
 
     async def _on_invalid(self, line: bytes) -> None:
         with contextlib.suppress(McpError):
-            await self.session.transport.send(
-                jsonrpc.error_response(None, jsonrpc.PARSE_ERROR, "Parse error")
-            )
+            await self.session.transport.send(jsonrpc.error_response(None, jsonrpc.PARSE_ERROR, "Parse error"))
 
     async def _on_batch(self, batch: list[Any]) -> bool:
         if self.state.protocol_version != BATCH_VERSION or not batch:
@@ -416,9 +411,7 @@ class ServerConnection:
 
     # -- the stateless era ---------------------------------------------------------
 
-    async def _modern(
-        self, method: str, params: JSONObject, meta: JSONObject | None, request_id: RequestId
-    ) -> Any:
+    async def _modern(self, method: str, params: JSONObject, meta: JSONObject | None, request_id: RequestId) -> Any:
         if method in _REMOVED_IN_MODERN or not self._serves(method):
             raise RpcError(jsonrpc.METHOD_NOT_FOUND, f"Method not found: {method}")
         if meta is None:

@@ -17,7 +17,7 @@ import weakref
 from collections.abc import Awaitable
 from typing import Any
 
-from ..core.errors import McpError, ProtocolError
+from ..core.errors import McpError
 from ..core.jsonrpc import JSONObject, RequestId
 from ..core.protocol import LIST_KINDS, META_SUBSCRIPTION_ID
 from ..core.session import Session, current_request
@@ -70,8 +70,6 @@ class ListenStream:
     def end(self) -> None:
         with contextlib.suppress(asyncio.QueueFull):
             self.queue.put_nowait(None)
-
-
 
 
 class SubscriptionHub:

@@ -19,3 +19,12 @@ class Transport(Protocol):
 
     def describe_close(self) -> str:
         """Why the transport ended, for error messages (exit code, last stderr line...)."""
+
+
+class EraAwareTransport(Transport, Protocol):
+    """A transport whose framing depends on the agreed era (Streamable HTTP, legacy HTTP+SSE): the
+    version travels in a header, cancellation differs, and tools' Mcp-Param-* headers are sent."""
+
+    protocol_version: str
+    modern: bool
+    param_headers: dict[str, dict[str, str]]

@@ -18,13 +18,12 @@ from typing import TYPE_CHECKING, Any, Protocol
 from urllib.parse import urljoin
 
 from ..core import jsonrpc
-
-from . import sse
-from ..core.headers import encode_header_value
 from ..core.errors import ConnectionClosed, McpError, ProtocolError, SessionExpired
-from .http_lean import LeanPool, headers_ok, lean_target
+from ..core.headers import encode_header_value
 from ..core.jsonrpc import JSONObject, RequestId
 from ..core.protocol import META_PROTOCOL_VERSION
+from . import sse
+from .http_lean import LeanPool, headers_ok, lean_target
 from .wirelog import WireLog
 
 if TYPE_CHECKING:
@@ -374,7 +373,9 @@ class StreamableHttpTransport:
             task.cancel()
         if self.session_id is not None:
             with contextlib.suppress(Exception):
-                await self._client.delete(self.url, headers={**self.headers, "mcp-session-id": self.session_id}, timeout=5.0)
+                await self._client.delete(
+                    self.url, headers={**self.headers, "mcp-session-id": self.session_id}, timeout=5.0
+                )
         if self._lean is not None:
             await self._lean.aclose()
         if self._own_client:
@@ -422,7 +423,9 @@ class LegacySseTransport:
     async def _read(self) -> None:
         assert self._endpoint is not None
         try:
-            async with self._client.stream("GET", self.url, headers={"accept": "text/event-stream", **self.headers}, timeout=None) as response:
+            async with self._client.stream(
+                "GET", self.url, headers={"accept": "text/event-stream", **self.headers}, timeout=None
+            ) as response:
                 if response.status_code != 200:
                     raise HttpError(response.status_code, "the SSE endpoint refused the connection")
                 async for event in sse.parse(response.aiter_lines()):
@@ -451,7 +454,9 @@ class LegacySseTransport:
             self._wire.record("c2s", data)
         endpoint = await self._endpoint
         try:
-            response = await self._client.post(endpoint, content=data, headers={"content-type": "application/json", **self.headers})
+            response = await self._client.post(
+                endpoint, content=data, headers={"content-type": "application/json", **self.headers}
+            )
         except Exception as exc:
             raise ConnectionClosed(f"POST to {endpoint} failed: {exc}") from None
         if response.status_code >= 400:

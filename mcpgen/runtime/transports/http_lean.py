@@ -158,7 +158,16 @@ class _Connection(asyncio.Protocol):
 class LeanResponse:
     """Status, headers (lower-case names) and a body read on demand, like httpx's streamed response."""
 
-    def __init__(self, pool: LeanPool, conn: _Connection, status: int, headers: dict[str, str], mode: str, length: int, timeout: float | None) -> None:
+    def __init__(
+        self,
+        pool: LeanPool,
+        conn: _Connection,
+        status: int,
+        headers: dict[str, str],
+        mode: str,
+        length: int,
+        timeout: float | None,
+    ) -> None:
         self.status_code = status
         self.headers = headers
         self._pool = pool
@@ -447,4 +456,3 @@ class LeanPool:
 
 class _StaleConnection(Exception):
     pass
-

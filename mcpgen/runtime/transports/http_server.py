@@ -14,7 +14,6 @@ import asyncio
 import base64
 import binascii
 import collections
-import contextlib
 import logging
 import secrets
 from collections.abc import Awaitable, Callable, Iterable, MutableMapping
@@ -24,11 +23,11 @@ from urllib.parse import urlsplit
 
 from ..core import jsonrpc
 from ..core.errors import ConnectionClosed
+from ..core.headers import param_headers_of
 from ..core.jsonrpc import JSONObject, RequestId
 from ..core.protocol import HANDSHAKE_VERSIONS, META_PROTOCOL_VERSION, MODERN_VERSIONS
-from ..core.headers import param_headers_of
-from ..server.server import Server, ServerConnection
 from ..core.session import current_request
+from ..server.server import Server, ServerConnection
 
 Scope = MutableMapping[str, Any]
 Message = MutableMapping[str, Any]
@@ -207,7 +206,9 @@ class StreamableHttpApp:
             return
         kind = jsonrpc.classify(message)
         if isinstance(message, list):
-            await _json(send, 400, jsonrpc.error_response(None, jsonrpc.INVALID_REQUEST, "Batches are not supported over HTTP"))
+            await _json(
+                send, 400, jsonrpc.error_response(None, jsonrpc.INVALID_REQUEST, "Batches are not supported over HTTP")
+            )
             return
         if kind == "invalid":
             await _json(send, 400, jsonrpc.error_response(None, jsonrpc.INVALID_REQUEST, "Invalid request"))
@@ -243,7 +244,13 @@ class StreamableHttpApp:
             return
         version = headers.get("mcp-protocol-version")
         if version is not None and version not in HANDSHAKE_VERSIONS:
-            await _json(send, 400, jsonrpc.error_response(request_id, jsonrpc.INVALID_REQUEST, f"Unsupported MCP-Protocol-Version: {version}"))
+            await _json(
+                send,
+                400,
+                jsonrpc.error_response(
+                    request_id, jsonrpc.INVALID_REQUEST, f"Unsupported MCP-Protocol-Version: {version}"
+                ),
+            )
             return
         if self.stateless:
             transport = HttpServerTransport()
@@ -253,13 +260,19 @@ class StreamableHttpApp:
             await self._serve(connection, transport, message, kind, accept, receive, send, session_id=None)
             return
         if session_id is None:
-            await _json(send, 400, jsonrpc.error_response(request_id, jsonrpc.INVALID_REQUEST, "Missing Mcp-Session-Id header"))
+            await _json(
+                send, 400, jsonrpc.error_response(request_id, jsonrpc.INVALID_REQUEST, "Missing Mcp-Session-Id header")
+            )
             return
         legacy = self.sessions.get(session_id)
         if legacy is None:
-            await _json(send, 404, jsonrpc.error_response(request_id, jsonrpc.INVALID_REQUEST, "Unknown or expired session"))
+            await _json(
+                send, 404, jsonrpc.error_response(request_id, jsonrpc.INVALID_REQUEST, "Unknown or expired session")
+            )
             return
-        await self._serve(legacy.connection, legacy.transport, message, kind, accept, receive, send, session_id=session_id)
+        await self._serve(
+            legacy.connection, legacy.transport, message, kind, accept, receive, send, session_id=session_id
+        )
 
     async def _serve(
         self,
@@ -333,7 +346,13 @@ class StreamableHttpApp:
             event = 0
             while message is not None:
                 event += 1
-                chunk = b"id: " + f"{request_id}-{event}".encode() + b"\nevent: message\ndata: " + jsonrpc.encode(message) + b"\n\n"
+                chunk = (
+                    b"id: "
+                    + f"{request_id}-{event}".encode()
+                    + b"\nevent: message\ndata: "
+                    + jsonrpc.encode(message)
+                    + b"\n\n"
+                )
                 await send({"type": "http.response.body", "body": chunk, "more_body": True})
                 if _is_final(message, request_id):
                     break
@@ -367,7 +386,12 @@ class StreamableHttpApp:
                 "type": "http.response.start",
                 "status": 200,
                 "headers": _header_list(
-                    {"content-type": "text/event-stream", "cache-control": "no-cache", "x-accel-buffering": "no", "mcp-session-id": session_id or ""}
+                    {
+                        "content-type": "text/event-stream",
+                        "cache-control": "no-cache",
+                        "x-accel-buffering": "no",
+                        "mcp-session-id": session_id or "",
+                    }
                 ),
             }
         )
@@ -444,9 +468,7 @@ class _DisconnectWatch:
             self.task.cancel()
 
 
-def _modern_header_problem(
-    server: Server, message: JSONObject, headers: dict[str, str]
-) -> tuple[int, str] | None:
+def _modern_header_problem(server: Server, message: JSONObject, headers: dict[str, str]) -> tuple[int, str] | None:
     """2026-07-28 requests repeat key body fields in headers; they must be there and agree."""
     raw_params = message.get("params")
     params: JSONObject = raw_params if isinstance(raw_params, dict) else {}

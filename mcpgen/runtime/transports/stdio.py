@@ -19,6 +19,7 @@ import os
 import signal
 import sys
 from collections.abc import Awaitable, Callable, Mapping, Sequence
+
 from ..core import jsonrpc
 from ..core.errors import ConnectionClosed
 from ..core.jsonrpc import JSONObject
@@ -257,9 +258,7 @@ def _windows_wrap(argv: list[str]) -> list[str]:
 class StdioServerTransport:
     """Serves over this process's stdin/stdout; stdout carries protocol messages only."""
 
-    def __init__(
-        self, *, wire_log: WireLog | None = None, max_message_bytes: int = DEFAULT_MAX_MESSAGE_BYTES
-    ) -> None:
+    def __init__(self, *, wire_log: WireLog | None = None, max_message_bytes: int = DEFAULT_MAX_MESSAGE_BYTES) -> None:
         self._wire = wire_log
         self._splitter = _LineSplitter(max_message_bytes)
         self._reader: asyncio.StreamReader | None = None

@@ -15,8 +15,8 @@ from types import ModuleType
 from typing import Any
 
 import pytest
-
 from features_client_support import CONFORMANCE, PY, generated
+
 from mcpgen.catalog.model import Catalog
 from mcpgen.sources.files import load_many
 
@@ -38,8 +38,12 @@ def pkg(tmp_path: Path) -> Iterator[ModuleType]:
 
 async def _exercise(pkg: ModuleType, c: Any) -> None:
     assert {p.name for p in await c.list_prompts()} == {
-        "test_simple_prompt", "test_prompt_with_arguments", "test_prompt_with_embedded_resource", "test_prompt_with_image",
-        "test_input_required_result_prompt"}
+        "test_simple_prompt",
+        "test_prompt_with_arguments",
+        "test_prompt_with_embedded_resource",
+        "test_prompt_with_image",
+        "test_input_required_result_prompt",
+    }
     # This client declares no elicitation, so the prompt does without the context it would ask for.
     assert (await c.get_test_input_required_result_prompt()).text == "Answer without extra context."
     simple = await c.get_test_simple_prompt()
@@ -79,7 +83,9 @@ async def _exercise(pkg: ModuleType, c: Any) -> None:
     with pytest.raises(ValueError):
         await c.read_template(id_="..")
 
-    done = await c.complete({"type": "ref/prompt", "name": "test_prompt_with_arguments"}, {"name": "arg1", "value": "pari"})
+    done = await c.complete(
+        {"type": "ref/prompt", "name": "test_prompt_with_arguments"}, {"name": "arg1", "value": "pari"}
+    )
     assert done.values == ["paris"] and done.total == 1 and done.has_more is False
 
 
@@ -108,8 +114,9 @@ def _free_port() -> int:
 @pytest.fixture
 def http_url() -> Iterator[str]:
     port = _free_port()
-    proc = subprocess.Popen([PY, str(CONFORMANCE / "server.py"), "--port", str(port)],
-                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    proc = subprocess.Popen(
+        [PY, str(CONFORMANCE / "server.py"), "--port", str(port)], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+    )
     try:
         deadline = time.monotonic() + 30
         while time.monotonic() < deadline:
@@ -131,5 +138,6 @@ def test_conformance_surface_http_sync(pkg: ModuleType, http_url: str) -> None:
         assert got.contents[0].uri == "test://template/a%2Fb/data"
         assert json.loads(got.text)["id"] == "a/b"
         assert c.read_resource("test://static-binary").contents[0].mime_type == "image/png"
-        assert c.complete({"type": "ref/prompt", "name": "test_prompt_with_arguments"},
-                          {"name": "arg2", "value": "parr"}).values == ["parrot"]
+        assert c.complete(
+            {"type": "ref/prompt", "name": "test_prompt_with_arguments"}, {"name": "arg2", "value": "parr"}
+        ).values == ["parrot"]

@@ -8,8 +8,8 @@ import inspect
 from pathlib import Path
 
 import pytest
-
 from features_client_support import EVERYTHING, generated
+
 from mcpgen.catalog.model import Catalog
 from mcpgen.sources.live import load_live
 
@@ -38,8 +38,12 @@ def test_everything_prompts_resources_templates(tmp_path: Path) -> None:
             "completable-prompt": {"department": "Engineering", "name": "Alice"},
             "resource-prompt": {"resource_type": "Text", "resource_id": "1"},
         }
-        methods = {"simple-prompt": "get_simple_prompt", "args-prompt": "get_args_prompt",
-                   "completable-prompt": "get_completable_prompt", "resource-prompt": "get_resource_prompt"}
+        methods = {
+            "simple-prompt": "get_simple_prompt",
+            "args-prompt": "get_args_prompt",
+            "completable-prompt": "get_completable_prompt",
+            "resource-prompt": "get_resource_prompt",
+        }
 
         async def run() -> None:
             async with C.connect_stdio(EVERYTHING[0], EVERYTHING[1:]) as c:
@@ -59,8 +63,11 @@ def test_everything_prompts_resources_templates(tmp_path: Path) -> None:
                 # The optional argument is sent when given and changes the prompt.
                 assert "Texas" in (await c.get_args_prompt(city="Austin", state="Texas")).text
                 assert "Alice" in results["completable-prompt"].text
-                embedded = [m.content for m in results["resource-prompt"].messages
-                            if isinstance(m.content, pkg.EmbeddedResource)]
+                embedded = [
+                    m.content
+                    for m in results["resource-prompt"].messages
+                    if isinstance(m.content, pkg.EmbeddedResource)
+                ]
                 assert embedded and embedded[0].uri == "demo://resource/dynamic/text/1" and embedded[0].text
                 # Every listed resource reads through the typed path.
                 resources = await c.list_resources()
@@ -73,7 +80,9 @@ def test_everything_prompts_resources_templates(tmp_path: Path) -> None:
                     assert isinstance(got.contents[0], pkg.TextResourceContents) and got.text
                 templates = await c.list_resource_templates()
                 assert {t.uri_template for t in templates} == {
-                    "demo://resource/dynamic/text/{resourceId}", "demo://resource/dynamic/blob/{resourceId}"}
+                    "demo://resource/dynamic/text/{resourceId}",
+                    "demo://resource/dynamic/blob/{resourceId}",
+                }
                 text = await c.read_dynamic_text_resource(resource_id="3")
                 assert isinstance(text.contents[0], pkg.TextResourceContents)
                 assert text.contents[0].uri == "demo://resource/dynamic/text/3" and "Resource 3" in text.text
@@ -81,8 +90,9 @@ def test_everything_prompts_resources_templates(tmp_path: Path) -> None:
                 assert isinstance(blob.contents[0], pkg.BlobResourceContents)
                 assert blob.contents[0].data == base64.b64decode(blob.contents[0].blob)
                 assert blob.contents[0].data.startswith(b"Resource 2")
-                done = await c.complete({"type": "ref/prompt", "name": "completable-prompt"},
-                                        {"name": "department", "value": "Eng"})
+                done = await c.complete(
+                    {"type": "ref/prompt", "name": "completable-prompt"}, {"name": "department", "value": "Eng"}
+                )
                 assert isinstance(done, pkg.Completion) and done.values == ["Engineering"]
 
         asyncio.run(run())

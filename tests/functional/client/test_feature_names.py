@@ -7,8 +7,8 @@ import inspect
 from pathlib import Path
 
 import pytest
-
 from features_client_support import generated
+
 from mcpgen.sources.files import catalog_from_document
 
 DOC = {
@@ -39,7 +39,14 @@ def test_untrusted_names(tmp_path: Path) -> None:
         members = {n for n in dir(C) if not n.startswith("_")}
         # Tools keep their names; prompts step around them and each other.
         # (naming.allocate: a reserved name gets "_", a taken one "_2"; ties go to the smaller wire name)
-        assert {"get_weather", "complete_", "get_weather_", "get_weather__2", "get_resource_updates", "read_pair"} <= members
+        assert {
+            "get_weather",
+            "complete_",
+            "get_weather_",
+            "get_weather__2",
+            "get_resource_updates",
+            "read_pair",
+        } <= members
         assert inspect.iscoroutinefunction(C.complete)  # the client's own complete is not shadowed
         injected = [n for n in members if n.startswith("get_x_")]
         assert injected == ["get_x_import_os_os_system_boom"]
@@ -56,7 +63,9 @@ def test_untrusted_names(tmp_path: Path) -> None:
             def know_tools(self, tools: object) -> None:
                 pass
 
-            async def get_prompt(self, name: str, arguments: object, *, timeout: float | None = None) -> dict[str, object]:
+            async def get_prompt(
+                self, name: str, arguments: object, *, timeout: float | None = None
+            ) -> dict[str, object]:
                 sent.append((name, arguments))
                 return {"messages": [{"role": "user", "content": {"type": "text", "text": "hi"}}]}
 
@@ -69,8 +78,11 @@ def test_untrusted_names(tmp_path: Path) -> None:
         asyncio.run(c.get_weather__2(class_="c", arguments_="x"))
         asyncio.run(c.read_pair(a="1/2", values_="v"))
         # The optional argument left out is not sent at all; wire names go out; a repeated variable expands twice.
-        assert sent == [("weather", {"class": "c"}), ("weather", {"class": "c", "arguments": "x"}),
-                        ("read", "x://1%2F2/v/1%2F2")]
+        assert sent == [
+            ("weather", {"class": "c"}),
+            ("weather", {"class": "c", "arguments": "x"}),
+            ("read", "x://1%2F2/v/1%2F2"),
+        ]
 
 
 @pytest.mark.parametrize(

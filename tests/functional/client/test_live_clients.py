@@ -8,7 +8,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-
 from generation import EVERYTHING, SDK_SERVER, TIME_SERVER, GenerateFn
 
 pytestmark = pytest.mark.slow
@@ -20,8 +19,11 @@ def _live_pkg(generate: GenerateFn, command: list[str]) -> Any:
 
     cat, problems = load_live(command[0], command[1:])
     assert cat is not None, problems
-    doc = {"initialize": {"serverInfo": cat.server_info}, "tools": {"tools": [t.raw for t in cat.tools]},
-           "source_command": list(cat.source_command or ())}
+    doc = {
+        "initialize": {"serverInfo": cat.server_info},
+        "tools": {"tools": [t.raw for t in cat.tools]},
+        "source_command": list(cat.source_command or ()),
+    }
     return generate(doc)
 
 
@@ -68,8 +70,9 @@ def test_everything_server(origin: str, generate: GenerateFn) -> None:
             assert sum(isinstance(b, pkg.ResourceLink) for b in links.content) == 2
             ref = await c.get_resource_reference()
             assert any(isinstance(b, pkg.EmbeddedResource) for b in ref.content)
-            r = await c.with_options(progress=lambda p, t, m: seen.append(p), timeout=30).trigger_long_running_operation(
-                duration=0.3, steps=3)
+            r = await c.with_options(
+                progress=lambda p, t, m: seen.append(p), timeout=30
+            ).trigger_long_running_operation(duration=0.3, steps=3)
             assert "completed" in r.text
             raw = await c.call_tool("get-sum", {"a": 2, "b": 2})
             assert "4" in raw["content"][0]["text"]
@@ -91,7 +94,10 @@ def test_sdk_server_structured_outputs(generate: GenerateFn) -> None:
             assert await c.add(a=2) == 3  # omitted `b` not sent: the server default applies
             assert await c.add(a=2, b=5) == 7
             assert await c.echo_args(required="r") == {"received": "required", "count": "3"}
-            assert await c.echo_args(required="r", optional="o", count=1) == {"received": "optional,required", "count": "1"}
+            assert await c.echo_args(required="r", optional="o", count=1) == {
+                "received": "optional,required",
+                "count": "1",
+            }
             with pytest.raises(pkg.ToolError) as ei:
                 await c.fail(reason="no luck")
             assert ei.value.tool == "fail" and "fail" in ei.value.text  # the SDK hides the exception text

@@ -8,7 +8,6 @@ import base64
 import json
 
 import pytest
-
 from features_client_support import CONFORMANCE, PY
 
 ARGS = {
@@ -44,11 +43,15 @@ def test_sdk_client_uses_every_prompt_and_resource(mode: str) -> None:
                     assert got.messages[0].content.resource.uri == "test://embedded"  # type: ignore[union-attr]
                 else:
                     assert kinds == ["text"]
-            args_text = (await c.get_prompt("test_prompt_with_arguments", ARGS["test_prompt_with_arguments"]))
+            args_text = await c.get_prompt("test_prompt_with_arguments", ARGS["test_prompt_with_arguments"])
             assert args_text.messages[0].content.text == "Prompt with arguments: arg1='one', arg2='two'"  # type: ignore[union-attr]
 
             resources = (await c.list_resources()).resources
-            assert {r.uri for r in resources} == {"test://static-text", "test://static-binary", "test://watched-resource"}
+            assert {r.uri for r in resources} == {
+                "test://static-text",
+                "test://static-binary",
+                "test://watched-resource",
+            }
             for r in resources:
                 contents = (await c.read_resource(r.uri)).contents
                 assert len(contents) == 1 and contents[0].uri == r.uri
@@ -62,8 +65,9 @@ def test_sdk_client_uses_every_prompt_and_resource(mode: str) -> None:
             data = (await c.read_resource("test://template/a%2Fb/data")).contents[0]
             assert json.loads(data.text)["id"] == "a/b"  # type: ignore[union-attr]
 
-            done = await c.complete(PromptReference(type="ref/prompt", name="test_prompt_with_arguments"),
-                                    {"name": "arg1", "value": "park"})
+            done = await c.complete(
+                PromptReference(type="ref/prompt", name="test_prompt_with_arguments"), {"name": "arg1", "value": "park"}
+            )
             assert done.completion.values == ["park"]
 
     asyncio.run(main())

@@ -28,7 +28,14 @@ def code_lines(source: str) -> int:
     physical = source.splitlines()
     has_code: set[int] = set()
     for tok in tokenize.generate_tokens(io.StringIO(source).readline):
-        if tok.type not in (tokenize.COMMENT, tokenize.NL, tokenize.NEWLINE, tokenize.INDENT, tokenize.DEDENT, tokenize.ENDMARKER):
+        if tok.type not in (
+            tokenize.COMMENT,
+            tokenize.NL,
+            tokenize.NEWLINE,
+            tokenize.INDENT,
+            tokenize.DEDENT,
+            tokenize.ENDMARKER,
+        ):
             has_code.update(range(tok.start[0], tok.end[0] + 1))
     # A blank line inside a docstring is still blank.
     return sum(1 for n in has_code if physical[n - 1].strip())

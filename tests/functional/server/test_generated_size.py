@@ -18,7 +18,9 @@ EVERYTHING_CAPTURE = REPO / "tests/golden/inputs/everything.raw.json"
 def scaffold(source: Path, out: Path) -> Path:
     done = subprocess.run(
         [sys.executable, "-m", "mcpgen.cli", "server", str(source), "-o", str(out)],
-        capture_output=True, text=True, timeout=300,
+        capture_output=True,
+        text=True,
+        timeout=300,
     )
     assert done.returncode == 0, done.stderr
     return out

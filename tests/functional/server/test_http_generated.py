@@ -34,9 +34,15 @@ def free_port() -> int:
         return int(s.getsockname()[1])
 
 
-def serve(argv: list[str], port: int, *, cwd: Path | None = None, env: dict[str, str] | None = None) -> subprocess.Popen[bytes]:
+def serve(
+    argv: list[str], port: int, *, cwd: Path | None = None, env: dict[str, str] | None = None
+) -> subprocess.Popen[bytes]:
     proc = subprocess.Popen(
-        argv, cwd=cwd, env={**os.environ, **(env or {})}, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+        argv,
+        cwd=cwd,
+        env={**os.environ, **(env or {})},
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
         start_new_session=True,
     )
     deadline = time.monotonic() + 60
@@ -61,7 +67,10 @@ def stop(proc: subprocess.Popen[bytes]) -> None:
 def generate_client(args: list[str], out: Path, name: str) -> ModuleType:
     done = subprocess.run(
         [sys.executable, "-m", "mcpgen.cli", "client", *args, "-o", str(out / name)],
-        capture_output=True, text=True, timeout=120, cwd=out,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        cwd=out,
     )
     assert done.returncode == 0, done.stderr
     sys.path.insert(0, str(out))
@@ -174,7 +183,9 @@ def test_generated_client_with_server_everything_over_http(tmp_path: Path, unloa
     port = free_port()
     node = shutil.which("node")
     assert node is not None
-    proc = serve([node, "--import", str(LOOPBACK_MJS), str(EVERYTHING), "streamableHttp"], port, env={"PORT": str(port)})
+    proc = serve(
+        [node, "--import", str(LOOPBACK_MJS), str(EVERYTHING), "streamableHttp"], port, env={"PORT": str(port)}
+    )
     try:
         url = f"http://127.0.0.1:{port}/mcp"
         pkg = generate_client(["--url", url], tmp_path, "everything_http_client")

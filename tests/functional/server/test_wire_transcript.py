@@ -74,7 +74,10 @@ def _calls(meta: dict[str, Any] | None) -> list[tuple[str, dict[str, Any]]]:
         ("resources/read", p(uri="test://items/a%20b/head")),
         ("resources/read", p(uri="test://unwritten/1")),
         ("resources/read", p(uri="test://nowhere")),
-        ("completion/complete", p(ref={"type": "ref/prompt", "name": "greet"}, argument={"name": "who", "value": "al"})),
+        (
+            "completion/complete",
+            p(ref={"type": "ref/prompt", "name": "greet"}, argument={"name": "who", "value": "al"}),
+        ),
         ("completion/complete", p(ref={"type": "ref/prompt", "name": "greet"}, argument={"name": "who", "value": "v"})),
         ("resources/subscribe", p(uri="test://text")),
         ("resources/unsubscribe", p(uri="test://text")),
@@ -84,7 +87,14 @@ def _calls(meta: dict[str, Any] | None) -> list[tuple[str, dict[str, Any]]]:
 
 def requests() -> list[dict[str, Any]]:
     handshake = [
-        {"method": "initialize", "params": {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "0"}}},
+        {
+            "method": "initialize",
+            "params": {
+                "protocolVersion": "2025-06-18",
+                "capabilities": {},
+                "clientInfo": {"name": "t", "version": "0"},
+            },
+        },
         {"method": "notifications/initialized"},
     ]
     out = handshake + [{"method": m, "params": params} for m, params in _calls(None) + _calls(MODERN)]
@@ -96,8 +106,12 @@ def requests() -> list[dict[str, Any]]:
 def replay(package: Path, env: dict[str, str]) -> list[str]:
     """Each request's response line, exactly as the server wrote it (and any line before it)."""
     proc = subprocess.Popen(
-        [sys.executable, "-m", package.name], cwd=package.parent, env=env,
-        stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+        [sys.executable, "-m", package.name],
+        cwd=package.parent,
+        env=env,
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
     )
     assert proc.stdin is not None and proc.stdout is not None
     lines: list[str] = []
@@ -121,7 +135,11 @@ def generate(out: Path, env: dict[str, str]) -> Path:
     package = out / "wire_server"
     done = subprocess.run(
         [sys.executable, "-m", "mcpgen.cli", "server", str(HERE / "catalog.json"), "-o", str(package)],
-        cwd=out, env=env, capture_output=True, text=True, timeout=300,
+        cwd=out,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
     )
     assert done.returncode == 0, done.stderr
     shutil.copy(HERE / "handlers.py", package / "handlers.py")
@@ -136,7 +154,7 @@ def test_the_generated_server_answers_byte_for_byte_as_recorded(tmp_path: Path) 
         TRANSCRIPT.write_text(json.dumps(lines, indent=0, ensure_ascii=False) + "\n", encoding="utf-8")
     recorded = json.loads(TRANSCRIPT.read_text(encoding="utf-8"))
     assert len(lines) == len(recorded)
-    for got, want in zip(lines, recorded):
+    for got, want in zip(lines, recorded, strict=True):
         assert got == want
     # Not vacuous: tool results, tool errors, protocol errors, and both eras are all in there.
     answers = [json.loads(line) for line in lines]

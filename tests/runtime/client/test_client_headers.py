@@ -16,7 +16,10 @@ from mcpgen.runtime.transports.http_client import StreamableHttpTransport
 
 MODERN = "2026-07-28"
 TOOLS = [
-    {"name": "good", "inputSchema": {"type": "object", "properties": {"region": {"type": "string", "x-mcp-header": "Region"}}}},
+    {
+        "name": "good",
+        "inputSchema": {"type": "object", "properties": {"region": {"type": "string", "x-mcp-header": "Region"}}},
+    },
     {"name": "bad", "inputSchema": {"type": "object", "properties": {"n": {"type": "number", "x-mcp-header": "N"}}}},
 ]
 

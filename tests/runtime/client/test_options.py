@@ -148,7 +148,9 @@ def test_client_session_takes_the_object_or_keywords() -> None:
 
     transport = StreamableHttpTransport("http://127.0.0.1:1/mcp")
     try:
-        opts = ConnectOptions(timeout=4.0, max_timeout=8.0, on_sampling=on_sampling, client_info={"name": "t", "version": "1"})
+        opts = ConnectOptions(
+            timeout=4.0, max_timeout=8.0, on_sampling=on_sampling, client_info={"name": "t", "version": "1"}
+        )
         session = ClientSession(transport, opts, log_level="info")
         assert session.options == dataclasses.replace(opts, log_level="info")
         assert (session.session.timeout, session.session.max_timeout) == (4.0, 8.0)
@@ -291,8 +293,9 @@ def test_async_typed_client_over_stdio() -> None:
 
     async def main() -> None:
         opts = StdioOptions(protocol=LEGACY, on_log=on_log)
-        async with AsyncClient.connect_stdio(PY, [RUNTIME_SERVER], options=opts, timeout=9.0, drift="off",
-                                             validate_output="warn") as c:
+        async with AsyncClient.connect_stdio(
+            PY, [RUNTIME_SERVER], options=opts, timeout=9.0, drift="off", validate_output="warn"
+        ) as c:
             await _check_typed(c, seen, LEGACY, 9.0)
         with pytest.raises(SchemaDriftError):
             async with AsyncClient.connect_stdio(PY, [RUNTIME_SERVER], drift="strict"):
@@ -305,11 +308,16 @@ def test_async_typed_client_over_http(http_url: str) -> None:
     seen, on_log = _log_collector()
 
     async def main() -> None:
-        async with AsyncClient.connect_http(http_url, options=ConnectOptions(on_log=on_log, timeout=8.0),
-                                            # 2026-07-28: logs only at a level the request asks for
-                                            log_level="info",
-                                            headers={"X-Trace": "t"}, protocol=MODERN, drift="off",
-                                            validate_output="warn") as c:
+        async with AsyncClient.connect_http(
+            http_url,
+            options=ConnectOptions(on_log=on_log, timeout=8.0),
+            # 2026-07-28: logs only at a level the request asks for
+            log_level="info",
+            headers={"X-Trace": "t"},
+            protocol=MODERN,
+            drift="off",
+            validate_output="warn",
+        ) as c:
             assert c.session.transport.headers["X-Trace"] == "t"  # type: ignore[attr-defined]
             await _check_typed(c, seen, MODERN, 8.0)
 
@@ -328,8 +336,9 @@ def test_sync_typed_client_over_stdio_and_http(http_url: str) -> None:
         lambda **kw: Client.connect(**kw),  # the catalog's source command
     ):
         seen.clear()
-        with connect(options=ConnectOptions(on_log=on_log), protocol=LEGACY, timeout=5.0, drift="off",
-                     validate_output="warn") as c:
+        with connect(
+            options=ConnectOptions(on_log=on_log), protocol=LEGACY, timeout=5.0, drift="off", validate_output="warn"
+        ) as c:
             assert (c.session.protocol_version, c.session.session.timeout) == (LEGACY, 5.0)
             c.call_tool("log", {"message": "sync"})
             c._runner.run(wait_until(lambda: seen == ["sync"], 5.0, "the server's log message reaches on_log"))
@@ -380,7 +389,7 @@ def test_per_call_options_object_and_keywords() -> None:
 
 # A user's script. Lines marked `# error: CODE` must be reported by mypy --strict with that code;
 # every other line must pass (so the errors are about the options, not anything else).
-USER_SCRIPT = '''
+USER_SCRIPT = """
 from __future__ import annotations
 
 from types import ModuleType
@@ -455,7 +464,7 @@ def sync() -> None:
         pass
     with Client.connect(protocl="auto") as c:  # error: call-arg
         pass
-'''
+"""
 
 
 @pytest.mark.slow
@@ -470,9 +479,23 @@ def test_mypy_flags_misspelled_and_mistyped_options_in_user_code(tmp_path: Path)
     # The editable install's import hook is invisible to mypy: point it at the checkout.
     env = {**os.environ, "MYPYPATH": str(ROOT)}
     done = subprocess.run(
-        [sys.executable, "-m", "mypy", "--strict", "--no-incremental", "--python-version", "3.11",
-         "--show-error-codes", "--no-error-summary", script.name],
-        cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300,
+        [
+            sys.executable,
+            "-m",
+            "mypy",
+            "--strict",
+            "--no-incremental",
+            "--python-version",
+            "3.11",
+            "--show-error-codes",
+            "--no-error-summary",
+            script.name,
+        ],
+        cwd=tmp_path,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
     )
     reported = set()
     for line in done.stdout.splitlines():

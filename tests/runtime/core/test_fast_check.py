@@ -67,7 +67,13 @@ def test_common_tool_schemas_compile_and_answer_alone() -> None:
     fast = fast_check(schema)
     assert fast is not None
     assert fast({"text": "hi", "count": 2.0, "mode": "a", "tags": ["x"], "ratio": None})
-    for bad in ({}, {"text": ""}, {"text": "hi", "count": True}, {"text": "hi", "mode": "c"}, {"text": "hi", "extra": 1}):
+    for bad in (
+        {},
+        {"text": ""},
+        {"text": "hi", "count": True},
+        {"text": "hi", "mode": "c"},
+        {"text": "hi", "extra": 1},
+    ):
         assert not fast(bad)
     check = compile_validator(schema)
     assert check({"text": "hi"}) is None

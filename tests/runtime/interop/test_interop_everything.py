@@ -141,7 +141,10 @@ def test_everything_sampling_request_routed_to_callback() -> None:
     async def main() -> None:
         changed: list[str] = []
         async with connect_stdio(
-            NODE, EVERYTHING_ARGS, on_sampling=on_sampling, on_list_changed=changed.append  # type: ignore[arg-type]
+            NODE,
+            EVERYTHING_ARGS,
+            on_sampling=on_sampling,
+            on_list_changed=changed.append,  # type: ignore[arg-type]
         ) as s:
             # registered after `initialized`, only for clients that declare sampling
             await wait_until(lambda: "tools" in changed, 10, "notifications/tools/list_changed")
@@ -166,7 +169,10 @@ def test_everything_elicitation_request_routed_to_callback() -> None:
     async def main() -> None:
         changed: list[str] = []
         async with connect_stdio(
-            NODE, EVERYTHING_ARGS, on_elicitation=on_elicitation, on_list_changed=changed.append  # type: ignore[arg-type]
+            NODE,
+            EVERYTHING_ARGS,
+            on_elicitation=on_elicitation,
+            on_list_changed=changed.append,  # type: ignore[arg-type]
         ) as s:
             await wait_until(lambda: "tools" in changed, 10, "notifications/tools/list_changed")
             assert "trigger-elicitation-request" in {t["name"] for t in await s.list_tools()}

@@ -14,7 +14,17 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from rt_support import PY, RUNTIME_SERVER, SDK_SERVER, assert_process_gone, read_lines, run, slow_events, text_of, wait_until
+from rt_support import (
+    PY,
+    RUNTIME_SERVER,
+    SDK_SERVER,
+    assert_process_gone,
+    read_lines,
+    run,
+    slow_events,
+    text_of,
+    wait_until,
+)
 
 from mcpgen.runtime import ClientSession, ConnectionClosed, RequestTimeout, connect_stdio
 
@@ -47,9 +57,9 @@ def test_runtime_client_lists_and_calls_sdk_server(protocol: str) -> None:
             assert tools["add"]["inputSchema"]["required"] == ["a", "b"]
             assert tools["weather"]["outputSchema"]["properties"]["conditions"]["type"] == "string"
 
-            echoed = await s.call_tool("echo", {"text": "héllo \"wörld\"\nline2"})
+            echoed = await s.call_tool("echo", {"text": 'héllo "wörld"\nline2'})
             assert echoed.get("isError") in (None, False)
-            assert text_of(echoed) == "héllo \"wörld\"\nline2"
+            assert text_of(echoed) == 'héllo "wörld"\nline2'
 
             added = await s.call_tool("add", {"a": 2, "b": 40})
             assert added["structuredContent"] == {"result": 42}
@@ -116,7 +126,9 @@ def test_runtime_client_timeout_cancels_sdk_handler(protocol: str, tmp_path: Pat
                 await s.call_tool("slow", {"seconds": 30}, timeout=1.0)
             assert time.monotonic() - start < 10
             # notifications/cancelled reached the server, which cancelled the handler
-            await wait_until(lambda: bool(slow_events(cancel_log, "cancelled")), 10, "the SDK server to record the cancellation")
+            await wait_until(
+                lambda: bool(slow_events(cancel_log, "cancelled")), 10, "the SDK server to record the cancellation"
+            )
             # the session is still usable afterwards
             assert text_of(await s.call_tool("echo", {"text": "still here"})) == "still here"
 
@@ -133,7 +145,9 @@ def test_runtime_client_task_cancellation_cancels_sdk_handler(tmp_path: Path) ->
             task.cancel()
             with pytest.raises(asyncio.CancelledError):
                 await task
-            await wait_until(lambda: bool(slow_events(cancel_log, "cancelled")), 10, "the SDK server to record the cancellation")
+            await wait_until(
+                lambda: bool(slow_events(cancel_log, "cancelled")), 10, "the SDK server to record the cancellation"
+            )
             assert text_of(await s.call_tool("echo", {"text": "after cancel"})) == "after cancel"
 
     run(main())
@@ -281,7 +295,9 @@ def test_sdk_client_timeout_cancels_runtime_handler(mode: str, tmp_path: Path) -
         async with _sdk_client(mode, "--cancel-log", str(cancel_log)) as c:
             with pytest.raises(MCPError):
                 await c.call_tool("slow", {"seconds": 30}, read_timeout_seconds=1)
-            await wait_until(lambda: bool(slow_events(cancel_log, "cancelled")), 10, "the runtime server to record the cancellation")
+            await wait_until(
+                lambda: bool(slow_events(cancel_log, "cancelled")), 10, "the runtime server to record the cancellation"
+            )
             r = await c.call_tool("echo", {"text": "still alive"})
             assert r.content[0].text == "still alive"
 

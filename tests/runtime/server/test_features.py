@@ -45,7 +45,10 @@ async def client_for(server: Server, era: str) -> Session:
     client = Session(a)
     client.start()
     if era == "legacy":
-        await client.request("initialize", {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "t", "version": "0"}})
+        await client.request(
+            "initialize",
+            {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "t", "version": "0"}},
+        )
     return client
 
 
@@ -76,7 +79,10 @@ def test_prompts_resources_templates_and_completion(era: str) -> None:
 
         if era == "modern":  # 2026-07-28 read results carry cache hints like list results
             assert read["ttlMs"] >= 0 and read["cacheScope"] in ("public", "private")
-        done = await client.request("completion/complete", {"ref": {"type": "ref/prompt", "name": "greet"}, "argument": {"name": "name", "value": ""}, **m})
+        done = await client.request(
+            "completion/complete",
+            {"ref": {"type": "ref/prompt", "name": "greet"}, "argument": {"name": "name", "value": ""}, **m},
+        )
         assert len(done["completion"]["values"]) == 100 and done["completion"]["hasMore"] is True
         await client.close()
 

@@ -38,7 +38,9 @@ def test_runtime_client_answers_elicitation_and_sampling(protocol: str) -> None:
 
     async def main() -> None:
         command, args = server_args()
-        async with connect_stdio(command, args, cwd=str(CONFORMANCE), protocol=protocol, on_elicitation=elicit, on_sampling=sample) as s:
+        async with connect_stdio(
+            command, args, cwd=str(CONFORMANCE), protocol=protocol, on_elicitation=elicit, on_sampling=sample
+        ) as s:
             elicited = await s.call_tool("test_elicitation", {"message": "Who are you?"})
             assert "ada@example.com" in elicited["content"][0]["text"]
             sampled = await s.call_tool("test_sampling", {"prompt": "6*7?"})
@@ -70,8 +72,11 @@ def test_official_sdk_client_drives_the_retry() -> None:
 
 def test_request_state_is_signed_and_bound_to_the_request() -> None:
     proc = subprocess.Popen(
-        [sys.executable, "-m", "conformance_server"], cwd=CONFORMANCE,
-        stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+        [sys.executable, "-m", "conformance_server"],
+        cwd=CONFORMANCE,
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
     )
     assert proc.stdin is not None and proc.stdout is not None
 
@@ -85,18 +90,42 @@ def test_request_state_is_signed_and_bound_to_the_request() -> None:
         call = {"name": "test_elicitation", "arguments": {"message": "hi"}, "_meta": MODERN_META}
         first = ask({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": call})["result"]
         assert first["resultType"] == "input_required"
-        (key, embedded), = first["inputRequests"].items()
+        ((key, embedded),) = first["inputRequests"].items()
         assert embedded["method"] == "elicitation/create" and embedded["params"]["message"] == "hi"
         answer = {key: {"action": "accept", "content": {"username": "u", "email": "e"}}}
         state = first["requestState"]
 
-        tampered = ask({"jsonrpc": "2.0", "id": 2, "method": "tools/call",
-                        "params": {**call, "inputResponses": answer, "requestState": state[:-1] + ("0" if state[-1] != "0" else "1")}})
+        tampered = ask(
+            {
+                "jsonrpc": "2.0",
+                "id": 2,
+                "method": "tools/call",
+                "params": {
+                    **call,
+                    "inputResponses": answer,
+                    "requestState": state[:-1] + ("0" if state[-1] != "0" else "1"),
+                },
+            }
+        )
         assert tampered["error"]["code"] == -32602
         other = {**call, "arguments": {"message": "something else"}}
-        moved = ask({"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": {**other, "inputResponses": answer, "requestState": state}})
+        moved = ask(
+            {
+                "jsonrpc": "2.0",
+                "id": 3,
+                "method": "tools/call",
+                "params": {**other, "inputResponses": answer, "requestState": state},
+            }
+        )
         assert moved["error"]["code"] == -32602  # a state is only good for the request it was issued for
-        done = ask({"jsonrpc": "2.0", "id": 4, "method": "tools/call", "params": {**call, "inputResponses": answer, "requestState": state}})
+        done = ask(
+            {
+                "jsonrpc": "2.0",
+                "id": 4,
+                "method": "tools/call",
+                "params": {**call, "inputResponses": answer, "requestState": state},
+            }
+        )
         assert done["result"]["resultType"] == "complete" and "accept" in done["result"]["content"][0]["text"]
     finally:
         proc.stdin.close()
@@ -120,8 +149,11 @@ class StdioPeer:
 
     def __init__(self) -> None:
         self.proc = subprocess.Popen(
-            [sys.executable, "-m", "conformance_server"], cwd=CONFORMANCE,
-            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+            [sys.executable, "-m", "conformance_server"],
+            cwd=CONFORMANCE,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL,
         )
         self.next_id = 0
 
@@ -130,7 +162,10 @@ class StdioPeer:
         self.next_id += 1
         meta = {**MODERN_META, "io.modelcontextprotocol/clientCapabilities": capabilities}
         params = {"name": name, "arguments": {}, "_meta": meta, **extra}
-        self.proc.stdin.write(json.dumps({"jsonrpc": "2.0", "id": self.next_id, "method": "tools/call", "params": params}).encode() + b"\n")
+        self.proc.stdin.write(
+            json.dumps({"jsonrpc": "2.0", "id": self.next_id, "method": "tools/call", "params": params}).encode()
+            + b"\n"
+        )
         self.proc.stdin.flush()
         return dict(json.loads(self.proc.stdout.readline()))
 
@@ -153,15 +188,25 @@ def test_a_later_round_gets_earlier_answers_from_the_request_state() -> None:
     try:
         first = peer.call("test_input_required_result_multi_round", ALL_INPUTS)["result"]
         assert list(first["inputRequests"]) == ["step1"]
-        second = peer.call("test_input_required_result_multi_round", ALL_INPUTS,
-                           inputResponses={"step1": accept(name="Ada")}, requestState=first["requestState"])["result"]
+        second = peer.call(
+            "test_input_required_result_multi_round",
+            ALL_INPUTS,
+            inputResponses={"step1": accept(name="Ada")},
+            requestState=first["requestState"],
+        )["result"]
         assert list(second["inputRequests"]) == ["step2"] and second["requestState"] != first["requestState"]
         # The retry answers step2 only: step1's answer comes back from the signed state.
-        done = peer.call("test_input_required_result_multi_round", ALL_INPUTS,
-                         inputResponses={"step2": accept(color="blue")}, requestState=second["requestState"])["result"]
+        done = peer.call(
+            "test_input_required_result_multi_round",
+            ALL_INPUTS,
+            inputResponses={"step2": accept(color="blue")},
+            requestState=second["requestState"],
+        )["result"]
         assert done["resultType"] == "complete" and done["content"][0]["text"] == "Ada likes blue"
         # Without the state, the earlier answer is gone and asked for again.
-        again = peer.call("test_input_required_result_multi_round", ALL_INPUTS, inputResponses={"step2": accept(color="red")})["result"]
+        again = peer.call(
+            "test_input_required_result_multi_round", ALL_INPUTS, inputResponses={"step2": accept(color="red")}
+        )["result"]
         assert list(again["inputRequests"]) == ["step1"]
     finally:
         peer.close()
@@ -173,14 +218,21 @@ def test_several_inputs_go_out_in_one_round_under_their_own_keys() -> None:
         first = peer.call("test_input_required_result_multiple_inputs", ALL_INPUTS)["result"]
         requests = first["inputRequests"]
         assert {k: v["method"] for k, v in requests.items()} == {
-            "user_name": "elicitation/create", "greeting": "sampling/createMessage", "client_roots": "roots/list",
+            "user_name": "elicitation/create",
+            "greeting": "sampling/createMessage",
+            "client_roots": "roots/list",
         }
         answers = {
             "user_name": accept(name="Ada"),
             "greeting": {"role": "assistant", "content": {"type": "text", "text": "hi"}, "model": "m"},
             "client_roots": {"roots": [{"uri": "file:///r"}]},
         }
-        done = peer.call("test_input_required_result_multiple_inputs", ALL_INPUTS, inputResponses=answers, requestState=first["requestState"])
+        done = peer.call(
+            "test_input_required_result_multiple_inputs",
+            ALL_INPUTS,
+            inputResponses=answers,
+            requestState=first["requestState"],
+        )
         assert done["result"]["resultType"] == "complete"
         # Undeclared capabilities are refused all at once, never asked for.
         refused = peer.call("test_input_required_result_multiple_inputs", {"elicitation": {}})
@@ -216,8 +268,15 @@ def test_the_runtime_client_answers_several_inputs_in_either_era(protocol: str) 
 
     async def main() -> None:
         command, args = server_args()
-        async with connect_stdio(command, args, cwd=str(CONFORMANCE), protocol=protocol,
-                                 on_elicitation=elicit, on_sampling=sample, on_roots=roots) as s:
+        async with connect_stdio(
+            command,
+            args,
+            cwd=str(CONFORMANCE),
+            protocol=protocol,
+            on_elicitation=elicit,
+            on_sampling=sample,
+            on_roots=roots,
+        ) as s:
             several = await s.call_tool("test_input_required_result_multiple_inputs", {})
             assert several["content"][0]["text"] == "Received answers for: client_roots, greeting, user_name"
             rounds = await s.call_tool("test_input_required_result_multi_round", {})

@@ -44,10 +44,16 @@ POINT = {"name": "point", "inputSchema": {"type": "object"}, "outputSchema": {"t
 
 def tables(**overrides: Any) -> types.SimpleNamespace:
     base: dict[str, Any] = {
-        "SERVER_NAME": "adapter", "SERVER_VERSION": "1", "TOOLS_JSON": json.dumps([ECHO, POINT]),
-        "PROMPTS_JSON": "[]", "RESOURCES_JSON": "[]", "TEMPLATES_JSON": "[]",
+        "SERVER_NAME": "adapter",
+        "SERVER_VERSION": "1",
+        "TOOLS_JSON": json.dumps([ECHO, POINT]),
+        "PROMPTS_JSON": "[]",
+        "RESOURCES_JSON": "[]",
+        "TEMPLATES_JSON": "[]",
         "TOOLS": {"echo": ("echo", "EchoArgs", None, "none"), "point": ("point", "EchoArgs", "PointResult", "model")},
-        "PROMPTS": {}, "RESOURCES": {}, "TEMPLATES": {},
+        "PROMPTS": {},
+        "RESOURCES": {},
+        "TEMPLATES": {},
     }
     return types.SimpleNamespace(**{**base, **overrides})
 
@@ -71,7 +77,10 @@ def call_echo(outcome: Any) -> dict[str, Any]:
         bind_handlers(Handlers(outcome), tables(), MODELS).connection(b).session.start()
         client = Session(a)
         client.start()
-        await client.request("initialize", {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "t", "version": "0"}})
+        await client.request(
+            "initialize",
+            {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "t", "version": "0"}},
+        )
         result: dict[str, Any] = await client.request("tools/call", {"name": "echo", "arguments": {"text": "x"}})
         await client.close()
         return result
@@ -80,7 +89,10 @@ def call_echo(outcome: Any) -> dict[str, Any]:
 
 
 def test_a_handler_says_exactly_what_is_sent_with_tool_result_of() -> None:
-    blocks = [{"type": "text", "text": "partial", "annotations": {"audience": ["user"]}}, {"type": "future-kind", "x": 1}]
+    blocks = [
+        {"type": "text", "text": "partial", "annotations": {"audience": ["user"]}},
+        {"type": "future-kind", "x": 1},
+    ]
     sent = call_echo(ToolResult.of(blocks, {"done": 2}, is_error=True))
     assert sent == {"content": blocks, "isError": True, "structuredContent": {"done": 2}}
 

@@ -48,8 +48,16 @@ class Raw:
 
     def handshake(self, version: str = "2025-11-25") -> dict[str, Any]:
         reply = self.ask(
-            {"jsonrpc": "2.0", "id": 0, "method": "initialize",
-             "params": {"protocolVersion": version, "capabilities": {}, "clientInfo": {"name": "raw", "version": "0"}}}
+            {
+                "jsonrpc": "2.0",
+                "id": 0,
+                "method": "initialize",
+                "params": {
+                    "protocolVersion": version,
+                    "capabilities": {},
+                    "clientInfo": {"name": "raw", "version": "0"},
+                },
+            }
         )
         self.send({"jsonrpc": "2.0", "method": "notifications/initialized"})
         return dict(reply["result"])
@@ -107,7 +115,9 @@ def test_batches_rejected_unless_2025_03_26(raw: Raw) -> None:
     ping = {"jsonrpc": "2.0", "id": 1, "method": "ping"}
     assert raw.ask([ping])["error"]["code"] == -32600
     raw.handshake("2025-03-26")
-    reply = raw.ask([ping, {"jsonrpc": "2.0", "id": 2, "method": "ping"}, {"jsonrpc": "2.0", "method": "notifications/x"}])
+    reply = raw.ask(
+        [ping, {"jsonrpc": "2.0", "id": 2, "method": "ping"}, {"jsonrpc": "2.0", "method": "notifications/x"}]
+    )
     assert sorted(r["id"] for r in reply) == [1, 2]
 
 
@@ -140,7 +150,10 @@ def test_stateless_requests_need_meta_and_a_supported_version(raw: Raw) -> None:
     error = raw.ask({"jsonrpc": "2.0", "id": 2, "method": "tools/list", "params": {"_meta": bad_version}})["error"]
     assert error["code"] == -32022 and "2026-07-28" in error["data"]["supported"]
     no_caps = {"io.modelcontextprotocol/protocolVersion": "2026-07-28"}
-    assert raw.ask({"jsonrpc": "2.0", "id": 3, "method": "tools/list", "params": {"_meta": no_caps}})["error"]["code"] == -32602
+    assert (
+        raw.ask({"jsonrpc": "2.0", "id": 3, "method": "tools/list", "params": {"_meta": no_caps}})["error"]["code"]
+        == -32602
+    )
     listed = raw.ask({"jsonrpc": "2.0", "id": 4, "method": "tools/list", "params": {"_meta": MODERN_META}})["result"]
     assert listed["ttlMs"] >= 0 and listed["cacheScope"] in ("public", "private")
     echoed = raw.ask(call(5, "echo", {"text": "hé"}, MODERN_META))["result"]

@@ -119,9 +119,7 @@ def test_never_answers_times_out_and_sends_cancelled(tmp_path: Path) -> None:
     assert len(cancelled) == 1
     # the cancellation names the request that timed out: find its id in the wire log
     call_ids = [
-        msg.get("id")
-        for msg in _wire_messages(wire)
-        if isinstance(msg, dict) and msg.get("method") == "tools/call"
+        msg.get("id") for msg in _wire_messages(wire) if isinstance(msg, dict) and msg.get("method") == "tools/call"
     ]
     assert cancelled[0]["requestId"] in call_ids, (cancelled, call_ids)
 

@@ -28,7 +28,18 @@ from typing import Any
 
 import httpx
 import pytest
-from rt_support import EVERYTHING_JS, PEERS, PY, RUNTIME_SERVER, SDK_SERVER, read_lines, run, slow_events, text_of, wait_until
+from rt_support import (
+    EVERYTHING_JS,
+    PEERS,
+    PY,
+    RUNTIME_SERVER,
+    SDK_SERVER,
+    read_lines,
+    run,
+    slow_events,
+    text_of,
+    wait_until,
+)
 
 from mcpgen.runtime import ConnectionClosed, McpError, RequestTimeout, RpcError, connect_http
 
@@ -63,7 +74,9 @@ def free_port() -> int:
 class ServerProcess:
     """A server subprocess listening on 127.0.0.1:port; started by ``start``, stopped by ``stop``."""
 
-    def __init__(self, argv: Sequence[str], port: int, log_dir: Path, *, env: dict[str, str] | None = None, path: str = "/mcp") -> None:
+    def __init__(
+        self, argv: Sequence[str], port: int, log_dir: Path, *, env: dict[str, str] | None = None, path: str = "/mcp"
+    ) -> None:
         self.argv = list(argv)
         self.port = port
         self.url = f"http://127.0.0.1:{port}{path}"
@@ -75,12 +88,19 @@ class ServerProcess:
     def start(self, timeout: float = 30.0) -> ServerProcess:
         with open(self.stderr_path, "wb") as err:
             self.proc = subprocess.Popen(
-                self.argv, stdin=subprocess.DEVNULL, stdout=err, stderr=subprocess.STDOUT, env=self.env, start_new_session=True
+                self.argv,
+                stdin=subprocess.DEVNULL,
+                stdout=err,
+                stderr=subprocess.STDOUT,
+                env=self.env,
+                start_new_session=True,
             )
         deadline = time.monotonic() + timeout
         while True:
             if self.proc.poll() is not None:
-                raise AssertionError(f"{self.argv} exited with {self.proc.returncode} before listening: {self.output()[-2000:]}")
+                raise AssertionError(
+                    f"{self.argv} exited with {self.proc.returncode} before listening: {self.output()[-2000:]}"
+                )
             try:
                 with socket.create_connection(("127.0.0.1", self.port), timeout=0.5):
                     return self
@@ -88,7 +108,9 @@ class ServerProcess:
                 pass
             if time.monotonic() > deadline:
                 self.stop()
-                raise AssertionError(f"{self.argv} did not listen on port {self.port} within {timeout}s: {self.output()[-2000:]}")
+                raise AssertionError(
+                    f"{self.argv} did not listen on port {self.port} within {timeout}s: {self.output()[-2000:]}"
+                )
             time.sleep(0.05)
 
     def output(self) -> str:
@@ -141,7 +163,9 @@ def spawn(tmp_path: Path) -> Iterator[Any]:
         server.stop()
 
 
-def _module_server(tmp_path_factory: pytest.TempPathFactory, argv: Sequence[str], path: str = "/mcp") -> Iterator[ServerProcess]:
+def _module_server(
+    tmp_path_factory: pytest.TempPathFactory, argv: Sequence[str], path: str = "/mcp"
+) -> Iterator[ServerProcess]:
     port = free_port()
     server = ServerProcess([*argv, "--port", str(port)], port, tmp_path_factory.mktemp("http"), path=path)
     server.start()
@@ -197,7 +221,7 @@ def test_runtime_pair_list_call_progress(runtime_http: ServerProcess, protocol: 
             assert EXPECTED_TOOLS <= set(tools)
             assert tools["add"]["inputSchema"]["required"] == ["a", "b"]
 
-            assert text_of(await s.call_tool("echo", {"text": "héllo \"wörld\"\nline2"})) == "héllo \"wörld\"\nline2"
+            assert text_of(await s.call_tool("echo", {"text": 'héllo "wörld"\nline2'})) == 'héllo "wörld"\nline2'
             assert (await s.call_tool("add", {"a": 2, "b": 40}))["structuredContent"] == {"result": 42}
             report = await s.call_tool("weather", {"city": "Oslo"})
             assert report["structuredContent"] == {"city": "Oslo", "temperature_c": 21.5, "conditions": "sunny"}
@@ -242,7 +266,9 @@ def test_runtime_pair_50_concurrent_calls(runtime_http: ServerProcess, protocol:
             assert [r["structuredContent"]["result"] for r in results[25:]] == [i + 1000 for i in range(25)]
             # concurrent calls that stream (SSE responses) do not mix their progress either
             trackers = [Progress() for _ in range(5)]
-            streamed = await asyncio.gather(*(s.call_tool("progress", {"steps": i + 2}, progress=trackers[i]) for i in range(5)))
+            streamed = await asyncio.gather(
+                *(s.call_tool("progress", {"steps": i + 2}, progress=trackers[i]) for i in range(5))
+            )
             assert [text_of(r) for r in streamed] == [f"done {i + 2}" for i in range(5)]
             for i, tracker in enumerate(trackers):
                 assert [p for p, _, _ in tracker.seen] == list(range(1, i + 3))
@@ -396,7 +422,9 @@ def test_sdk_client_runtime_http_server(runtime_http: ServerProcess, mode: str) 
 
 
 @pytest.mark.slow
-@pytest.mark.skipif(NODE is None or not EVERYTHING_JS.exists(), reason="node or tests/peers/node_modules missing (run `make setup`)")
+@pytest.mark.skipif(
+    NODE is None or not EVERYTHING_JS.exists(), reason="node or tests/peers/node_modules missing (run `make setup`)"
+)
 @pytest.mark.parametrize("protocol", ["auto", "legacy"])
 def test_runtime_client_everything_streamable_http(spawn: Any, protocol: str) -> None:
     # server-everything listens on every interface; the preload pins it to 127.0.0.1.
@@ -435,8 +463,14 @@ def _initialize(request_id: int = 1) -> dict[str, Any]:
     return {"jsonrpc": "2.0", "id": request_id, "method": "initialize", "params": params}
 
 
-def _modern(method: str, params: dict[str, Any] | None = None, version: str = MODERN, request_id: int = 7) -> dict[str, Any]:
-    meta = {PV_META: version, "io.modelcontextprotocol/clientCapabilities": {}, "io.modelcontextprotocol/clientInfo": {"name": "raw", "version": "0"}}
+def _modern(
+    method: str, params: dict[str, Any] | None = None, version: str = MODERN, request_id: int = 7
+) -> dict[str, Any]:
+    meta = {
+        PV_META: version,
+        "io.modelcontextprotocol/clientCapabilities": {},
+        "io.modelcontextprotocol/clientInfo": {"name": "raw", "version": "0"},
+    }
     return {"jsonrpc": "2.0", "id": request_id, "method": method, "params": {**(params or {}), "_meta": meta}}
 
 
@@ -462,7 +496,11 @@ def test_dns_rebinding_protection(runtime_http: ServerProcess, headers: dict[str
 
 
 def _modern_headers(message: dict[str, Any], **override: str) -> dict[str, str]:
-    headers = {**_ACCEPT_BOTH, "mcp-protocol-version": message["params"]["_meta"][PV_META], "mcp-method": message["method"]}
+    headers = {
+        **_ACCEPT_BOTH,
+        "mcp-protocol-version": message["params"]["_meta"][PV_META],
+        "mcp-method": message["method"],
+    }
     if "name" in message["params"]:
         headers["mcp-name"] = message["params"]["name"]
     headers.update({k.replace("_", "-"): v for k, v in override.items()})
@@ -497,7 +535,9 @@ def test_stateless_unknown_method(runtime_http: ServerProcess) -> None:
 
 
 @pytest.mark.parametrize("drop", ["_meta", "version"])
-def test_stateless_request_with_broken_meta_is_invalid_params_with_its_id(runtime_http: ServerProcess, drop: str) -> None:
+def test_stateless_request_with_broken_meta_is_invalid_params_with_its_id(
+    runtime_http: ServerProcess, drop: str
+) -> None:
     # The version header says 2026-07-28, so the body's missing _meta (or version) is -32602, not a session error.
     message = _modern("tools/list", request_id=101)
     headers = _modern_headers(message)
@@ -527,7 +567,9 @@ def test_methods_removed_in_2026_07_28_are_not_found(runtime_http: ServerProcess
     ],
     ids=["method", "name", "version"],
 )
-def test_stateless_header_mismatch(runtime_http: ServerProcess, message: dict[str, Any], override: dict[str, str]) -> None:
+def test_stateless_header_mismatch(
+    runtime_http: ServerProcess, message: dict[str, Any], override: dict[str, str]
+) -> None:
     r = httpx.post(runtime_http.url, json=message, headers=_modern_headers(message, **override), timeout=10)
     assert r.status_code == 400, r.text
     assert r.json()["error"]["code"] == -32020
@@ -552,7 +594,12 @@ def test_deleted_session_gets_404(runtime_http: ServerProcess) -> None:
         init = http.post(runtime_http.url, json=_initialize(), headers=_ACCEPT_BOTH)
         session_id = init.headers["mcp-session-id"]
         session = {**_ACCEPT_BOTH, "mcp-session-id": session_id, "mcp-protocol-version": "2025-11-25"}
-        assert http.post(runtime_http.url, json={"jsonrpc": "2.0", "method": "notifications/initialized"}, headers=session).status_code == 202
+        assert (
+            http.post(
+                runtime_http.url, json={"jsonrpc": "2.0", "method": "notifications/initialized"}, headers=session
+            ).status_code
+            == 202
+        )
         listed = http.post(runtime_http.url, json={"jsonrpc": "2.0", "id": 2, "method": "tools/list"}, headers=session)
         assert listed.status_code == 200 and listed.json()["result"]["tools"]
         assert http.delete(runtime_http.url, headers={"mcp-session-id": session_id}).status_code == 200
@@ -560,7 +607,12 @@ def test_deleted_session_gets_404(runtime_http: ServerProcess) -> None:
         assert after.status_code == 404
         # without any session id: 400
         no_session = {k: v for k, v in session.items() if k != "mcp-session-id"}
-        assert http.post(runtime_http.url, json={"jsonrpc": "2.0", "id": 4, "method": "tools/list"}, headers=no_session).status_code == 400
+        assert (
+            http.post(
+                runtime_http.url, json={"jsonrpc": "2.0", "id": 4, "method": "tools/list"}, headers=no_session
+            ).status_code
+            == 400
+        )
 
 
 def test_runtime_client_reinitializes_after_session_expiry(runtime_http: ServerProcess) -> None:
@@ -633,7 +685,15 @@ def test_truncated_body_is_reported_as_broken_json(spawn: Any) -> None:
             # The message must say what is wrong, not only echo the start of the body (which here
             # happens to contain the text "json" as part of '{"jsonrpc"').
             problem = message.split('{"jsonrpc"', 1)[0]
-            words = ("invalid json", "not valid json", "not json", "truncated", "incomplete", "malformed", "cannot parse")
+            words = (
+                "invalid json",
+                "not valid json",
+                "not json",
+                "truncated",
+                "incomplete",
+                "malformed",
+                "cannot parse",
+            )
             assert any(word in problem.lower() for word in words), message
 
     run(main())
@@ -719,7 +779,9 @@ def test_timeout_cancels_runtime_http_handler(spawn: Any, tmp_path: Path, protoc
                 await s.call_tool("slow", {"seconds": 30}, timeout=0.5)
             assert time.monotonic() - start < 3
             # 2026-07-28: the client closed the stream; legacy: notifications/cancelled
-            await wait_until(lambda: bool(slow_events(cancel_log, "cancelled")), 5, "the server to cancel the slow handler")
+            await wait_until(
+                lambda: bool(slow_events(cancel_log, "cancelled")), 5, "the server to cancel the slow handler"
+            )
             assert text_of(await s.call_tool("echo", {"text": "alive"})) == "alive"
 
     run(main())
@@ -737,6 +799,8 @@ def test_task_cancellation_cancels_runtime_http_handler(spawn: Any, tmp_path: Pa
             task.cancel()
             with pytest.raises(asyncio.CancelledError):
                 await task
-            await wait_until(lambda: bool(slow_events(cancel_log, "cancelled")), 5, "the server to cancel the slow handler")
+            await wait_until(
+                lambda: bool(slow_events(cancel_log, "cancelled")), 5, "the server to cancel the slow handler"
+            )
 
     run(main())

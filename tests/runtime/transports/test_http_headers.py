@@ -61,7 +61,9 @@ def b64(text: str) -> str:
     ],
     ids=["no-method", "no-name", "no-version"],
 )
-def test_a_missing_standard_header_is_a_header_mismatch(url: str, method: str, params: dict[str, Any], drop: tuple[str, ...]) -> None:
+def test_a_missing_standard_header_is_a_header_mismatch(
+    url: str, method: str, params: dict[str, Any], drop: tuple[str, ...]
+) -> None:
     r = post(url, method, params, drop)
     assert r.status_code == 400, r.text
     assert r.json()["error"]["code"] == -32020 and r.json()["id"] == 3
@@ -69,7 +71,12 @@ def test_a_missing_standard_header_is_a_header_mismatch(url: str, method: str, p
 
 @pytest.mark.parametrize(
     ("region", "header"),
-    [("us-west1", "us-west1"), ("Hello", b64("Hello")), ("Hello, 世界", b64("Hello, 世界")), ("=?base64?SGk", "=?base64?SGk")],
+    [
+        ("us-west1", "us-west1"),
+        ("Hello", b64("Hello")),
+        ("Hello, 世界", b64("Hello, 世界")),
+        ("=?base64?SGk", "=?base64?SGk"),
+    ],
     ids=["plain", "base64", "non-ascii", "literal-sentinel-prefix"],
 )
 def test_a_matching_param_header_is_accepted(url: str, region: str, header: str) -> None:

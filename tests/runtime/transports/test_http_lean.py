@@ -92,7 +92,7 @@ def test_length_bodies_reuse_one_connection() -> None:
 
 
 def test_chunked_event_stream_lines_split_anywhere() -> None:
-    payload = b"id: 1\r\nevent: message\r\ndata: {\"a\":1}\r\n\r\n: keep-alive\n\ndata: last\n\n"
+    payload = b'id: 1\r\nevent: message\r\ndata: {"a":1}\r\n\r\n: keep-alive\n\ndata: last\n\n'
 
     async def handler(reader: asyncio.StreamReader, writer: asyncio.StreamWriter, n: int) -> bool:
         writer.write(b"HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\ntransfer-encoding: chunked\r\n\r\n")
@@ -170,7 +170,7 @@ def test_read_timeout_and_cut_responses_raise() -> None:
         return False
 
     async def cut(reader: asyncio.StreamReader, writer: asyncio.StreamWriter, n: int) -> bool:
-        writer.write(b"HTTP/1.1 200 OK\r\ncontent-length: 100\r\n\r\n{\"partial\"")
+        writer.write(b'HTTP/1.1 200 OK\r\ncontent-length: 100\r\n\r\n{"partial"')
         await writer.drain()
         return False
 
