@@ -82,8 +82,12 @@ def write_tree(target: Path, files: Mapping[str, str], keep: Tree, drop: set[str
         if not _exchange(new, real):
             aside = real.parent / new.name.replace(_prefix(real.name) + "new-", _prefix(real.name) + "old-", 1)
             os.rename(real, aside)
-            _step("swap-2")
-            os.rename(new, real)
+            try:
+                _step("swap-2")
+                os.rename(new, real)
+            except BaseException:
+                os.rename(aside, real)  # Ctrl-C or an error between the two: the old tree back
+                raise
             os.rename(aside, new)
         _step("cleanup")
     finally:
