@@ -110,7 +110,9 @@ mode_options = [
     ),
     click.option("--diff", "show_diff", is_flag=True, help="Like --check, and print a unified diff."),
     click.option(
-        "--force", is_flag=True, help="Generate into a folder that holds files mcpgen did not write (they are kept)."
+        "--force",
+        is_flag=True,
+        help="Also generate into a folder holding files mcpgen did not write; those are never overwritten or deleted.",
     ),
 ]
 
@@ -275,7 +277,9 @@ def server_cmd(
 )
 @click.option("--diff", "show_diff", is_flag=True, help="Like --check, and print a unified diff.")
 @click.option(
-    "--force", is_flag=True, help="Generate into folders that hold files mcpgen did not write (they are kept)."
+    "--force",
+    is_flag=True,
+    help="Also generate into folders holding files mcpgen did not write; those are never overwritten or deleted.",
 )
 def generate_cmd(names: tuple[str, ...], check: bool, show_diff: bool, force: bool) -> None:
     """Run the targets of [tool.mcpgen] in the nearest pyproject.toml (found from the current folder up)."""

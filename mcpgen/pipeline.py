@@ -19,9 +19,18 @@ from .options import ClientOptions, Mode, ServerOptions
 from .output.compare import FileChange, compare, unified_diff
 from .output.files import warm_formatter
 from .output.handlers_file import HANDLERS_FILE, plan_handlers
-from .output.manifest import Manifest, build_manifest, read_manifest
-from .output.ownership import foreign_files, foreign_problem, legacy_client_files, legacy_server, refuse_dangerous
-from .output.write import write_output
+from .output.manifest import MANIFEST_NAME, Manifest, build_manifest, read_manifest
+from .output.ownership import (
+    Tree,
+    check_ownership,
+    legacy_client_files,
+    legacy_server,
+    legacy_server_files,
+    owned_files,
+    refuse_dangerous,
+    walk,
+)
+from .output.write import write_tree
 
 
 @dataclass
@@ -132,13 +141,43 @@ def _client(t: Target, options: ClientOptions, catalog: Catalog, mode: Mode, old
     outcome = Outcome(warnings=list(fs.warnings), tools=_generated_count(catalog, fs.warnings))
     if mode is not Mode.WRITE:
         return _compared(t, mode, fs.files, manifest, old, outcome)
-    owned = set(old.files) if old else legacy_client_files(t.output, set(fs.files))
-    foreign = foreign_files(t.output, owned, set())
-    if foreign and not t.force:
-        return Outcome(problems=[foreign_problem(t.display or str(t.output), foreign)])
-    write_output(t.output, fs.files, manifest, old)
+    tree = walk(t.output)
+    owned = owned_files(t.output, tree, old, set()) if old else legacy_client_files(t.output, tree, set(fs.files))
+    problems = _write(t, tree, fs.files, manifest, owned, set(), expected_others=False)
+    if problems:
+        return Outcome(problems=problems)
     outcome.written = len(fs.files)
     return outcome
+
+
+def _write(
+    t: Target,
+    tree: Tree,
+    files: dict[str, str],
+    manifest: Manifest,
+    owned: set[str],
+    user_files: set[str],
+    *,
+    expected_others: bool,
+) -> list[Problem]:
+    """The one ownership rule (output/ownership.py), then the whole tree written at once (write.py)."""
+    display = t.display or str(t.output)
+    everything = {**files, MANIFEST_NAME: manifest.to_text()}
+    if MANIFEST_NAME in tree.files and tree.files[MANIFEST_NAME] == "file":
+        owned = owned | {MANIFEST_NAME}
+    problems = check_ownership(
+        display, tree, set(everything), owned, user_files, expected_others=expected_others, force=t.force
+    )
+    if problems:
+        return problems
+    try:
+        # Stale: mcpgen's files that it no longer generates. Nothing else is ever dropped.
+        write_tree(t.output, everything, tree, owned - set(everything) - user_files)
+    except OSError as exc:
+        reason = exc.strerror or str(exc)
+        where = f" ({exc.filename})" if exc.filename else ""
+        return [Problem(display, f"cannot write the output: {reason}{where}; the folder is as it was")]
+    return []
 
 
 def _server(t: Target, options: ServerOptions, catalog: Catalog, mode: Mode, old: Manifest | None) -> Outcome:
@@ -151,14 +190,20 @@ def _server(t: Target, options: ServerOptions, catalog: Catalog, mode: Mode, old
     if mode is not Mode.WRITE:
         # handlers.py is the user's: never part of the comparison.
         return _compared(t, mode, files, manifest, old, outcome)
-    if old is None and not legacy_server(t.output):
-        foreign = foreign_files(t.output, set(), set())
-        if foreign and not t.force:
-            return Outcome(problems=[foreign_problem(t.display or str(t.output), foreign)])
-    extra, messages, problems = plan_handlers(result, t.output, add_missing=options.add_missing)
+    tree = walk(t.output)
+    users = {HANDLERS_FILE}
+    legacy = old is None and legacy_server(t.output, tree)
+    if old is not None:
+        owned = owned_files(t.output, tree, old, users)
+    else:
+        owned = legacy_server_files(t.output, tree, set(files), users)
+    extra, messages, problems = plan_handlers(result, t.output, tree, add_missing=options.add_missing)
     if problems:
         return Outcome(problems=problems)
-    write_output(t.output, files, manifest, old, extra)
+    # Once mcpgen made the package, the user's modules beside it are its normal state.
+    problems = _write(t, tree, {**files, **extra}, manifest, owned, users, expected_others=old is not None or legacy)
+    if problems:
+        return Outcome(problems=problems)
     outcome.messages = messages
     outcome.written = len(files) + len(extra)
     return outcome

@@ -66,8 +66,32 @@ _WARM_UP: dict[str, Any] = {
 }
 
 
-def _serve(conn: Connection, generate: Generate) -> None:
-    """The worker: warm up, then answer one request with ("ok", source) or ("error", message)."""
+def die_with_parent(parent_pid: int) -> None:
+    """Linux: the kernel sends SIGKILL to this worker when mcpgen dies, however it dies."""
+    import ctypes
+    import os
+    import signal
+
+    try:
+        libc = ctypes.CDLL(None, use_errno=True)
+        pr_set_pdeathsig = 1
+        libc.prctl(pr_set_pdeathsig, int(signal.SIGKILL), 0, 0, 0)
+    except (OSError, AttributeError):
+        pass
+    if os.getppid() != parent_pid:  # the parent died before prctl took effect
+        os._exit(0)
+
+
+def _serve(conn: Connection, generate: Generate, parent_end: Connection | None = None, parent_pid: int = 0) -> None:
+    """The worker: warm up, then answer one request with ("ok", source) or ("error", message).
+
+    It closes its copy of the parent's pipe end first: when mcpgen dies, the pipe then reads
+    EOF here, so the worker ends even where the death signal is not available.
+    """
+    if parent_end is not None:
+        parent_end.close()
+    if parent_pid:
+        die_with_parent(parent_pid)
     try:
         # `import datamodel_code_generator` alone is lazy: its parser and model modules load on
         # the first generate(), so warm up with a one-class document while the parent works.
@@ -108,7 +132,9 @@ class DcgWorker:
             return  # forking a threaded process can copy a held lock into the child: stay here
         ctx = multiprocessing.get_context("fork")
         parent, child = ctx.Pipe()
-        proc = ctx.Process(target=_serve, args=(child, generate), name="mcpgen-dcg", daemon=True)
+        import os
+
+        proc = ctx.Process(target=_serve, args=(child, generate, parent, os.getpid()), name="mcpgen-dcg", daemon=True)
         try:
             proc.start()
         except OSError:

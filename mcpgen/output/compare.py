@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import difflib
+import os
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
 from .manifest import MANIFEST_NAME, Manifest
+from .ownership import walk
 
 
 @dataclass(frozen=True)
@@ -19,16 +21,20 @@ class FileChange:
 def compare(target: Path, files: Mapping[str, str], manifest: Manifest, old: Manifest | None) -> list[FileChange]:
     """What regeneration would change on disk; empty when the output is current."""
     changes: list[FileChange] = []
+    tree = walk(target)  # no link inside the folder is followed: what it points to is not the output
+
+    def plain(rel: str) -> bool:
+        return tree.files.get(rel) == "file" and tree.blocked(rel) is None
+
     for rel in sorted(files):
-        path = target / rel
-        if not path.is_file():
+        if not plain(rel):
             changes.append(FileChange(rel, "added"))
-        elif _read(path) != files[rel]:
+        elif _read(target / rel) != files[rel]:
             changes.append(FileChange(rel, "changed"))
     for rel in sorted(set(old.files if old else ()) - set(files)):
-        if (target / rel).is_file():
+        if plain(rel):
             changes.append(FileChange(rel, "removed"))
-    on_disk = _read(target / MANIFEST_NAME)
+    on_disk = _read(target / MANIFEST_NAME) if plain(MANIFEST_NAME) else None
     if on_disk is None:
         changes.append(FileChange(MANIFEST_NAME, "added"))
     elif old is None or old.comparable(manifest).to_text() != manifest.to_text():
@@ -57,6 +63,8 @@ def unified_diff(
 
 def _read(path: Path) -> str | None:
     try:
-        return path.read_text(encoding="utf-8")
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
+        with os.fdopen(fd, encoding="utf-8") as f:
+            return f.read()
     except (OSError, UnicodeDecodeError):
         return None

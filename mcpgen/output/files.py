@@ -73,7 +73,15 @@ def format_files(fs: FileSet) -> list[Problem]:
 
         # Largest first, so the long files start at once.
         order = sorted(range(len(texts)), key=lambda i: -len(texts[i]))
-        with ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("fork")) as pool:
+        from ..models.dcg import die_with_parent
+
+        # Each worker dies with this process, however it ends (a SIGKILL included).
+        with ProcessPoolExecutor(
+            workers,
+            mp_context=multiprocessing.get_context("fork"),
+            initializer=die_with_parent,
+            initargs=(os.getpid(),),
+        ) as pool:
             done = dict(zip(order, pool.map(_format_one, [texts[i] for i in order]), strict=True))
         results = [done[i] for i in range(len(texts))]
     else:

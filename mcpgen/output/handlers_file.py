@@ -13,6 +13,7 @@ from pathlib import Path
 
 from ..catalog.model import Problem
 from .files import FileSet
+from .ownership import Tree
 
 HANDLERS_FILE = "handlers.py"
 HANDLERS_CLASS = "Handlers"
@@ -71,7 +72,7 @@ def append_stubs(handlers_source: str, stubs: list[str]) -> str | None:
 
 
 def plan_handlers(
-    result: ServerFiles, out: Path, *, add_missing: bool
+    result: ServerFiles, out: Path, tree: Tree, *, add_missing: bool
 ) -> tuple[dict[str, str], list[str], list[Problem]]:
     """What to write to handlers.py, if anything: ({path: text}, messages for the user, problems).
 
@@ -81,11 +82,19 @@ def plan_handlers(
     messages: list[str] = []
     handlers_path = out / HANDLERS_FILE
     extra: dict[str, str] = {}
-    if not handlers_path.exists():
+    kind = tree.kind(HANDLERS_FILE)
+    if kind is None:
         extra[HANDLERS_FILE] = result.handlers
         messages.append(f"wrote {handlers_path}: fill in the handlers")
+    elif kind != "file":
+        if add_missing:
+            return {}, messages, [Problem(str(handlers_path), "is not a plain file (a link?); left it alone")]
     else:
-        current = handlers_path.read_text(encoding="utf-8")
+        try:
+            with open(handlers_path, "rb", opener=_nofollow) as f:
+                current = f.read().decode("utf-8")
+        except (OSError, UnicodeDecodeError) as exc:
+            return {}, messages, [Problem(str(handlers_path), f"cannot read: {exc}; left it alone")]
         have = implemented_methods(current)
         if have is None:
             return (
@@ -117,3 +126,9 @@ def plan_handlers(
                     "it answers 'not implemented' (--add-missing appends a stub)"
                 )
     return extra, messages, []
+
+
+def _nofollow(path: str, flags: int) -> int:
+    import os
+
+    return os.open(path, flags | getattr(os, "O_NOFOLLOW", 0))

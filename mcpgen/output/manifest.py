@@ -123,4 +123,9 @@ def read_manifest(folder: Path) -> tuple[Manifest | None, list[Problem]]:
 def _safe_relpath(rel: str) -> bool:
     """A stale-file list must never reach outside the output folder (the manifest is a file on disk)."""
     parts = rel.split("/")
-    return bool(rel) and not rel.startswith("/") and "\\" not in rel and all(p not in ("", ".", "..") for p in parts)
+    return (
+        bool(rel)
+        and not rel.startswith("/")
+        and not any(c in rel for c in "\\\0:")
+        and all(p not in ("", ".", "..") for p in parts)
+    )

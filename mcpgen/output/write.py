@@ -1,93 +1,163 @@
-"""Writing a generated package: all or nothing where the folder is mcpgen's alone, file by file
-(staged inside it first) where it is shared with the user's files; stale files removed only when
-the old manifest lists them."""
+"""Writing a generated package: the output folder holds the complete old tree or the complete
+new tree at every instant, byte for byte, whatever happens (Ctrl-C, SIGKILL, a full disk).
+
+The new tree is built whole in a dot-named folder beside the output folder: the generated files
+are written there, and every entry of the user's (a file mcpgen did not write, a link, a folder)
+is hard-linked into it, so the user's files keep their inode, bytes and mode. Then the two
+folders are swapped in one step: on Linux `renameat2(RENAME_EXCHANGE)`. The old tree, now under
+the dot-name, is removed. A run that was killed leaves only dot-named folders, which the next
+run removes.
+
+Where the exchange is not available (other systems, file systems without it) two renames do the
+swap: the old tree moves to a dot-name, the new tree into place. A kill between the two leaves
+the output folder missing for that instant; the next run moves the old tree back before
+anything else. Nothing is ever written inside the existing output folder, so no link inside
+it can send a write elsewhere; a symlinked output folder stays a link and mcpgen writes into
+the folder it points to.
+"""
 
 from __future__ import annotations
 
 import contextlib
+import errno
 import os
 import shutil
+import stat
 import tempfile
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
 
 from .files import FileSet
-from .manifest import MANIFEST_NAME, Manifest
-from .ownership import CACHE_DIR, existing_files
+from .ownership import TEMP_MARK, Tree
+
+# Tests set this to interrupt a write at a given step (kill, Ctrl-C or a full disk).
+step_hook: Callable[[str], None] | None = None
+
+
+def _step(what: str) -> None:
+    if step_hook is not None:
+        step_hook(what)
+
+
+def _prefix(name: str) -> str:
+    return f".{name}{TEMP_MARK}"
+
+
+def recover(real: Path) -> None:
+    """Undo what a killed run left beside `real`: move an old tree back if `real` is missing,
+    and remove the dot-named temporary folders."""
+    parent = real.parent
+    if not parent.is_dir():
+        return
+    prefix = _prefix(real.name)
+    left = sorted(e for e in os.listdir(parent) if e.startswith(prefix))
+    if not left:
+        return
+    olds = [e for e in left if e.startswith(prefix + "old-")]
+    if not os.path.lexists(real) and len(olds) == 1:
+        os.rename(parent / olds[0], real)  # the two-rename swap was cut between its renames
+        left.remove(olds[0])
+    for entry in left:
+        path = parent / entry
+        if path.is_symlink() or not path.is_dir():
+            continue  # not a folder mcpgen made
+        shutil.rmtree(path, ignore_errors=True)
+
+
+def write_tree(target: Path, files: Mapping[str, str], keep: Tree, drop: set[str]) -> None:
+    """Make `target` hold exactly `files` plus every entry of `keep` (the folder as it is) but
+    those in `drop` and those `files` replaces; see the module docstring for how."""
+    real = Path(os.path.realpath(target))
+    real.parent.mkdir(parents=True, exist_ok=True)
+    recover(real)
+    new = Path(tempfile.mkdtemp(prefix=_prefix(real.name) + "new-", dir=real.parent))
+    try:
+        _step("mkdir")
+        _build(real, new, files, keep, drop)
+        if not real.is_dir():
+            _step("rename")
+            os.rename(new, real)
+            return
+        _step("swap")
+        if not _exchange(new, real):
+            aside = real.parent / new.name.replace(_prefix(real.name) + "new-", _prefix(real.name) + "old-", 1)
+            os.rename(real, aside)
+            try:
+                _step("swap-2")
+                os.rename(new, real)
+            except BaseException:
+                os.rename(aside, real)  # Ctrl-C or an error between the two: the old tree back
+                raise
+            os.rename(aside, new)
+        _step("cleanup")
+    finally:
+        # Before the swap this is the unfinished new tree; after it, the old one.
+        shutil.rmtree(new, ignore_errors=True)
+
+
+def _build(real: Path, new: Path, files: Mapping[str, str], keep: Tree, drop: set[str]) -> None:
+    """The complete new tree in `new`: the user's entries linked, the generated files written."""
+    try:
+        os.chmod(new, stat.S_IMODE(real.stat().st_mode) if real.is_dir() else 0o777 & ~_umask())
+    except OSError:
+        pass
+    kept = {rel: kind for rel, kind in keep.files.items() if rel not in drop and rel not in files}
+    full = set(kept) | set(files)
+    holds = {"/".join(rel.split("/")[:i]) for rel in full for i in range(1, rel.count("/") + 1)}
+    had = {"/".join(rel.split("/")[:i]) for rel in keep.files for i in range(1, rel.count("/") + 1)}
+    # Folders that still hold something, and the user's folders that held nothing of mcpgen's.
+    for rel in sorted(d for d in keep.dirs if d in holds or d not in had):
+        os.mkdir(new / rel)
+        with contextlib.suppress(OSError):
+            os.chmod(new / rel, stat.S_IMODE(os.lstat(real / rel).st_mode))
+    for rel in sorted(holds - keep.dirs):
+        os.makedirs(new / rel, exist_ok=True)
+    for rel, kind in sorted(kept.items()):
+        _step(f"link {rel}")
+        if kind == "link":
+            os.symlink(os.readlink(real / rel), new / rel)
+            continue
+        try:
+            os.link(real / rel, new / rel, follow_symlinks=False)
+        except OSError as exc:
+            if kind != "file" or exc.errno not in (errno.EPERM, errno.EXDEV, errno.EMLINK, errno.ENOTSUP):
+                raise
+            shutil.copy2(real / rel, new / rel, follow_symlinks=False)
+    for rel, text in sorted(files.items()):
+        _step(f"write {rel}")
+        fd = os.open(new / rel, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0), 0o666)
+        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as f:
+            f.write(text)
+
+
+def _umask() -> int:
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
+
+
+def _exchange(a: Path, b: Path) -> bool:
+    """Swap two folders in one step (Linux renameat2 RENAME_EXCHANGE); False where unsupported."""
+    if not hasattr(os, "uname") or os.uname().sysname != "Linux":
+        return False
+    import ctypes
+
+    try:
+        libc = ctypes.CDLL(None, use_errno=True)
+        fn = libc.renameat2
+    except (OSError, AttributeError):
+        return False
+    at_fdcwd, rename_exchange = -100, 2
+    fn.argtypes = [ctypes.c_int, ctypes.c_char_p, ctypes.c_int, ctypes.c_char_p, ctypes.c_uint]
+    fn.restype = ctypes.c_int
+    if fn(at_fdcwd, os.fsencode(a), at_fdcwd, os.fsencode(b), rename_exchange) == 0:
+        return True
+    err = ctypes.get_errno()
+    if err in (errno.ENOSYS, errno.EINVAL, errno.ENOTSUP, errno.EOPNOTSUPP):
+        return False
+    raise OSError(err, os.strerror(err), str(b))
 
 
 def write_atomic(fs: FileSet, target: Path) -> None:
-    """Write every file into a temp dir beside `target`, then swap it into place.
-
-    The previous directory (if any) is moved aside and removed only after the swap.
-    """
-    target = target.resolve()
-    target.parent.mkdir(parents=True, exist_ok=True)
-    tmp = Path(tempfile.mkdtemp(prefix=f".{target.name}.mcpgen-", dir=target.parent))
-    try:
-        for rel, text in sorted(fs.files.items()):
-            p = tmp / rel
-            p.parent.mkdir(parents=True, exist_ok=True)
-            p.write_text(text, encoding="utf-8", newline="\n")
-        old: Path | None = None
-        if target.exists():
-            old = Path(tempfile.mkdtemp(prefix=f".{target.name}.old-", dir=target.parent))
-            os.rename(target, old / "d")
-        os.rename(tmp, target)
-        if old is not None:
-            shutil.rmtree(old, ignore_errors=True)
-    except BaseException:
-        shutil.rmtree(tmp, ignore_errors=True)
-        raise
-
-
-def write_output(
-    target: Path,
-    files: Mapping[str, str],
-    manifest: Manifest,
-    old: Manifest | None,
-    extra: Mapping[str, str] | None = None,
-) -> None:
-    """Write `files` (+ `extra`, e.g. a new handlers.py) and the manifest; remove stale files.
-
-    A folder holding only mcpgen's files is rebuilt beside itself and swapped in whole
-    (all or nothing). A folder shared with the user's files is updated file by file:
-    every new file is staged inside it first, then each one is renamed into place, stale
-    files (listed in the old manifest, no longer generated) are removed, and the manifest
-    goes last. Files that no manifest lists are never touched.
-    """
-    target = target.resolve()
-    everything = {**files, **(extra or {}), MANIFEST_NAME: manifest.to_text()}
-    owned = set(old.files) if old else set()
-    if not target.exists() or not (existing_files(target) - owned - {MANIFEST_NAME}):
-        fs = FileSet()
-        for rel, text in everything.items():
-            fs.add(rel, text)
-        write_atomic(fs, target)
-        return
-    stage = Path(tempfile.mkdtemp(prefix=".mcpgen-stage-", dir=target))
-    try:
-        for rel, text in sorted(everything.items()):
-            staged = stage / rel
-            staged.parent.mkdir(parents=True, exist_ok=True)
-            staged.write_text(text, encoding="utf-8", newline="\n")
-        for rel in sorted(everything, key=lambda r: r == MANIFEST_NAME):  # the manifest last
-            dest = target / rel
-            dest.parent.mkdir(parents=True, exist_ok=True)
-            os.replace(stage / rel, dest)
-        _remove_stale(target, owned - set(everything))
-    finally:
-        shutil.rmtree(stage, ignore_errors=True)
-
-
-def _remove_stale(target: Path, stale: set[str]) -> None:
-    parents: set[Path] = set()
-    for rel in sorted(stale):
-        path = target / rel
-        with contextlib.suppress(FileNotFoundError):
-            path.unlink()
-        parents.update(p for p in path.parents if target in p.parents)
-    # Folders left empty (but for a bytecode cache) by the removal go too; others stay.
-    for folder in sorted(parents, key=lambda p: len(p.parts), reverse=True):
-        if folder.is_dir() and {c.name for c in folder.iterdir()} <= {CACHE_DIR}:
-            shutil.rmtree(folder, ignore_errors=True)
+    """Replace the folder `target` with exactly the files of `fs`, in one step (as above)."""
+    write_tree(target, fs.files, Tree(), set())

@@ -24,19 +24,77 @@ def read_document(path: Path) -> tuple[Any, list[Problem]]:
         return _yaml(where, text)
     try:
         return json.loads(text), []
+    except RecursionError:
+        return None, [Problem(where, "invalid JSON: nested too deeply")]
     except json.JSONDecodeError as exc:
         if suffix == ".json":
             return None, [Problem(where, f"invalid JSON: {exc.msg} at line {exc.lineno} column {exc.colno}")]
         return _yaml(where, text)
 
 
+# Aliases may add at most this many nodes to a YAML document: past it, a few hundred bytes of
+# nested aliases ("billion laughs") would expand to billions of nodes for every later stage.
+MAX_YAML_ALIAS_NODES = 100_000
+
+
 def _yaml(where: str, text: str) -> tuple[Any, list[Problem]]:
+    """YAML safely: the node graph is composed first, and its aliases are checked (expansion
+    bounded, no cycles) before any Python object is built."""
     import yaml  # type: ignore[import-untyped]  # only needed for YAML input
 
+    loader = yaml.SafeLoader(text)
     try:
-        return yaml.safe_load(text), []
+        node = loader.get_single_node()
+        if node is None:
+            return None, []
+        problem = _alias_problem(node)
+        if problem:
+            return None, [Problem(where, f"invalid YAML: {problem}")]
+        return loader.construct_document(node), []
+    except RecursionError:
+        return None, [Problem(where, "invalid YAML: nested too deeply")]
     except yaml.YAMLError as exc:
         return None, [Problem(where, f"invalid YAML: {str(exc).splitlines()[0]}")]
+    finally:
+        loader.dispose()
+
+
+def _alias_problem(root: Any) -> str | None:
+    """Why the node graph cannot be expanded safely (None when it can): iterative, memoized."""
+    import yaml
+
+    size: dict[int, int] = {}  # id(node) -> nodes in its expansion
+    unique = 0
+    on_path: set[int] = set()
+    stack: list[tuple[Any, bool]] = [(root, False)]
+    while stack:
+        node, done = stack.pop()
+        key = id(node)
+        if isinstance(node, yaml.MappingNode):
+            children = [c for pair in node.value for c in pair]
+        elif isinstance(node, yaml.SequenceNode):
+            children = list(node.value)
+        else:
+            children = []
+        if done:
+            on_path.discard(key)
+            size[key] = 1 + sum(size[id(c)] for c in children)
+            continue
+        if key in size:
+            continue
+        if key in on_path:
+            return "a recursive alias (a node that contains itself)"
+        unique += 1
+        on_path.add(key)
+        stack.append((node, True))
+        for child in children:
+            if id(child) in on_path:
+                return "a recursive alias (a node that contains itself)"
+            if id(child) not in size:
+                stack.append((child, False))
+    if size[id(root)] - unique > MAX_YAML_ALIAS_NODES:
+        return f"aliases expand the document by more than {MAX_YAML_ALIAS_NODES:,} nodes"
+    return None
 
 
 def catalog_from_document(doc: Any, where: str) -> tuple[Catalog | None, list[Problem]]:

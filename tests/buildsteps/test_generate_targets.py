@@ -99,8 +99,15 @@ def test_check_is_1_after_a_hand_edit_of_a_generated_file(project: Path, capsys:
     assert "changed  src/weather_client/models.py" in out
     assert "added    src/weather_server/__main__.py" in out
     assert outputs(project) == before
-    # Editing the user's handlers.py is not a difference.
+    # A generated file edited by hand is no longer mcpgen's (its sha256 differs from the
+    # manifest's): regeneration refuses to overwrite it, even with --force, and names it.
+    for force in ([], ["--force"]):
+        code, _, err = cli(["generate", "--target", "weather", *force], capsys)
+        assert code == 2 and "weather_client" in err and "models.py" in err and "refusing" in err, err
+        assert outputs(project) == before
+    models.unlink()  # the user takes it back: now mcpgen may write it
     assert cli(["generate"], capsys)[0] == 0
+    # Editing the user's handlers.py is not a difference.
     handlers = project / "src" / "weather_server" / "handlers.py"
     handlers.write_text(handlers.read_text() + "\n# mine\n")
     assert cli(["generate", "--check"], capsys)[0] == 0
