@@ -637,7 +637,11 @@ async def connect_http(
         legacy = LegacySseTransport(
             url, headers=opts.headers, wire_log=open_wire_log(opts.wire_log), timeout=opts.timeout
         )
-        await legacy.start(timeout=opts.connect_timeout)
+        try:
+            await legacy.start(timeout=opts.connect_timeout)
+        except BaseException:
+            await legacy.close()
+            raise
         client = ClientSession(legacy, opts)
         try:
             await client.connect(ERA_LEGACY if opts.protocol == "auto" else opts.protocol)
