@@ -111,3 +111,15 @@ def test_dropped_answers_leave_no_tracebacks_or_tasks(tmp_path: Path, caplog: py
     assert asyncio_errors == []
     warnings = [r for r in caplog.records if r.levelno >= logging.WARNING]
     assert len(warnings) <= 10, f"{len(warnings)} warnings, e.g. {warnings[0].getMessage()[:200]}"
+
+
+def test_the_limit_is_an_option(tmp_path: Path) -> None:
+    log = tmp_path / "server.log"
+    with serving([sys.executable, HOSTILE, "huge-event", "--port", "{port}", "--mb", "4", "--log", str(log)]) as url:
+
+        async def main() -> None:
+            async with connect_http(url, transport="streamable", max_message_bytes=MB) as session:
+                with pytest.raises(MessageTooLarge, match=f"{MB}-byte limit"):
+                    await session.call_tool("echo", {"text": "hi"})
+
+        asyncio.run(asyncio.wait_for(main(), 60))

@@ -405,12 +405,14 @@ class StreamableHttpTransport:
             task.cancel()
         if self.session_id is not None:
             with contextlib.suppress(Exception):
-                await self._client.delete(
+                async with self._client.stream(  # the answer's body is never read
+                    "DELETE",
                     self.url,
                     follow_redirects=False,
                     headers={**self.headers, "mcp-session-id": self.session_id},
                     timeout=5.0,
-                )
+                ):
+                    pass
         if self._lean is not None:
             await self._lean.aclose()
         if self._own_client:
