@@ -19,8 +19,8 @@ from pathlib import Path
 import pytest
 from serving import serving
 
-from mcpgen.runtime import RequestTimeout, connect_http
-from mcpgen.runtime.transports.guard import DEFAULT_MAX_MESSAGE_BYTES, MessageTooLarge
+from mcpgen.runtime import MessageTooLarge, RequestTimeout, connect_http
+from mcpgen.runtime.transports.guard import DEFAULT_MAX_MESSAGE_BYTES
 
 pytestmark = [pytest.mark.timeout(90), pytest.mark.slow]
 

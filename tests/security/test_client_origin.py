@@ -14,8 +14,8 @@ from pathlib import Path
 import pytest
 from serving import serving
 
-from mcpgen.runtime import McpError, connect_http
-from mcpgen.runtime.transports.guard import CrossOriginUrl, same_origin
+from mcpgen.runtime import CrossOriginUrl, McpError, connect_http
+from mcpgen.runtime.transports.guard import same_origin
 
 pytestmark = pytest.mark.timeout(60)
 

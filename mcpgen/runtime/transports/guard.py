@@ -16,18 +16,10 @@ from collections.abc import AsyncIterator, Mapping
 from typing import Protocol
 from urllib.parse import urljoin, urlsplit
 
-from ..core.errors import ProtocolError
+from ..core.errors import CrossOriginUrl, MessageTooLarge
 
 DEFAULT_MAX_MESSAGE_BYTES = 16 * 1024 * 1024
 _DEFAULT_PORTS = {"http": 80, "https": 443}
-
-
-class MessageTooLarge(ProtocolError):
-    """The server sent a message (body, SSE line or event) over the size limit."""
-
-
-class CrossOriginUrl(ProtocolError):
-    """The server named a URL on another origin (where the user's headers must not go)."""
 
 
 def origin(url: str) -> tuple[str, str, int | None]:

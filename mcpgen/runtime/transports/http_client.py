@@ -17,12 +17,12 @@ from collections.abc import AsyncIterator, Mapping
 from typing import TYPE_CHECKING, Any, Protocol
 
 from ..core import jsonrpc
-from ..core.errors import ConnectionClosed, McpError, ProtocolError, SessionExpired
+from ..core.errors import ConnectionClosed, McpError, MessageTooLarge, ProtocolError, SessionExpired
 from ..core.headers import encode_header_value
 from ..core.jsonrpc import JSONObject, RequestId
 from ..core.protocol import META_PROTOCOL_VERSION
 from . import guard, sse
-from .guard import DEFAULT_MAX_MESSAGE_BYTES, MessageTooLarge
+from .guard import DEFAULT_MAX_MESSAGE_BYTES
 from .http_lean import LeanPool, headers_ok, lean_target
 from .wirelog import WireLog
 

@@ -5,7 +5,8 @@ from __future__ import annotations
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
 
-from .guard import DEFAULT_MAX_MESSAGE_BYTES, MessageTooLarge
+from ..core.errors import MessageTooLarge
+from .guard import DEFAULT_MAX_MESSAGE_BYTES
 
 
 @dataclass
