@@ -19,7 +19,16 @@ from .client.options import (
 )
 from .client.session import ClientSession, connect_http, connect_stdio
 from .client.subscriptions import ChangeEvent, Subscription
-from .core.errors import ConnectionClosed, McpError, ProtocolError, RequestTimeout, RpcError, SessionExpired
+from .core.errors import (
+    ConnectionClosed,
+    CrossOriginUrl,
+    McpError,
+    MessageTooLarge,
+    ProtocolError,
+    RequestTimeout,
+    RpcError,
+    SessionExpired,
+)
 from .core.protocol import HANDSHAKE_VERSIONS, MODERN_VERSIONS
 from .core.session import ProgressCallback, Session
 from .server.server import RequestContext, Server, ServerConnection, error_result
@@ -31,6 +40,7 @@ __all__ = [
     "ClientSession",
     "ConnectOptions",
     "ConnectionClosed",
+    "CrossOriginUrl",
     "Drift",
     "ElicitationCallback",
     "HANDSHAKE_VERSIONS",
@@ -38,6 +48,7 @@ __all__ = [
     "ListChangedCallback",
     "LogCallback",
     "McpError",
+    "MessageTooLarge",
     "MODERN_VERSIONS",
     "ProgressCallback",
     "ProtocolError",

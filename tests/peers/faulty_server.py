@@ -9,6 +9,8 @@ Modes:
   hang            answers the handshake and tools/list, never answers tools/call; every
                   notifications/cancelled received is appended to FILE as one JSON line (params).
   big             answers tools/call with a 20 MiB text.
+  deep            before each tools/call answer, writes a ~20 KB line nested 5,000 deep (a message
+                  no recursive JSON parser can read), then answers normally.
   exit-at-once    exits (code 1) before reading anything.
   silent          reads stdin and never writes a byte; exits on stdin EOF.
   stubborn        answers like `junk` without the junk, but ignores SIGTERM and keeps running
@@ -126,6 +128,10 @@ def main() -> None:
                 os._exit(3)
             if mode == "hang":
                 continue
+            if mode == "deep":
+                write_line(
+                    b'{"jsonrpc":"2.0","method":"notifications/message","params":' + b"[" * 5000 + b"]" * 5000 + b"}"
+                )
             if mode == "big":
                 text = "y" * BIG_BYTES
             else:

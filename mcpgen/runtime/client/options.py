@@ -180,6 +180,8 @@ class HttpOptions(ConnectOptions):
     """Sent with every request (e.g. {"Authorization": "Bearer ..."})."""
     transport: HttpTransport = "auto"
     """"streamable", "sse" (the 2024-11-05 HTTP+SSE transport), or "auto": the first, then the second."""
+    max_message_bytes: int = 16 * 1024 * 1024
+    """The largest response body or SSE event accepted; a bigger one fails its call (MessageTooLarge)."""
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -233,6 +235,7 @@ class _StdioOnlyKwargs(TypedDict, total=False):
 class _HttpOnlyKwargs(TypedDict, total=False):
     headers: Mapping[str, str] | None
     transport: HttpTransport
+    max_message_bytes: int
 
 
 class StdioKwargs(ConnectKwargs, _StdioOnlyKwargs, total=False):

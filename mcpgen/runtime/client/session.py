@@ -622,7 +622,11 @@ async def connect_http(
     client: ClientSession | None = None
     if opts.transport in ("auto", "streamable"):
         streamable = StreamableHttpTransport(
-            url, headers=opts.headers, wire_log=open_wire_log(opts.wire_log), timeout=opts.timeout
+            url,
+            headers=opts.headers,
+            wire_log=open_wire_log(opts.wire_log),
+            timeout=opts.timeout,
+            max_message_bytes=opts.max_message_bytes,
         )
         client = ClientSession(streamable, opts)
         try:
@@ -635,9 +639,17 @@ async def connect_http(
             client = None
     if client is None:
         legacy = LegacySseTransport(
-            url, headers=opts.headers, wire_log=open_wire_log(opts.wire_log), timeout=opts.timeout
+            url,
+            headers=opts.headers,
+            wire_log=open_wire_log(opts.wire_log),
+            timeout=opts.timeout,
+            max_message_bytes=opts.max_message_bytes,
         )
-        await legacy.start(timeout=opts.connect_timeout)
+        try:
+            await legacy.start(timeout=opts.connect_timeout)
+        except BaseException:
+            await legacy.close()
+            raise
         client = ClientSession(legacy, opts)
         try:
             await client.connect(ERA_LEGACY if opts.protocol == "auto" else opts.protocol)

@@ -43,3 +43,11 @@ class ProtocolError(McpError):
 
 class SessionExpired(ConnectionClosed):
     """The server forgot our handshake-era session (HTTP 404): initialize again."""
+
+
+class MessageTooLarge(ProtocolError):
+    """The peer sent a message (an HTTP body, an SSE line or event) over the size limit."""
+
+
+class CrossOriginUrl(ProtocolError):
+    """The server named a URL on another origin, where the connection's headers must not go."""

@@ -234,7 +234,7 @@ class Session:
                     break
                 try:
                     message = jsonrpc.decode(line)
-                except ValueError:
+                except (ValueError, RecursionError):  # nested too deep for the parser: that message only
                     if self.on_invalid is not None:
                         await self.on_invalid(line)
                     else:

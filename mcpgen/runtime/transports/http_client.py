@@ -15,14 +15,14 @@ import logging
 import ssl
 from collections.abc import AsyncIterator, Mapping
 from typing import TYPE_CHECKING, Any, Protocol
-from urllib.parse import urljoin
 
 from ..core import jsonrpc
-from ..core.errors import ConnectionClosed, McpError, ProtocolError, SessionExpired
+from ..core.errors import ConnectionClosed, McpError, MessageTooLarge, ProtocolError, SessionExpired
 from ..core.headers import encode_header_value
 from ..core.jsonrpc import JSONObject, RequestId
 from ..core.protocol import META_PROTOCOL_VERSION
-from . import sse
+from . import guard, sse
+from .guard import DEFAULT_MAX_MESSAGE_BYTES
 from .http_lean import LeanPool, headers_ok, lean_target
 from .wirelog import WireLog
 
@@ -69,7 +69,7 @@ class _Response(Protocol):
 
     async def aread(self) -> bytes: ...
 
-    def aiter_lines(self) -> AsyncIterator[str]: ...
+    def aiter_bytes(self) -> AsyncIterator[bytes]: ...
 
 
 class StreamableHttpTransport:
@@ -83,8 +83,10 @@ class StreamableHttpTransport:
         wire_log: WireLog | None = None,
         client: httpx.AsyncClient | None = None,
         timeout: float | None = 60.0,
+        max_message_bytes: int = DEFAULT_MAX_MESSAGE_BYTES,
     ) -> None:
         self.url = url
+        self.max_message_bytes = max_message_bytes
         self.headers = dict(headers or {})
         self.protocol_version: str | None = None
         self.session_id: str | None = None
@@ -135,6 +137,14 @@ class StreamableHttpTransport:
                 task.cancel()
             return
         headers = self._headers_for(message)
+        if method == "notifications/cancelled":
+            # Handshake era: tell the server, and stop reading the request's stream (its answer,
+            # if any, would be ignored): an endless or stalled stream must not outlive the call.
+            params = message.get("params") or {}
+            cancelled = params.get("requestId")
+            task = self._posts.get(cancelled) if isinstance(cancelled, (int, str)) else None
+            if task is not None and task is not asyncio.current_task():
+                task.cancel()
         if "id" in message and method is not None:
             request_id: RequestId = message["id"]
             # A listen stream stays open for as long as the client wants updates: no read timeout.
@@ -144,7 +154,15 @@ class StreamableHttpTransport:
             task.add_done_callback(functools.partial(self._post_done, request_id))
             return
         # Notifications and our responses: accepted with 202, no body.
-        response = await self._client.post(self.url, content=data, headers=headers)
+        try:
+            async with self._client.stream(
+                "POST", self.url, follow_redirects=False, content=data, headers=headers
+            ) as response:
+                await guard.read_body(response, self.max_message_bytes)
+        except McpError as exc:
+            raise ConnectionClosed(f"the server's answer to a {method or 'response'} POST: {exc}") from None
+        except Exception as exc:  # httpx errors: refused, reset, timeout: the caller gets a runtime error
+            raise ConnectionClosed(f"HTTP POST failed: {type(exc).__name__}: {exc}") from None
         if response.status_code == 404 and self.session_id is not None:
             raise SessionExpired("the server ended the session")
         if response.status_code >= 400:
@@ -188,7 +206,9 @@ class StreamableHttpTransport:
         if self._ssl is None:
             self._ssl = httpx.create_ssl_context()  # loading CA certificates is slow: once
         limits = httpx.Limits(max_connections=_SHARD_CONNECTIONS, max_keepalive_connections=_SHARD_CONNECTIONS)
-        return httpx.AsyncClient(timeout=httpx.Timeout(timeout, connect=10.0), limits=limits, verify=self._ssl)
+        return httpx.AsyncClient(
+            timeout=httpx.Timeout(timeout, connect=10.0), limits=limits, verify=self._ssl, follow_redirects=False
+        )
 
     def _pick_pool(self) -> int:
         shard = min(range(len(self._shards)), key=self._load.__getitem__)
@@ -223,7 +243,9 @@ class StreamableHttpTransport:
 
         timeout = httpx.Timeout(None, connect=10.0) if long_lived else client.timeout
         try:
-            async with client.stream("POST", self.url, content=data, headers=headers, timeout=timeout) as response:
+            async with client.stream(
+                "POST", self.url, follow_redirects=False, content=data, headers=headers, timeout=timeout
+            ) as response:
                 await self._take_response(response, request_id)
         except asyncio.CancelledError:
             raise
@@ -258,7 +280,7 @@ class StreamableHttpTransport:
         if kind == "text/event-stream" and response.status_code == 200:
             await self._read_stream(response, request_id)
             return
-        body = await response.aread()
+        body = await guard.read_body(response, self.max_message_bytes)
         if response.status_code == 202:
             raise ProtocolError("the server accepted a request without answering it")
         self._deliver_body(body, response.status_code, kind, request_id)
@@ -266,6 +288,8 @@ class StreamableHttpTransport:
     def _deliver_body(self, body: bytes, status: int, kind: str, request_id: RequestId) -> None:
         try:
             message = jsonrpc.decode(body)
+        except RecursionError:
+            raise HttpError(status, "a JSON body nested too deep to parse") from None
         except (ValueError, UnicodeDecodeError):
             raise HttpError(status, _describe_bad_body(body, kind)) from None
         if isinstance(message, dict) and "error" in message and message.get("id") is None:
@@ -288,7 +312,7 @@ class StreamableHttpTransport:
                 headers["mcp-protocol-version"] = self.protocol_version
             if self.session_id is not None:
                 headers["mcp-session-id"] = self.session_id
-            async with self._client.stream("GET", self.url, headers=headers) as resumed:
+            async with self._client.stream("GET", self.url, follow_redirects=False, headers=headers) as resumed:
                 if resumed.status_code != 200:
                     raise HttpError(resumed.status_code, "could not resume the response stream")
                 got, new_id, new_retry = await self._consume(resumed, request_id)
@@ -300,7 +324,8 @@ class StreamableHttpTransport:
         last_id: str | None = None
         retry_ms: int | None = None
         answered = False
-        async for event in sse.parse(response.aiter_lines()):
+        cap = self.max_message_bytes
+        async for event in sse.parse(guard.lines(response.aiter_bytes(), cap), cap):
             if event.id is not None:
                 last_id = event.id
             if event.retry is not None:
@@ -310,7 +335,7 @@ class StreamableHttpTransport:
             data = event.data.encode("utf-8")
             try:
                 message = jsonrpc.decode(data)
-            except ValueError:
+            except (ValueError, RecursionError):
                 self._push(data)  # the session reports what is not JSON
                 continue
             if isinstance(message, dict) and "method" not in message and message.get("id") == request_id:
@@ -349,13 +374,20 @@ class StreamableHttpTransport:
             headers["mcp-protocol-version"] = self.protocol_version
         if self.session_id is not None:
             headers["mcp-session-id"] = self.session_id
-        with contextlib.suppress(Exception):
-            async with self._client.stream("GET", self.url, headers=headers, timeout=None) as response:
+        cap = self.max_message_bytes
+        try:
+            async with self._client.stream(
+                "GET", self.url, follow_redirects=False, headers=headers, timeout=None
+            ) as response:
                 if response.status_code != 200:
                     return  # 405: the server offers no standalone stream
-                async for event in sse.parse(response.aiter_lines()):
+                async for event in sse.parse(guard.lines(response.aiter_bytes(), cap), cap):
                     if event.event == "message" and event.data.strip():
                         self._push(event.data.encode("utf-8"))
+        except MessageTooLarge as exc:
+            log.warning("closed the server's event stream: %s", exc)
+        except Exception:
+            log.debug("the server's event stream failed", exc_info=True)
 
     # -- receiving and closing -------------------------------------------------------
 
@@ -373,9 +405,14 @@ class StreamableHttpTransport:
             task.cancel()
         if self.session_id is not None:
             with contextlib.suppress(Exception):
-                await self._client.delete(
-                    self.url, headers={**self.headers, "mcp-session-id": self.session_id}, timeout=5.0
-                )
+                async with self._client.stream(  # the answer's body is never read
+                    "DELETE",
+                    self.url,
+                    follow_redirects=False,
+                    headers={**self.headers, "mcp-session-id": self.session_id},
+                    timeout=5.0,
+                ):
+                    pass
         if self._lean is not None:
             await self._lean.aclose()
         if self._own_client:
@@ -396,16 +433,18 @@ class LegacySseTransport:
         headers: Mapping[str, str] | None = None,
         wire_log: WireLog | None = None,
         timeout: float | None = 60.0,
+        max_message_bytes: int = DEFAULT_MAX_MESSAGE_BYTES,
     ) -> None:
         import httpx
 
         self.url = url
+        self.max_message_bytes = max_message_bytes
         self.headers = dict(headers or {})
         self.protocol_version: str | None = None
         self.modern = False
         self.param_headers: dict[str, dict[str, str]] = {}
         self._wire = wire_log
-        self._client = httpx.AsyncClient(timeout=httpx.Timeout(timeout, connect=10.0))
+        self._client = httpx.AsyncClient(timeout=httpx.Timeout(timeout, connect=10.0), follow_redirects=False)
         self._inbox: asyncio.Queue[bytes | None] = asyncio.Queue()
         self._endpoint: asyncio.Future[str] | None = None
         self._reader: asyncio.Task[None] | None = None
@@ -424,14 +463,21 @@ class LegacySseTransport:
         assert self._endpoint is not None
         try:
             async with self._client.stream(
-                "GET", self.url, headers={"accept": "text/event-stream", **self.headers}, timeout=None
+                "GET",
+                self.url,
+                follow_redirects=False,
+                headers={"accept": "text/event-stream", **self.headers},
+                timeout=None,
             ) as response:
                 if response.status_code != 200:
                     raise HttpError(response.status_code, "the SSE endpoint refused the connection")
-                async for event in sse.parse(response.aiter_lines()):
+                cap = self.max_message_bytes
+                async for event in sse.parse(guard.lines(response.aiter_bytes(), cap), cap):
                     if event.event == "endpoint":
                         if not self._endpoint.done():
-                            self._endpoint.set_result(urljoin(self.url, event.data.strip()))
+                            # Every message (with the user's headers) goes there: same origin only.
+                            endpoint = guard.same_origin(self.url, event.data, what="endpoint")
+                            self._endpoint.set_result(endpoint)
                     elif event.event == "message" and event.data.strip():
                         data = event.data.encode("utf-8")
                         if self._wire:
@@ -442,7 +488,11 @@ class LegacySseTransport:
         except Exception as exc:
             self._error = str(exc)
             if not self._endpoint.done():
-                self._endpoint.set_exception(ConnectionClosed(f"cannot open the SSE stream at {self.url}: {exc}"))
+                self._endpoint.set_exception(
+                    exc
+                    if isinstance(exc, McpError)
+                    else ConnectionClosed(f"cannot open the SSE stream at {self.url}: {exc}")
+                )
         finally:
             self._inbox.put_nowait(None)
 
@@ -454,13 +504,20 @@ class LegacySseTransport:
             self._wire.record("c2s", data)
         endpoint = await self._endpoint
         try:
-            response = await self._client.post(
-                endpoint, content=data, headers={"content-type": "application/json", **self.headers}
-            )
+            async with self._client.stream(
+                "POST",
+                endpoint,
+                follow_redirects=False,
+                content=data,
+                headers={"content-type": "application/json", **self.headers},
+            ) as response:
+                body = await guard.read_body(response, self.max_message_bytes)
+        except McpError as exc:
+            raise ConnectionClosed(f"POST to {endpoint}: {exc}") from None
         except Exception as exc:
             raise ConnectionClosed(f"POST to {endpoint} failed: {exc}") from None
         if response.status_code >= 400:
-            raise HttpError(response.status_code, response.text[:120])
+            raise HttpError(response.status_code, body[:120].decode("utf-8", "replace"))
 
     async def receive(self) -> bytes | None:
         return await self._inbox.get()

@@ -23,6 +23,7 @@ from urllib.parse import SplitResult, urlsplit
 
 _MAX_HEAD = 64 * 1024
 _MAX_CONNECTIONS = 100
+_HIGH_WATER = 1024 * 1024  # bytes buffered before a connection stops reading from its socket
 # Headers the lean client writes itself: a caller setting one of these goes through httpx.
 _OWN_HEADERS = frozenset({"host", "content-length", "transfer-encoding", "connection", "upgrade", "te"})
 USER_AGENT = "python-mcpgen"
@@ -85,6 +86,7 @@ class _Connection(asyncio.Protocol):
         self._timeout: float | None = None
         self._timer: asyncio.TimerHandle | None = None
         self._since = 0.0  # loop time of the last byte, or of the start of the current wait
+        self._paused = False
 
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
         assert isinstance(transport, asyncio.Transport)
@@ -92,6 +94,9 @@ class _Connection(asyncio.Protocol):
 
     def data_received(self, data: bytes) -> None:
         self.buffer += data
+        if len(self.buffer) > _HIGH_WATER and not self._paused and self.transport is not None:
+            self._paused = True  # the reader is behind: stop reading until it asks for more
+            self.transport.pause_reading()
         waiter = self._waiter
         if waiter is not None and not waiter.done():
             waiter.set_result(None)
@@ -126,6 +131,9 @@ class _Connection(asyncio.Protocol):
         """Until more bytes arrive or the peer closes; ReadTimeout after `timeout` seconds."""
         if self.closed:
             raise LeanHttpError(f"the server closed the connection{': ' + str(self.error) if self.error else ''}")
+        if self._paused and self.transport is not None:
+            self._paused = False
+            self.transport.resume_reading()
         loop = asyncio.get_running_loop()
         waiter = self._waiter = loop.create_future()
         self._timeout = timeout
@@ -221,13 +229,26 @@ class LeanResponse:
                     await self._skip_trailers()
                     self._done = True
                     break
-                while len(buf) < size + 2:
+                if len(buf) >= size + 2:  # the usual case: the whole chunk is here
+                    if buf[size : size + 2] != b"\r\n":
+                        raise LeanHttpError("malformed chunk")
+                    data = bytes(buf[:size])
+                    del buf[: size + 2]
+                    yield data
+                    continue
+                while size:  # a big chunk: hand it on as it arrives (the reader may stop early)
+                    while not buf:
+                        await conn.wait(timeout)
+                    take = min(size, len(buf))
+                    data = bytes(buf[:take])
+                    del buf[:take]
+                    size -= take
+                    yield data
+                while len(buf) < 2:
                     await conn.wait(timeout)
-                if buf[size : size + 2] != b"\r\n":
+                if buf[:2] != b"\r\n":
                     raise LeanHttpError("malformed chunk")
-                data = bytes(buf[:size])
-                del buf[: size + 2]
-                yield data
+                del buf[:2]
         self._release()
 
     async def _skip_trailers(self) -> None:
@@ -243,6 +264,10 @@ class LeanResponse:
             del buf[: end + 2]
             if not line:
                 return
+
+    def aiter_bytes(self) -> AsyncIterator[bytes]:
+        """The body's bytes as they arrive (like httpx's aiter_bytes)."""
+        return self._chunks()
 
     async def aread(self) -> bytes:
         conn = self._conn

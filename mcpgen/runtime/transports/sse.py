@@ -5,6 +5,9 @@ from __future__ import annotations
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
 
+from ..core.errors import MessageTooLarge
+from .guard import DEFAULT_MAX_MESSAGE_BYTES
+
 
 @dataclass
 class Event:
@@ -14,10 +17,14 @@ class Event:
     retry: int | None = None  # milliseconds
 
 
-async def parse(lines: AsyncIterator[str]) -> AsyncIterator[Event]:
-    """Yield one Event per blank-line-terminated block; comment lines (keep-alives) are skipped."""
+async def parse(lines: AsyncIterator[str], max_bytes: int = DEFAULT_MAX_MESSAGE_BYTES) -> AsyncIterator[Event]:
+    """Yield one Event per blank-line-terminated block; comment lines (keep-alives) are skipped.
+
+    An event whose data passes max_bytes (characters, counted as they arrive) raises MessageTooLarge.
+    """
     event = "message"
     data: list[str] = []
+    size = 0
     last_id: str | None = None
     retry: int | None = None
     pending = False
@@ -26,7 +33,7 @@ async def parse(lines: AsyncIterator[str]) -> AsyncIterator[Event]:
         if not line:
             if pending:
                 yield Event(event, "\n".join(data), last_id, retry)
-            event, data, retry, pending = "message", [], None, False
+            event, data, retry, pending, size = "message", [], None, False, 0
             continue
         if line.startswith(":"):
             continue
@@ -34,6 +41,9 @@ async def parse(lines: AsyncIterator[str]) -> AsyncIterator[Event]:
         if value.startswith(" "):
             value = value[1:]
         if name == "data":
+            size += len(value) + 1
+            if size > max_bytes:
+                raise MessageTooLarge(f"the server sent an SSE event over the {max_bytes}-byte limit")
             data.append(value)
             pending = True
         elif name == "event":
