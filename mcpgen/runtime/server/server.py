@@ -45,6 +45,8 @@ MethodHandler = Callable[[JSONObject, "RequestContext"], Awaitable[Any]]
 
 log = logging.getLogger("mcpgen.runtime.server")
 
+# At the end of stdin, requests already read get this long to answer before the server exits.
+DRAIN_TIMEOUT = 30.0
 # Methods a client may send before the handshake completes.
 _PRE_INIT = frozenset({"initialize", "ping"})
 # 2026-07-28 list and read results are cacheable (ttlMs, cacheScope are required there).
@@ -363,6 +365,8 @@ class ServerConnection:
             on_invalid=self._on_invalid,
             on_batch=self._on_batch,
             timeout=None,
+            answer_invalid=True,
+            drain_timeout=DRAIN_TIMEOUT,
         )
 
     async def _on_invalid(self, line: bytes) -> None:
