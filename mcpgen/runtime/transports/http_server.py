@@ -956,15 +956,23 @@ def _connection_cap(wanted: int) -> int:
 
 
 def guarded_protocol(header_timeout: float, max_connections: int) -> type[Any]:
-    """uvicorn's h11 protocol with two guards it lacks: a connection that has not sent a complete
+    """uvicorn's HTTP/1.1 protocol with two guards it lacks: a connection that has not sent a complete
     request head `header_timeout` seconds after it opened (or after its last response) is closed,
     and a connection beyond `max_connections` is closed as soon as it is accepted."""
-    from uvicorn.protocols.http.h11_impl import H11Protocol
+    base: type[Any]
+    try:  # uvicorn's faster parser when httptools is installed, as its "auto" would pick
+        from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
 
-    class GuardedH11Protocol(H11Protocol):
+        base = HttpToolsProtocol
+    except ImportError:
+        from uvicorn.protocols.http.h11_impl import H11Protocol
+
+        base = H11Protocol
+
+    class GuardedProtocol(base):  # type: ignore[misc]
         _head_timer: asyncio.TimerHandle | None = None
 
-        def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
+        def connection_made(self, transport: asyncio.Transport) -> None:
             super().connection_made(transport)
             if len(self.connections) > max_connections:
                 log.warning("refusing a connection: %d are open (--max-connections)", len(self.connections) - 1)
@@ -989,10 +997,14 @@ def guarded_protocol(header_timeout: float, max_connections: int) -> type[Any]:
                 log.info("closing a connection that sent no complete request head in %g s", header_timeout)
                 self.transport.abort()
 
-        def handle_events(self) -> None:
+        def handle_events(self) -> None:  # h11
             super().handle_events()
             if self.cycle is not None and not self.cycle.response_complete:
                 self._disarm()  # a request head arrived
+
+        def on_headers_complete(self) -> None:  # httptools
+            super().on_headers_complete()
+            self._disarm()
 
         def on_response_complete(self) -> None:
             # Armed first: a pipelined request handled inside super() disarms it again.
@@ -1004,4 +1016,4 @@ def guarded_protocol(header_timeout: float, max_connections: int) -> type[Any]:
             self._disarm()
             super().connection_lost(exc)
 
-    return GuardedH11Protocol
+    return GuardedProtocol
