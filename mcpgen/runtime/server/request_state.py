@@ -12,9 +12,10 @@ the client itself sent in earlier rounds (readable by it: signed, not encrypted)
 request. Presenting it again, within its hour, re-runs that request with those same answers,
 which the client could do anyway by sending the request again and answering the same way; the
 MAC only stops a client from putting words in another round's mouth (altered answers, another
-tool or other arguments). So a handler must treat an answer like any client input (a retry or a
-replay may run it twice), and never put a secret into `ctx.answered`. Making it single-use would
-need shared server-side state across workers, which the stateless era exists to avoid.
+tool or other arguments). The state holds nothing but those answers, so a replay discloses
+nothing either. A handler treats an answer like any client input: a retry or a replay may run it
+twice, so side effects it confirms must be idempotent. Making states single-use would need state
+shared by every worker, which the stateless era exists to avoid.
 """
 
 from __future__ import annotations
