@@ -30,10 +30,18 @@ def encode(message: Any) -> bytes:
 
 
 def decode(data: bytes | str) -> Any:
-    """Parse one message; raises ValueError on anything that is not JSON."""
+    """Parse one message; raises ValueError on anything that is not JSON.
+
+    JSON nested deeper than the interpreter's recursion limit (a 2 KB line of `[[[[...`) is a
+    ValueError too: the parser's RecursionError would otherwise look like a broken transport
+    and end the whole session instead of costing that one message.
+    """
     if isinstance(data, bytes):
         data = data.decode("utf-8")
-    return _decoder.decode(data)
+    try:
+        return _decoder.decode(data)
+    except RecursionError:
+        raise ValueError("JSON nested too deeply") from None
 
 
 def request(request_id: RequestId, method: str, params: JSONObject | None) -> JSONObject:

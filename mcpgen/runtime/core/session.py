@@ -67,6 +67,8 @@ class Session:
         timeout: float | None = 60.0,
         max_timeout: float | None = None,
         reset_timeout_on_progress: bool = True,
+        answer_invalid: bool = False,
+        drain_timeout: float = 0.0,
     ) -> None:
         self.transport = transport
         self.on_request = on_request
@@ -76,6 +78,11 @@ class Session:
         self.timeout = timeout
         self.max_timeout = max_timeout
         self.reset_timeout_on_progress = reset_timeout_on_progress
+        # A server answers every message that is not JSON-RPC (42, "x", null) with -32600.
+        self.answer_invalid = answer_invalid
+        # At the end of the input, requests already read still get their answers (a server:
+        # `printf ... | server`), for at most this long; then they are cancelled.
+        self.drain_timeout = drain_timeout
         self._ids = itertools.count(1)
         self._pending: dict[RequestId, _Pending] = {}
         self._by_token: dict[RequestId, _Pending] = {}
@@ -231,6 +238,7 @@ class Session:
                 line = await self.transport.receive()
                 if line is None:
                     reason = self.transport.describe_close()
+                    await self._drain(ConnectionClosed(reason))
                     break
                 try:
                     message = jsonrpc.decode(line)
@@ -250,6 +258,25 @@ class Session:
             self._fail_all(ConnectionClosed(reason))
             for task in list(self._handling.values()):
                 task.cancel()
+
+    async def _drain(self, error: McpError) -> None:
+        """Input ended: let the handlers of requests already read finish (bounded) and answer."""
+        if self.drain_timeout <= 0 or not self._handling:
+            return
+        # Nothing more will arrive: our own requests (to the peer) can never be answered.
+        pending, self._pending = self._pending, {}
+        self._by_token.clear()
+        for entry in pending.values():
+            if entry.timer is not None:
+                entry.timer.cancel()
+            if not entry.future.done():
+                entry.future.set_exception(error)
+        tasks = set(self._handling.values())
+        _, late = await asyncio.wait(tasks, timeout=self.drain_timeout)
+        if late:
+            log.warning(
+                "input closed: %d request(s) still running after %gs are cancelled", len(late), self.drain_timeout
+            )
 
     def _log_junk(self, line: bytes) -> None:
         # Banners on stdout are common; say so clearly a few times, then quietly.
@@ -284,7 +311,12 @@ class Session:
             task.add_done_callback(functools.partial(self._done_handling, request_id))
         else:
             log.warning("ignoring an invalid JSON-RPC message: %.200r", message)
-            if isinstance(message, dict) and "method" in message and "id" in message:
+            if self.answer_invalid and (not isinstance(message, dict) or "method" in message):
+                # Not a request object at all (42, "x", null, {"method": 7}): -32600, id null unless usable.
+                raw_id = message.get("id") if isinstance(message, dict) else None
+                rid = raw_id if jsonrpc.is_valid_id(raw_id) else None
+                _spawn(self._send_quietly(jsonrpc.error_response(rid, jsonrpc.INVALID_REQUEST, "Invalid request")))
+            elif isinstance(message, dict) and "method" in message and "id" in message:
                 # A broken request still gets an answer; its id only if that id is usable.
                 rid = message["id"] if jsonrpc.is_valid_id(message["id"]) else None
                 _spawn(self._send_quietly(jsonrpc.error_response(rid, jsonrpc.INVALID_REQUEST, "Invalid request")))

@@ -224,10 +224,14 @@ def _text(value: str) -> list[JSONObject]:
     return [{"type": "text", "text": value}]
 
 
+# Error messages quote at most this much of what the client sent (a key or value may be 10 MB).
+_QUOTE_CHARS = 1000
+
+
 def _bad_arguments(exc: pydantic.ValidationError) -> JSONObject:
-    first = exc.errors()[0]
-    where = "/".join(str(p) for p in first["loc"]) or "(arguments)"
-    return error_result(f"Invalid arguments at {where}: {first['msg']}")
+    first = exc.errors(include_input=False, include_url=False)[0]
+    where = "/".join(str(p)[:200] for p in first["loc"][:20]) or "(arguments)"
+    return error_result(f"Invalid arguments at {where}: {first['msg']}"[:_QUOTE_CHARS])
 
 
 # -- prompts, resources, resource templates ------------------------------------------
@@ -238,7 +242,8 @@ def _prompt(wire: str, method: Method, model: type[pydantic.BaseModel]) -> Promp
         try:
             args = model.model_validate(arguments)
         except pydantic.ValidationError as exc:
-            raise RpcError(INVALID_PARAMS, f"Invalid prompt arguments: {exc.errors()[0]['msg']}") from None
+            message = exc.errors(include_input=False, include_url=False)[0]["msg"]
+            raise RpcError(INVALID_PARAMS, f"Invalid prompt arguments: {message}"[:_QUOTE_CHARS]) from None
         try:
             return _prompt_result(await method(args, ctx))
         except NotImplementedError:

@@ -6,6 +6,16 @@ through an `input_required` result and a retry of the same request, not a server
 that into the result. A retry carries only the answers to the latest round, so the answers of
 earlier rounds ride in the `requestState` the server hands out: signed (a client cannot forge
 or alter it), bound to the request (method, target, arguments) and short-lived.
+
+Replay is accepted on purpose, and safe: a state is not a credential. It carries only answers
+the client itself sent in earlier rounds (readable by it: signed, not encrypted), for this very
+request. Presenting it again, within its hour, re-runs that request with those same answers,
+which the client could do anyway by sending the request again and answering the same way; the
+MAC only stops a client from putting words in another round's mouth (altered answers, another
+tool or other arguments). The state holds nothing but those answers, so a replay discloses
+nothing either. A handler treats an answer like any client input: a retry or a replay may run it
+twice, so side effects it confirms must be idempotent. Making states single-use would need state
+shared by every worker, which the stateless era exists to avoid.
 """
 
 from __future__ import annotations
@@ -73,7 +83,8 @@ def open_request_state(method: str, params: JSONObject) -> JSONObject:
     if not isinstance(state, str) or len(state) > _MAX_STATE_CHARS or "." not in state:
         raise _invalid()
     body, mac = state.rsplit(".", 1)
-    if not hmac.compare_digest(mac, _mac(body)):
+    # compare_digest raises TypeError on non-ASCII text: such a MAC is simply not ours.
+    if not state.isascii() or not hmac.compare_digest(mac, _mac(body)):
         raise _invalid()
     try:
         payload = json.loads(base64.urlsafe_b64decode(body + "=" * (-len(body) % 4)))

@@ -45,6 +45,8 @@ MethodHandler = Callable[[JSONObject, "RequestContext"], Awaitable[Any]]
 
 log = logging.getLogger("mcpgen.runtime.server")
 
+# At the end of stdin, requests already read get this long to answer before the server exits.
+DRAIN_TIMEOUT = 30.0
 # Methods a client may send before the handshake completes.
 _PRE_INIT = frozenset({"initialize", "ping"})
 # 2026-07-28 list and read results are cacheable (ttlMs, cacheScope are required there).
@@ -92,7 +94,9 @@ class RequestContext:
         self.log_level = log_level
         meta = params.get("_meta")
         self.meta: JSONObject = meta if isinstance(meta, dict) else {}
-        self.progress_token = self.meta.get("progressToken")
+        token = self.meta.get("progressToken")
+        # A token is a string or an integer; anything else (NaN, 1.5, an object) means no progress.
+        self.progress_token = token if jsonrpc.is_valid_id(token) else None
         self._last_progress: float | None = None
         # Answers to input requests: earlier rounds' (carried in the signed requestState), then
         # this retry's inputResponses. Only those a handler actually used go into the next state.
@@ -144,7 +148,8 @@ class RequestContext:
             await self._hub.publish(f"notifications/{kind}/list_changed", {})
 
     async def _quiet_notify(self, method: str, params: JSONObject) -> None:
-        with contextlib.suppress(McpError):
+        # ValueError: something in params is not JSON (a NaN progress value); the tool goes on.
+        with contextlib.suppress(McpError, ValueError):
             await self._session.notify(method, params)
 
     async def _ask_client(self, capability: str, method: str, params: JSONObject | None, key: str | None) -> Any:
@@ -363,6 +368,8 @@ class ServerConnection:
             on_invalid=self._on_invalid,
             on_batch=self._on_batch,
             timeout=None,
+            answer_invalid=True,
+            drain_timeout=DRAIN_TIMEOUT,
         )
 
     async def _on_invalid(self, line: bytes) -> None:

@@ -15,11 +15,12 @@ from ..server.adapter import (
     bind_handlers,
 )
 from ..server.server import RequestContext, Server, error_result
-from ..transports.http_server import serve_http
+from ..transports.http_server import HttpLimits, add_limit_arguments, limits_from_args, serve_http
 
 __all__ = [
     "CompletionHook",
     "Context",
+    "HttpLimits",
     "PromptOutput",
     "RequestContext",
     "ResourceOutput",
@@ -28,7 +29,9 @@ __all__ = [
     "ToolError",
     "ToolOutput",
     "ToolResult",
+    "add_limit_arguments",
     "bind_handlers",
+    "limits_from_args",
     "serve_http",
     # Imported by servers generated before the adapter moved into the runtime: they keep
     # running on this runtime until regenerated.

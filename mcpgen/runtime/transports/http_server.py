@@ -10,14 +10,18 @@ A client that disconnects cancels its handler.
 
 from __future__ import annotations
 
+import argparse
 import asyncio
 import base64
 import binascii
 import collections
 import logging
+import math
+import os
 import secrets
-from collections.abc import Awaitable, Callable, Iterable, MutableMapping
-from dataclasses import dataclass, field
+import time
+from collections.abc import Awaitable, Callable, Iterable, Mapping, MutableMapping
+from dataclasses import dataclass, field, fields
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -45,7 +49,117 @@ _ERROR_STATUS = {
 }
 _NAME_HEADER_FOR = {"tools/call": "name", "prompts/get": "name", "resources/read": "uri"}
 _LOOPBACK = ("localhost", "127.0.0.1", "[::1]", "::1")
-_MAX_BODY = 64 * 1024 * 1024
+
+
+@dataclass(frozen=True)
+class HttpLimits:
+    """What one HTTP server process grants its clients. Every field has a flag and an environment
+    variable in a generated server's `__main__` (see `add_limit_arguments`)."""
+
+    # A POST body over this gets 413: at once when Content-Length says so, else when the
+    # (chunked) body passes it. The official SDK's default, 4 MiB.
+    max_body_bytes: int = 4 * 1024 * 1024
+    # Handshake-era sessions open at once; an initialize beyond them gets 503 (the SDK's 10,000).
+    max_sessions: int = 10_000
+    # A session with no request in flight and no open GET stream for this long is closed; its id
+    # then answers 404 like an unknown one (the SDK's 30 minutes). 0 turns expiry off.
+    session_idle_timeout: float = 30 * 60.0
+    # A connection that has not sent a request's complete headers this long after it opened (or
+    # after its previous response) is closed: slowloris sockets cannot pile up.
+    header_timeout: float = 10.0
+    # An idle keep-alive connection is closed after this long (uvicorn's default, 5 s).
+    keep_alive_timeout: float = 5.0
+    # Connections open at once; one more is closed as soon as it is accepted (kept below the
+    # process's file descriptor limit by serve_http).
+    max_connections: int = 1000
+
+
+# Each limit's flag, environment variable and help text, declared once.
+_LIMIT_OPTIONS: dict[str, tuple[str, str, str]] = {
+    "max_body_bytes": ("--max-body-bytes", "MCPGEN_MAX_BODY_BYTES", "largest POST body; more gets 413"),
+    "max_sessions": ("--max-sessions", "MCPGEN_MAX_SESSIONS", "most open HTTP sessions; one more gets 503"),
+    "session_idle_timeout": (
+        "--session-idle-timeout",
+        "MCPGEN_SESSION_IDLE_TIMEOUT",
+        "seconds a session may sit idle before it is closed (0: never)",
+    ),
+    "header_timeout": (
+        "--header-timeout",
+        "MCPGEN_HEADER_TIMEOUT",
+        "seconds a connection gets to send complete request headers",
+    ),
+    "keep_alive_timeout": (
+        "--keep-alive-timeout",
+        "MCPGEN_KEEP_ALIVE_TIMEOUT",
+        "seconds an idle keep-alive connection stays open",
+    ),
+    "max_connections": ("--max-connections", "MCPGEN_MAX_CONNECTIONS", "most connections open at once"),
+}
+
+
+def add_limit_arguments(parser: argparse.ArgumentParser, environ: Mapping[str, str] | None = None) -> None:
+    """Add a flag for every HttpLimits field; its default comes from its environment variable."""
+    env = os.environ if environ is None else environ
+    defaults = HttpLimits()
+    group = parser.add_argument_group("HTTP limits (each also read from the environment variable named)")
+    for item in fields(HttpLimits):
+        flag, var, text = _LIMIT_OPTIONS[item.name]
+        kind = int if isinstance(getattr(defaults, item.name), int) else float
+        raw = env.get(var)
+        default = getattr(defaults, item.name)
+        if raw is not None and raw.strip():
+            try:
+                default = kind(raw)
+            except ValueError:
+                parser.error(f"{var} must be a number, not {raw!r}")
+        group.add_argument(
+            flag,
+            type=kind,
+            default=default,
+            dest=f"limit_{item.name}",
+            metavar="N" if kind is int else "SECONDS",
+            help=f"{text} (env {var}; default: {getattr(defaults, item.name):{'d' if kind is int else 'g'}})",
+        )
+
+
+def limits_from_args(args: argparse.Namespace) -> HttpLimits:
+    """The HttpLimits that `add_limit_arguments`' flags parsed to; refuses negative values."""
+    values = {item.name: getattr(args, f"limit_{item.name}") for item in fields(HttpLimits)}
+    for name, value in values.items():
+        if not math.isfinite(value) or value < 0:
+            raise SystemExit(f"{_LIMIT_OPTIONS[name][0]} must be a non-negative number, not {value}")
+    return HttpLimits(**values)
+
+
+class _RateLimited(logging.Filter):
+    """Lets one record per message template through per period; the next one that passes says how
+    many were held back. A flood of identical failures (accept errors, refused connections) costs
+    one log line per period, not one per failure."""
+
+    def __init__(self, period: float = 10.0) -> None:
+        super().__init__()
+        self.period = period
+        self._last: dict[tuple[str, str], float] = {}
+        self._held: collections.Counter[tuple[str, str]] = collections.Counter()
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        key = (record.name, str(record.msg))
+        now = time.monotonic()
+        last = self._last.get(key)
+        if last is not None and now - last < self.period:
+            self._held[key] += 1
+            return False
+        if len(self._last) > 1000:
+            self._last.clear()
+        self._last[key] = now
+        held = self._held.pop(key, 0)
+        if held:
+            record.msg = f"{record.msg} ({held} more like this in the last {self.period:g} s)"
+        return True
+
+
+rate_limited = _RateLimited()
+log.addFilter(rate_limited)
 
 
 @dataclass
@@ -146,6 +260,8 @@ class HttpServerTransport:
 class _LegacySession:
     connection: ServerConnection
     transport: HttpServerTransport
+    last_seen: float = field(default_factory=time.monotonic)
+    busy: int = 0  # requests in flight and open GET streams: a busy session never expires
 
 
 class StreamableHttpApp:
@@ -159,8 +275,11 @@ class StreamableHttpApp:
         security: HttpSecurity | None = None,
         json_response: bool = False,
         stateless: bool = False,
+        limits: HttpLimits | None = None,
     ) -> None:
         self.server = server
+        self.limits = limits or HttpLimits()
+        self._next_sweep = 0.0
         self.path = path.rstrip("/") or "/"
         self.security = security or HttpSecurity()
         self.json_response = json_response
@@ -175,6 +294,10 @@ class StreamableHttpApp:
         if scope["type"] != "http":
             return
         headers = _headers(scope)
+        if scope["method"] == "POST" and _declared_length(headers) > self.limits.max_body_bytes:
+            # Refused before the body is read or anything else is checked.
+            await _too_large(send)
+            return
         if not self.security.host_ok(headers.get("host")) or not self.security.origin_ok(headers.get("origin")):
             await _plain(send, 403, "Forbidden: Host or Origin not allowed")
             return
@@ -195,9 +318,27 @@ class StreamableHttpApp:
 
     async def _post(self, headers: dict[str, str], receive: Receive, send: Send) -> None:
         accept = headers.get("accept", "")
-        body = await _read_body(receive)
+        # As the official SDK: the client must take both response kinds (JSON only in
+        # json_response mode), and send JSON.
+        has_json, has_sse = _accepts(accept)
+        if not has_json or not (has_sse or self.json_response):
+            wanted = "application/json" if self.json_response else "both application/json and text/event-stream"
+            await _json(
+                send, 406, jsonrpc.error_response(None, jsonrpc.INVALID_REQUEST, f"Not Acceptable: accept {wanted}")
+            )
+            return
+        if not _is_json(headers.get("content-type", "")):
+            await _json(
+                send,
+                415,
+                jsonrpc.error_response(
+                    None, jsonrpc.INVALID_REQUEST, "Unsupported Media Type: Content-Type must be application/json"
+                ),
+            )
+            return
+        body = await _read_body(receive, self.limits.max_body_bytes)
         if body is None:
-            await _json(send, 413, jsonrpc.error_response(None, jsonrpc.INVALID_REQUEST, "Body too large"))
+            await _too_large(send)
             return
         try:
             message = jsonrpc.decode(body)
@@ -238,8 +379,22 @@ class StreamableHttpApp:
             connection = self.server.connection(transport)
             new_id = None
             if not self.stateless:
+                if not self._room_for_a_session():
+                    log.warning("refusing a new session: %d sessions are open", len(self.sessions))
+                    await _json(
+                        send, 503, jsonrpc.error_response(request_id, jsonrpc.INTERNAL_ERROR, "Too many open sessions")
+                    )
+                    return
                 new_id = secrets.token_urlsafe(24)
-                self.sessions[new_id] = _LegacySession(connection, transport)
+                opened = _LegacySession(connection, transport)
+                self.sessions[new_id] = opened
+                opened.busy += 1
+                try:
+                    await self._serve(connection, transport, message, kind, accept, receive, send, session_id=new_id)
+                finally:
+                    opened.busy -= 1
+                    opened.last_seen = time.monotonic()
+                return
             await self._serve(connection, transport, message, kind, accept, receive, send, session_id=new_id)
             return
         version = headers.get("mcp-protocol-version")
@@ -264,15 +419,74 @@ class StreamableHttpApp:
                 send, 400, jsonrpc.error_response(request_id, jsonrpc.INVALID_REQUEST, "Missing Mcp-Session-Id header")
             )
             return
-        legacy = self.sessions.get(session_id)
+        legacy = self._session(session_id)
         if legacy is None:
             await _json(
                 send, 404, jsonrpc.error_response(request_id, jsonrpc.INVALID_REQUEST, "Unknown or expired session")
             )
             return
-        await self._serve(
-            legacy.connection, legacy.transport, message, kind, accept, receive, send, session_id=session_id
-        )
+        if request_id is not None and request_id in legacy.transport.streams:
+            # Its answer could only reach one of the two POSTs: refuse the second, keep the first.
+            await _json(
+                send,
+                409,
+                jsonrpc.error_response(
+                    request_id, jsonrpc.INVALID_REQUEST, "A request with this id is already in progress"
+                ),
+                {"mcp-session-id": session_id},
+            )
+            return
+        legacy.busy += 1
+        try:
+            await self._serve(
+                legacy.connection, legacy.transport, message, kind, accept, receive, send, session_id=session_id
+            )
+        finally:
+            legacy.busy -= 1
+            legacy.last_seen = time.monotonic()
+
+    # -- sessions ------------------------------------------------------------------
+
+    def _expired(self, legacy: _LegacySession, now: float) -> bool:
+        idle = self.limits.session_idle_timeout
+        return idle > 0 and legacy.busy == 0 and now - legacy.last_seen > idle
+
+    def _session(self, session_id: str) -> _LegacySession | None:
+        """The live session with this id; an idle-expired one is closed here and counts as unknown."""
+        self._sweep()
+        legacy = self.sessions.get(session_id)
+        if legacy is None:
+            return None
+        now = time.monotonic()
+        if self._expired(legacy, now):
+            self._end(session_id, "the session expired")
+            return None
+        legacy.last_seen = now
+        return legacy
+
+    def _end(self, session_id: str, reason: str) -> None:
+        legacy = self.sessions.pop(session_id, None)
+        if legacy is not None:
+            task = asyncio.get_running_loop().create_task(legacy.connection.session.close(reason))
+            _closing.add(task)
+            task.add_done_callback(_closing.discard)
+
+    def _sweep(self, *, force: bool = False) -> None:
+        """Close every idle-expired session; runs at most every few seconds (or when full)."""
+        idle = self.limits.session_idle_timeout
+        now = time.monotonic()
+        if idle <= 0 or (now < self._next_sweep and not force):
+            return
+        self._next_sweep = now + min(idle / 4, 30.0)
+        for session_id in [sid for sid, legacy in self.sessions.items() if self._expired(legacy, now)]:
+            self._end(session_id, "the session expired")
+
+    def _room_for_a_session(self) -> bool:
+        if len(self.sessions) < self.limits.max_sessions:
+            self._sweep()
+            return True
+        self._sweep(force=True)
+        return len(self.sessions) < self.limits.max_sessions
 
     async def _serve(
         self,
@@ -371,7 +585,7 @@ class StreamableHttpApp:
             await _plain(send, 406, "GET needs Accept: text/event-stream")
             return
         session_id = headers.get("mcp-session-id")
-        legacy = self.sessions.get(session_id) if session_id else None
+        legacy = self._session(session_id) if session_id else None
         if legacy is None:
             # Stateless era: no standalone stream.
             await _plain(send, 405 if session_id is None else 404, "No standalone stream", {"allow": "POST"})
@@ -381,6 +595,7 @@ class StreamableHttpApp:
             return
         queue: asyncio.Queue[JSONObject] = asyncio.Queue()
         legacy.transport.standalone = queue
+        legacy.busy += 1
         await send(
             {
                 "type": "http.response.start",
@@ -412,12 +627,16 @@ class StreamableHttpApp:
                 await send({"type": "http.response.body", "body": data, "more_body": True})
         finally:
             disconnect.cancel()
+            legacy.busy -= 1
+            legacy.last_seen = time.monotonic()
             if legacy.transport.standalone is queue:
                 legacy.transport.standalone = None
 
     async def _delete(self, headers: dict[str, str], send: Send) -> None:
         session_id = headers.get("mcp-session-id")
-        legacy = self.sessions.pop(session_id, None) if session_id else None
+        legacy = self._session(session_id) if session_id else None
+        if session_id and legacy is not None:
+            self.sessions.pop(session_id, None)
         if legacy is None:
             await _plain(send, 404 if session_id else 405, "No such session")
             return
@@ -593,7 +812,43 @@ def _header_list(headers: dict[str, str]) -> list[tuple[bytes, bytes]]:
     return [(k.encode("latin-1"), v.encode("latin-1")) for k, v in headers.items()]
 
 
-async def _read_body(receive: Receive) -> bytes | None:
+# Sessions being closed in the background (expired or evicted): kept referenced until done.
+_closing: set[asyncio.Task[None]] = set()
+
+
+def _declared_length(headers: dict[str, str]) -> int:
+    try:
+        return int(headers.get("content-length", "0"))
+    except ValueError:
+        return 0  # h11 refuses a malformed Content-Length before we see it
+
+
+def _accepts(accept: str) -> tuple[bool, bool]:
+    """(takes JSON, takes SSE) by an Accept header, wildcards included."""
+    types = {part.split(";")[0].strip().lower() for part in accept.split(",")}
+    anything = "*/*" in types
+    return (
+        anything or "application/json" in types or "application/*" in types,
+        anything or "text/event-stream" in types or "text/*" in types,
+    )
+
+
+def _is_json(content_type: str) -> bool:
+    return content_type.split(";")[0].strip().lower() == "application/json"
+
+
+async def _too_large(send: Send) -> None:
+    # The unread rest of the body makes the connection useless: close it after this answer.
+    await _json(
+        send,
+        413,
+        jsonrpc.error_response(None, jsonrpc.INVALID_REQUEST, "Request body too large"),
+        {"connection": "close"},
+    )
+
+
+async def _read_body(receive: Receive, limit: int) -> bytes | None:
+    """The whole body, or None as soon as it passes `limit` bytes (the rest is never read)."""
     chunks: list[bytes] = []
     size = 0
     while True:
@@ -602,7 +857,7 @@ async def _read_body(receive: Receive) -> bytes | None:
             return b""
         chunk = message.get("body", b"")
         size += len(chunk)
-        if size > _MAX_BODY:
+        if size > limit:
             return None
         chunks.append(chunk)
         if not message.get("more_body"):
@@ -653,18 +908,112 @@ def serve_http(
     allowed_hosts: Iterable[str] = (),
     allowed_origins: Iterable[str] = (),
     log_level: str = "warning",
+    limits: HttpLimits | None = None,
 ) -> None:
     """Run the server under uvicorn (blocking). Binds 127.0.0.1 unless told otherwise."""
     import uvicorn
 
+    limits = limits or HttpLimits()
     app = StreamableHttpApp(
         server,
         path=path,
         stateless=stateless,
         json_response=json_response,
         security=HttpSecurity(list(allowed_hosts), list(allowed_origins)),
+        limits=limits,
     )
     # uvicorn formats every access-log line's arguments before the logger drops them by level:
     # turned off unless that level would show it.
     access_log = log_level.lower() in ("trace", "debug", "info")
-    uvicorn.run(app, host=host, port=port, log_level=log_level, lifespan="off", access_log=access_log)
+    config = uvicorn.Config(
+        app,
+        host=host,
+        port=port,
+        log_level=log_level,
+        lifespan="off",
+        access_log=access_log,
+        http=guarded_protocol(limits.header_timeout, _connection_cap(limits.max_connections)),
+        timeout_keep_alive=max(1, math.ceil(limits.keep_alive_timeout)),
+    )
+    # The loggers exist once uvicorn configured logging: floods of one failure become one line
+    # per period (accept errors when descriptors run out, refused connections, bad requests).
+    for name in ("asyncio", "uvicorn.error"):
+        logging.getLogger(name).addFilter(rate_limited)
+    uvicorn.Server(config).run()
+
+
+def _connection_cap(wanted: int) -> int:
+    """`wanted`, kept below the process's descriptor limit so that accept() never runs out."""
+    try:
+        import resource
+
+        soft, _ = resource.getrlimit(resource.RLIMIT_NOFILE)
+    except (ImportError, OSError, ValueError):
+        return wanted
+    if soft == resource.RLIM_INFINITY or soft <= 0:
+        return wanted
+    return max(1, min(wanted, soft - 64))
+
+
+def guarded_protocol(header_timeout: float, max_connections: int) -> type[Any]:
+    """uvicorn's HTTP/1.1 protocol with two guards it lacks: a connection that has not sent a complete
+    request head `header_timeout` seconds after it opened (or after its last response) is closed,
+    and a connection beyond `max_connections` is closed as soon as it is accepted."""
+    base: type[Any]
+    try:  # uvicorn's faster parser when httptools is installed, as its "auto" would pick
+        from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
+
+        base = HttpToolsProtocol
+    except ImportError:
+        from uvicorn.protocols.http.h11_impl import H11Protocol
+
+        base = H11Protocol
+
+    class GuardedProtocol(base):  # type: ignore[misc]
+        _head_timer: asyncio.TimerHandle | None = None
+
+        def connection_made(self, transport: asyncio.Transport) -> None:
+            super().connection_made(transport)
+            if len(self.connections) > max_connections:
+                log.warning("refusing a connection: %d are open (--max-connections)", len(self.connections) - 1)
+                transport.abort()
+                return
+            self._arm()
+
+        def _arm(self) -> None:
+            self._disarm()
+            if header_timeout > 0:
+                self._head_timer = self.loop.call_later(header_timeout, self._head_timeout)
+
+        def _disarm(self) -> None:
+            if self._head_timer is not None:
+                self._head_timer.cancel()
+                self._head_timer = None
+
+        def _head_timeout(self) -> None:
+            self._head_timer = None
+            waiting = self.cycle is None or self.cycle.response_complete
+            if waiting and not self.transport.is_closing():
+                log.info("closing a connection that sent no complete request head in %g s", header_timeout)
+                self.transport.abort()
+
+        def handle_events(self) -> None:  # h11
+            super().handle_events()
+            if self.cycle is not None and not self.cycle.response_complete:
+                self._disarm()  # a request head arrived
+
+        def on_headers_complete(self) -> None:  # httptools
+            super().on_headers_complete()
+            self._disarm()
+
+        def on_response_complete(self) -> None:
+            # Armed first: a pipelined request handled inside super() disarms it again.
+            if not self.transport.is_closing():
+                self._arm()
+            super().on_response_complete()
+
+        def connection_lost(self, exc: Exception | None) -> None:
+            self._disarm()
+            super().connection_lost(exc)
+
+    return GuardedProtocol

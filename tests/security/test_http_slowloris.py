@@ -1,0 +1,121 @@
+"""Slowloris against the generated server's HTTP mode: connections that never finish their
+headers are closed after --header-timeout, connections beyond --max-connections are closed at
+once, the refusals are logged a line per period (not one per connection), and an honest client
+is served afterwards."""
+
+from __future__ import annotations
+
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+import httpx
+import pytest
+
+from ._asgi import INIT_PARAMS, rpc
+from ._stdio import WEATHER
+
+pytestmark = pytest.mark.slow
+
+PARTIAL = b"POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
+
+
+@contextmanager
+def weather_http(tmp_path: Path, *flags: str) -> Iterator[tuple[int, Path]]:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = int(s.getsockname()[1])
+    log = tmp_path / "stderr.log"
+    with open(log, "wb") as err:
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "weather_server", "--http", "--port", str(port), *flags],
+            cwd=WEATHER,
+            stdout=subprocess.DEVNULL,
+            stderr=err,
+            start_new_session=True,
+        )
+    try:
+        deadline = time.monotonic() + 30
+        while True:
+            try:
+                # A complete request, so that the probe itself is not a half-open connection.
+                httpx.get(f"http://127.0.0.1:{port}/", timeout=2)
+                break
+            except httpx.TransportError:
+                assert proc.poll() is None, log.read_text()[-1500:]
+                assert time.monotonic() < deadline, "the server did not listen"
+                time.sleep(0.1)
+        yield port, log
+    finally:
+        os.killpg(proc.pid, signal.SIGTERM)
+        try:
+            proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait()
+
+
+def half_open(port: int, count: int) -> list[socket.socket]:
+    socks = []
+    for _ in range(count):
+        sock = socket.create_connection(("127.0.0.1", port), timeout=5)
+        try:
+            sock.sendall(PARTIAL)
+        except OSError:
+            pass  # already refused
+        socks.append(sock)
+    return socks
+
+
+def closed_by_server(sock: socket.socket, wait: float) -> bool:
+    sock.settimeout(wait)
+    try:
+        return sock.recv(1024) == b""
+    except (ConnectionResetError, BrokenPipeError):
+        return True
+    except TimeoutError:
+        return False
+
+
+def initialize(port: int) -> httpx.Response:
+    return httpx.post(
+        f"http://127.0.0.1:{port}/mcp",
+        content=rpc(1, "initialize", INIT_PARAMS),
+        headers={"accept": "application/json, text/event-stream", "content-type": "application/json"},
+        timeout=10,
+    )
+
+
+def test_partial_headers_are_closed_after_the_header_timeout(tmp_path: Path) -> None:
+    with weather_http(tmp_path, "--header-timeout", "1") as (port, _):
+        socks = half_open(port, 30)
+        try:
+            started = time.monotonic()
+            assert all(closed_by_server(sock, 4) for sock in socks)
+            assert time.monotonic() - started < 4
+        finally:
+            for sock in socks:
+                sock.close()
+        assert initialize(port).status_code == 200
+
+
+def test_connections_beyond_the_cap_are_closed_and_logged_once(tmp_path: Path) -> None:
+    with weather_http(tmp_path, "--header-timeout", "30", "--max-connections", "20") as (port, log):
+        socks = half_open(port, 80)
+        try:
+            time.sleep(0.5)
+            refused = sum(closed_by_server(sock, 0.05) for sock in socks)
+            assert refused >= 55  # 80 minus the 20 allowed (a little slack for the probe)
+            refusals = [ln for ln in log.read_text().splitlines() if "refusing a connection" in ln]
+            assert 1 <= len(refusals) <= 2, refusals
+        finally:
+            for sock in socks:
+                sock.close()
+        time.sleep(0.3)
+        assert initialize(port).status_code == 200
