@@ -98,6 +98,40 @@ def _with_source_options(f: Any) -> Any:
     return f
 
 
+# What `client` and `server` both take about the package they write.
+package_options = [
+    click.option(
+        "-o", "--output", "output", required=True, type=click.Path(file_okay=False), help="Package directory to write."
+    ),
+    click.option("--name", "name", default=None, help="Package name (default: the output folder's name)."),
+    click.option(
+        "--runtime",
+        type=click.Choice([r.value for r in Runtime]),
+        default=Runtime.IMPORT.value,
+        show_default=True,
+        help="import: use the installed mcpgen.runtime; vendor: copy it into the package.",
+    ),
+    click.option(
+        "--templates",
+        "templates",
+        type=click.Path(exists=True, file_okay=False),
+        default=None,
+        help="Directory of templates overriding shipped ones by file name.",
+    ),
+    click.option(
+        "--skip-invalid",
+        is_flag=True,
+        help="Leave out (with a warning) each tool that cannot be generated exactly; generate the rest.",
+    ),
+]
+
+
+def _with_package_options(f: Any) -> Any:
+    for opt in reversed(package_options):
+        f = opt(f)
+    return f
+
+
 @click.group()
 @click.version_option(__version__, prog_name="mcpgen")
 def cli() -> None:
@@ -137,29 +171,7 @@ def _cli_target(output: str, name: str | None, source: SourceSpec, **options: An
 
 @cli.command("client")
 @click.argument("source", required=False)
-@click.option(
-    "-o", "--output", "output", required=True, type=click.Path(file_okay=False), help="Package directory to write."
-)
-@click.option("--name", "name", default=None, help="Package name (default: the output folder's name).")
-@click.option(
-    "--runtime",
-    type=click.Choice(["import", "vendor"]),
-    default="import",
-    show_default=True,
-    help="import: use the installed mcpgen.runtime; vendor: copy it into the package.",
-)
-@click.option(
-    "--templates",
-    "templates",
-    type=click.Path(exists=True, file_okay=False),
-    default=None,
-    help="Directory of templates overriding shipped ones by file name.",
-)
-@click.option(
-    "--skip-invalid",
-    is_flag=True,
-    help="Leave out (with a warning) each tool that cannot be generated exactly; generate the rest.",
-)
+@_with_package_options
 @click.option(
     "--sync/--no-sync",
     "sync",
@@ -206,31 +218,9 @@ def client_cmd(
 
 @cli.command("server")
 @click.argument("sources", nargs=-1)
-@click.option(
-    "-o", "--output", "output", required=True, type=click.Path(file_okay=False), help="Package directory to write."
-)
-@click.option("--name", "name", default=None, help="Package name (default: the output folder's name).")
+@_with_package_options
 @click.option(
     "--add-missing", is_flag=True, help="Append stubs for new tools to handlers.py (nothing else in it changes)."
-)
-@click.option(
-    "--runtime",
-    type=click.Choice(["import", "vendor"]),
-    default="import",
-    show_default=True,
-    help="import: use the installed mcpgen.runtime; vendor: copy it into the package.",
-)
-@click.option(
-    "--templates",
-    "templates",
-    type=click.Path(exists=True, file_okay=False),
-    default=None,
-    help="Directory of templates overriding shipped ones by file name.",
-)
-@click.option(
-    "--skip-invalid",
-    is_flag=True,
-    help="Leave out (with a warning) each tool that cannot be generated exactly; generate the rest.",
 )
 @_with_source_options
 @_with_mode_options
