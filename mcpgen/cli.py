@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any, NoReturn
+from typing import Any, NoReturn, TypeVar
 
 import click
 
@@ -79,6 +79,20 @@ def load_source(spec: SourceSpec) -> Catalog:
     return cat
 
 
+_F = TypeVar("_F", bound=Callable[..., Any])
+
+
+def _options_decorator(options: list[Any]) -> Callable[[_F], _F]:
+    """One decorator applying a list of click options, in the order listed."""
+
+    def apply(f: _F) -> _F:
+        for opt in reversed(options):
+            f = opt(f)
+        return f
+
+    return apply
+
+
 source_options = [
     click.option("--url", "url", type=str, default=None, help="A Streamable HTTP (or HTTP+SSE) server."),
     click.option(
@@ -92,10 +106,7 @@ source_options = [
 ]
 
 
-def _with_source_options(f: Any) -> Any:
-    for opt in reversed(source_options):
-        f = opt(f)
-    return f
+_with_source_options = _options_decorator(source_options)
 
 
 # What `client` and `server` both take about the package they write.
@@ -126,10 +137,7 @@ package_options = [
 ]
 
 
-def _with_package_options(f: Any) -> Any:
-    for opt in reversed(package_options):
-        f = opt(f)
-    return f
+_with_package_options = _options_decorator(package_options)
 
 
 @click.group()
@@ -151,10 +159,7 @@ mode_options = [
 ]
 
 
-def _with_mode_options(f: Any) -> Any:
-    for opt in reversed(mode_options):
-        f = opt(f)
-    return f
+_with_mode_options = _options_decorator(mode_options)
 
 
 def _mode(check: bool, show_diff: bool) -> Mode:
