@@ -116,7 +116,8 @@ async def _outside_request(send: Awaitable[None]) -> None:
     context = contextvars.copy_context()
     context.run(current_request.set, None)
     with contextlib.suppress(McpError):
-        await asyncio.get_running_loop().create_task(_awaited(send), context=context)
+        # Task copies the context it is created in; create_task(context=) is 3.11+ only.
+        await context.run(asyncio.get_running_loop().create_task, _awaited(send))
 
 
 async def _awaited(send: Awaitable[None]) -> None:
