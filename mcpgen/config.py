@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from .catalog.model import Problem
-from .options import ClientOptions, GeneratorOptions, Runtime, ServerOptions
+from .options import ClientOptions, DocsOptions, GeneratorOptions, Runtime, ServerOptions
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -89,7 +89,7 @@ class Target:
     source: SourceSpec
     output: Path
     package: str
-    generator: GeneratorOptions  # ClientOptions or ServerOptions: the kind of package
+    generator: GeneratorOptions  # ClientOptions, ServerOptions or DocsOptions: the kind of output
     templates: Path | None = None
     force: bool = False
     skip_invalid: bool = False  # leave out (with a warning) tools that cannot be generated exactly
@@ -97,7 +97,9 @@ class Target:
 
     @property
     def kind(self) -> str:
-        """ "client" or "server" (as the manifest records it)."""
+        """ "client", "server" or "docs" (as the manifest records it)."""
+        if isinstance(self.generator, DocsOptions):
+            return "docs"
         return "client" if isinstance(self.generator, ClientOptions) else "server"
 
 
