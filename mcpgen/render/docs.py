@@ -45,6 +45,18 @@ def md_block(text: object) -> str:
     return "\n".join(out)
 
 
+def md_code(text: object, *, cell: bool = False) -> str:
+    """Untrusted text as an inline code span: shown exactly, never markup. In a table `cell`, a
+    `|` is escaped (GFM splits cells before it reads code spans)."""
+    body = " ".join(str(text or "").split())
+    if cell:
+        body = body.replace("|", "\\|")
+    longest = max((len(run) for run in re.findall(r"`+", body)), default=0)
+    ticks = "`" * (longest + 1)
+    pad = " " if body.startswith("`") or body.endswith("`") or not body.strip() else ""
+    return f"{ticks}{pad}{body}{pad}{ticks}"
+
+
 def md_fence(text: str, language: str = "") -> str:
     """A fenced code block that no backtick run inside `text` can close early."""
     longest = max((len(run) for run in re.findall(r"`+", text)), default=0)
@@ -82,6 +94,7 @@ def render_docs(plan: Plan, catalog: Catalog, templates: str | None = None) -> F
     env.filters["md_inline"] = md_inline
     env.filters["md_block"] = md_block
     env.filters["md_fence"] = md_fence
+    env.filters["md_code"] = md_code
     style = render(env, "docs/style.css.jinja")
     script = render(env, "docs/search.js.jinja")
     fs = FileSet()

@@ -88,7 +88,8 @@ def type_label(schema: Any, root: Any, depth: int = 0) -> str:
         return "any"
     ref = schema.get("$ref")
     if isinstance(ref, str):
-        return ref.rsplit("/", 1)[-1] or "object"
+        name = ref.rsplit("/", 1)[-1]
+        return "schema" if name in ("", "#") else name  # "#": the whole schema again
     if "const" in schema:
         return "const " + _short_json(schema["const"])
     for key in ("anyOf", "oneOf"):
