@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hostile_docs import JS_URL, hostile_document
 from markdown_it import MarkdownIt
 
 from mcpgen.catalog.model import Catalog
@@ -25,11 +26,6 @@ REPO = Path(__file__).resolve().parents[2]
 EVERYTHING = REPO / "tests/golden/inputs/everything.raw.json"
 TIME = REPO / "tests/golden/inputs/time.raw.json"
 
-SCRIPT = "<script>alert(1)</script>"
-IMG = '"><img src=x onerror=alert(1)>'
-JS_URL = "javascript:alert(1)"
-HOSTILE = f"{SCRIPT} {IMG} {JS_URL} [click]({JS_URL}) <a href='{JS_URL}'>x</a>"
-
 
 def _catalog(doc: Any) -> Catalog:
     cat, problems = catalog_from_document(doc, "inline")
@@ -40,51 +36,6 @@ def _catalog(doc: Any) -> Catalog:
 def _docs(doc: Any) -> dict[str, str]:
     cat = _catalog(doc)
     return render_docs(build_plan(cat), cat).files
-
-
-def hostile_document() -> dict[str, Any]:
-    """Every field the docs print carries markup, a script and a javascript: URL."""
-    return {
-        "initialize": {
-            "protocolVersion": "2025-11-25",
-            "serverInfo": {"name": f"srv{IMG}", "title": f"T{SCRIPT}", "version": IMG, "description": HOSTILE},
-            "instructions": f"# Heading\n{HOSTILE}\n===\n```\n> quote",
-        },
-        "tools": [
-            {
-                "name": f"tool{IMG}",
-                "title": HOSTILE,
-                "description": f"{HOSTILE}\n\n## not a heading",
-                "inputSchema": {
-                    "type": "object",
-                    "properties": {
-                        f"arg{IMG}": {
-                            "type": "string",
-                            "description": HOSTILE,
-                            "enum": [SCRIPT, JS_URL],
-                            "default": IMG,
-                        },
-                        JS_URL: {"type": "string", "examples": [f"```{SCRIPT}"]},
-                    },
-                    "required": [f"arg{IMG}", JS_URL],
-                },
-                "outputSchema": {"type": "object", "properties": {"x": {"type": "string", "description": SCRIPT}}},
-                "annotations": {"readOnlyHint": True},
-            }
-        ],
-        "prompts": [
-            {
-                "name": f"prompt{SCRIPT}",
-                "description": HOSTILE,
-                "arguments": [{"name": f"a{IMG}", "description": HOSTILE, "required": True}],
-            }
-        ],
-        "resources": [{"uri": JS_URL, "name": f"r{IMG}", "description": HOSTILE, "mimeType": IMG}],
-        "resourceTemplates": [
-            {"uriTemplate": JS_URL + "/{id}", "name": f"t{SCRIPT}", "description": HOSTILE},
-            {"uriTemplate": JS_URL + "{?q}", "name": "rich", "description": HOSTILE},
-        ],
-    }
 
 
 class _Tags(HTMLParser):
