@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import sys
 from pathlib import Path
 
 import pytest
@@ -95,3 +96,16 @@ def test_an_invalid_tool_needs_skip_invalid(tmp_path: Path, capsys: pytest.Captu
     assert code == 0 and "warning" in err
     html = (out / "index.html").read_text()
     assert 'id="tool-ok"' in html and 'id="tool-far"' not in html
+
+
+@pytest.mark.slow
+def test_docs_from_a_live_stdio_server(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """The source shapes of the other commands: here a real server started after `--`."""
+    out = tmp_path / "docs"
+    code, _, err = run_cli(
+        ["docs", "-o", str(out), "--connect-timeout", "60", "--", sys.executable, "-m", "mcp_server_time"], capsys
+    )
+    assert code == 0, err
+    html = (out / "index.html").read_text()
+    assert 'id="tool-convert-time"' in html and 'id="tool-get-current-time"' in html
+    assert "await client.get_current_time(timezone=" in (out / "reference.md").read_text()
