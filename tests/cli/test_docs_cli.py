@@ -109,3 +109,23 @@ def test_docs_from_a_live_stdio_server(tmp_path: Path, capsys: pytest.CaptureFix
     html = (out / "index.html").read_text()
     assert 'id="tool-convert-time"' in html and 'id="tool-get-current-time"' in html
     assert "await client.get_current_time(timezone=" in (out / "reference.md").read_text()
+
+
+def test_templates_override_a_docs_file_and_html_stays_escaped(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    custom = tmp_path / "templates"
+    custom.mkdir()
+    (custom / "llms.txt.jinja").write_text(
+        "# {{ page.title }}\n{% for t in page.tools %}- {{ t.heading }}\n{% endfor %}"
+    )
+    (custom / "index.html.jinja").write_text("<p>{{ page.tools[0].description }}</p>\n")
+    src = tmp_path / "tools.json"
+    src.write_text(json.dumps([{"name": "t", "description": "<b>x</b>", "inputSchema": {"type": "object"}}]))
+    out = tmp_path / "docs"
+    code, _, err = run_cli(["docs", str(src), "-o", str(out), "--templates", str(custom)], capsys)
+    assert code == 0, err
+    assert (out / "llms.txt").read_text() == "# MCP server\n- t\n"
+    assert (out / "index.html").read_text() == "<p>&lt;b&gt;x&lt;/b&gt;</p>\n"  # a user's page is autoescaped too
+    manifest = json.loads((out / MANIFEST_NAME).read_text())
+    assert manifest["options"]["templates"].startswith("sha256:")
