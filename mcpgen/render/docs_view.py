@@ -221,10 +221,9 @@ def _hints(annotations: dict[str, Any] | None) -> tuple[str, ...]:
 def _tool_doc(tool: ToolPlan, anchor: str) -> ToolDoc:
     schema = tool.spec.input_schema
     example = object_example(schema, schema, with_given=True)
-    python_names = {f.wire: f.python for f in tool.args}
-    # Keywords in the method's order: required first.
-    order = [r.wire for r in _tool_arguments(tool)]
-    call_args = [(python_names[w], example[w]) for w in order if w in example and w in python_names]
+    arguments = _tool_arguments(tool)
+    # Keywords in the method's order (required first), each with its example value.
+    call_args = [(row.python, example[row.wire]) for row in arguments if row.wire in example]
     return ToolDoc(
         kind="tool",
         anchor=anchor,
@@ -233,7 +232,7 @@ def _tool_doc(tool: ToolPlan, anchor: str) -> ToolDoc:
         description=tool.spec.description if tool.spec.description and tool.spec.description.strip() else None,
         python_call=python_call(tool.method, call_args),
         plan=tool,
-        arguments=_tool_arguments(tool),
+        arguments=arguments,
         example_arguments=_json_text(example),
         returns=_returns(tool),
         input_schema=_json_text(schema),

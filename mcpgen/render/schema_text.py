@@ -201,7 +201,8 @@ def object_example(schema: dict[str, Any], root: Any, depth: int = 0, *, with_gi
     required = schema.get("required")
     needed = set(required) if isinstance(required, list) else set()
     out: dict[str, Any] = {}
-    for name, sub in list(props.items())[:MAX_MEMBERS]:
+    # A tool's own arguments are all shown (the plan holds them anyway); nested objects are cut.
+    for name, sub in list(props.items())[: MAX_MEMBERS if depth else None]:
         if name in needed:
             out[name] = example_value(sub, root, depth)
         elif with_given and isinstance(sub, dict) and ("examples" in sub or "example" in sub):

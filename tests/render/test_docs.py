@@ -291,3 +291,11 @@ def test_same_catalog_same_bytes() -> None:
     assert cat is not None and not problems
     first = render_docs(build_plan(cat), cat).files
     assert render_docs(build_plan(cat), cat).files == first
+
+
+def test_every_required_argument_is_in_the_example_nested_objects_are_cut() -> None:
+    props = {f"p{i}": {"type": "integer"} for i in range(30)}
+    flat: dict[str, Any] = {"type": "object", "properties": props, "required": list(props)}
+    assert len(object_example(flat, flat)) == 30
+    nested: dict[str, Any] = {"type": "object", "properties": {"o": flat}, "required": ["o"]}
+    assert len(object_example(nested, nested)["o"]) == 20
