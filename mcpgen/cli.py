@@ -12,7 +12,7 @@ import click
 from . import __version__
 from .catalog.model import Catalog, Problem
 from .config import SourceSpec, Target, package_for
-from .options import ClientOptions, Mode, Runtime, ServerOptions
+from .options import ClientOptions, DocsOptions, Mode, Runtime, ServerOptions
 
 EXIT_DIFFERENT = 1
 EXIT_BAD_INPUT = 2
@@ -261,6 +261,59 @@ def server_cmd(
         templates=Path(templates) if templates else None,
         force=force,
         skip_invalid=skip_invalid,
+    )
+    sys.exit(_run([target], _mode(check, show_diff)))
+
+
+@cli.command("docs")
+@click.argument("sources", nargs=-1)
+@click.option("-o", "--output", "output", required=True, type=click.Path(file_okay=False), help="Docs folder to write.")
+@click.option(
+    "--templates",
+    "templates",
+    type=click.Path(exists=True, file_okay=False),
+    default=None,
+    help="Directory of templates overriding shipped ones by file name.",
+)
+@click.option(
+    "--skip-invalid",
+    is_flag=True,
+    help="Leave out (with a warning) each tool that cannot be generated exactly; document the rest.",
+)
+@_with_source_options
+@_with_mode_options
+@click.pass_context
+def docs_cmd(
+    ctx: click.Context,
+    sources: tuple[str, ...],
+    output: str,
+    templates: str | None,
+    skip_invalid: bool,
+    url: str | None,
+    headers: tuple[str, ...],
+    config: str | None,
+    server: str | None,
+    connect_timeout: float,
+    check: bool,
+    show_diff: bool,
+    force: bool,
+) -> None:
+    """Write reference docs for SOURCES (files or folders of schemas), --url, --config/--server, or -- COMMAND.
+
+    DIR/index.html (one self-contained page with search; it loads nothing from the network),
+    DIR/reference.md and DIR/llms.txt.
+    """
+    spec = cli_source(sources, ctx.obj.get("command", ()), url, headers, config, server, connect_timeout)
+    target = Target(
+        name="",
+        source=spec,
+        output=Path(output),
+        package="",
+        generator=DocsOptions(),
+        templates=Path(templates) if templates else None,
+        force=force,
+        skip_invalid=skip_invalid,
+        display=output,
     )
     sys.exit(_run([target], _mode(check, show_diff)))
 

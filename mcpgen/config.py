@@ -2,7 +2,7 @@
 
 ```toml
 [tool.mcpgen.targets.weather]
-kind = "client"                      # or "server"
+kind = "client"                      # or "server", or "docs" (reference docs)
 source = "schemas/weather.json"      # or url = "...", command = [...], config = "mcp.json" + server = "NAME"
 output = "src/weather_client"
 headers = { Authorization = "Bearer ${TOKEN}" }   # ${VAR} expands from the environment
@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from .catalog.model import Problem
-from .options import ClientOptions, GeneratorOptions, Runtime, ServerOptions
+from .options import ClientOptions, DocsOptions, GeneratorOptions, Runtime, ServerOptions
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -32,7 +32,7 @@ else:  # pragma: no cover - Python 3.10 only (tomli is a dependency there)
     import tomli as tomllib
 
 PYPROJECT = "pyproject.toml"
-KINDS = ("client", "server")
+KINDS = ("client", "server", "docs")
 RUNTIMES = tuple(r.value for r in Runtime)
 _VAR = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}")
 # Keys of one target table (kebab-case; snake_case is accepted too).
@@ -89,7 +89,7 @@ class Target:
     source: SourceSpec
     output: Path
     package: str
-    generator: GeneratorOptions  # ClientOptions or ServerOptions: the kind of package
+    generator: GeneratorOptions  # ClientOptions, ServerOptions or DocsOptions: the kind of output
     templates: Path | None = None
     force: bool = False
     skip_invalid: bool = False  # leave out (with a warning) tools that cannot be generated exactly
@@ -97,7 +97,9 @@ class Target:
 
     @property
     def kind(self) -> str:
-        """ "client" or "server" (as the manifest records it)."""
+        """ "client", "server" or "docs" (as the manifest records it)."""
+        if isinstance(self.generator, DocsOptions):
+            return "docs"
         return "client" if isinstance(self.generator, ClientOptions) else "server"
 
 
@@ -212,23 +214,29 @@ def parse_target(
     for key, only in (("sync", "client"), ("add-missing", "server")):
         if key in opts and kind in KINDS and kind != only:
             problems.append(Problem(where, f"{key!r} applies to {only} targets only"))
+    for key in ("runtime", "name"):
+        if key in opts and kind == "docs":
+            problems.append(Problem(where, f"{key!r} applies to client and server targets only"))
     if problems or kind is None or output is None or source is None:
         return None, problems
     out = root / output
-    pkg, found = package_for(out, package, where)
+    pkg, found = ("", []) if kind == "docs" else package_for(out, package, where)
     if found:
         return None, found
+    generator: GeneratorOptions = (
+        DocsOptions()
+        if kind == "docs"
+        else ClientOptions(runtime=Runtime(runtime), sync=sync)
+        if kind == "client"
+        else ServerOptions(runtime=Runtime(runtime), add_missing=add_missing)
+    )
     return (
         Target(
             name=name,
             source=source,
             output=out,
             package=pkg,
-            generator=(
-                ClientOptions(runtime=Runtime(runtime), sync=sync)
-                if kind == "client"
-                else ServerOptions(runtime=Runtime(runtime), add_missing=add_missing)
-            ),
+            generator=generator,
             templates=root / templates if templates else None,
             force=force,
             skip_invalid=skip_invalid,

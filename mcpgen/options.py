@@ -34,4 +34,10 @@ class ServerOptions:
     add_missing: bool = False  # append stubs for new tools to the user's handlers.py
 
 
-GeneratorOptions = ClientOptions | ServerOptions
+@dataclass(frozen=True)
+class DocsOptions:
+    """A reference-docs folder (index.html, reference.md, llms.txt): nothing to choose yet but the
+    templates and the source, which every target has."""
+
+
+GeneratorOptions = ClientOptions | ServerOptions | DocsOptions

@@ -15,7 +15,7 @@ from .catalog.model import Catalog, Problem, StageError
 from .catalog.snapshot import catalog_digest
 from .config import SourceSpec, Target
 from .models import dcg
-from .options import ClientOptions, Mode, ServerOptions
+from .options import ClientOptions, DocsOptions, Mode, ServerOptions
 from .output.compare import FileChange, compare, unified_diff
 from .output.files import warm_formatter
 from .output.handlers_file import HANDLERS_FILE, plan_handlers
@@ -85,7 +85,10 @@ def _templates_digest(folder: Path | None) -> str | None:
 
 def _manifest_options(t: Target) -> dict[str, Any]:
     """The options that shape the output (a client's package name does not: its imports are relative)."""
-    opts: dict[str, Any] = {"templates": _templates_digest(t.templates), "runtime": t.generator.runtime.value}
+    opts: dict[str, Any] = {"templates": _templates_digest(t.templates)}
+    if isinstance(t.generator, DocsOptions):
+        return opts  # no Python in a docs folder: no runtime, no package name
+    opts["runtime"] = t.generator.runtime.value
     if isinstance(t.generator, ServerOptions):
         opts["name"] = t.package
     return opts
@@ -101,6 +104,8 @@ def run_target(t: Target, mode: Mode, cwd: Path) -> Outcome:
     old, problems = read_manifest(t.output)
     if problems:
         return Outcome(problems=problems)
+    if isinstance(t.generator, DocsOptions):
+        return _docs(t, mode, old)  # no models: datamodel-code-generator is not started
     # datamodel-code-generator loads in a helper process while the source is read and checked.
     dcg.start()
     try:
@@ -206,6 +211,33 @@ def _server(t: Target, options: ServerOptions, catalog: Catalog, mode: Mode, old
         return Outcome(problems=problems)
     outcome.messages = messages
     outcome.written = len(files) + len(extra)
+    return outcome
+
+
+def _docs(t: Target, mode: Mode, old: Manifest | None) -> Outcome:
+    """The reference docs folder: every file in it is generated (the user's files beside them
+    are left alone, as in a client folder, and need --force)."""
+    from .plan.build import build_plan
+    from .render.docs import render_docs
+
+    catalog, problems = load_catalog(t.source)
+    if catalog is None or not all(p.skippable for p in problems):
+        return Outcome(problems=problems or [Problem(t.source.describe(), "no catalog")])
+    try:
+        plan = build_plan(catalog, skip_invalid=t.skip_invalid)
+    except StageError as exc:
+        return Outcome(problems=exc.problems)
+    fs = render_docs(plan, catalog, _templates(t))
+    manifest = build_manifest("docs", _manifest_options(t), catalog_digest(catalog), fs.files)
+    outcome = Outcome(warnings=list(plan.warnings), tools=len(plan.tools))
+    if mode is not Mode.WRITE:
+        return _compared(t, mode, fs.files, manifest, old, outcome)
+    tree = walk(t.output)
+    owned = owned_files(t.output, tree, old, set())
+    problems = _write(t, tree, fs.files, manifest, owned, set(), expected_others=False)
+    if problems:
+        return Outcome(problems=problems)
+    outcome.written = len(fs.files)
     return outcome
 
 

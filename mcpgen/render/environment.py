@@ -74,7 +74,9 @@ def shipped_templates() -> Path:
     return Path(str(resources.files("mcpgen.templates")))
 
 
-def make_environment(user_dir: str | Path | None = None) -> jinja2.Environment:
+def make_environment(user_dir: str | Path | None = None, *, autoescape_html: bool = False) -> jinja2.Environment:
+    """The environment for every renderer; `autoescape_html` escapes every value in `*.html.jinja`
+    templates (the reference docs), where untrusted text meets a browser."""
     loaders: list[jinja2.BaseLoader] = []
     if user_dir is not None:
         loaders.append(_BasenameLoader(Path(user_dir)))
@@ -82,7 +84,7 @@ def make_environment(user_dir: str | Path | None = None) -> jinja2.Environment:
     env = jinja2.Environment(
         loader=jinja2.ChoiceLoader(loaders),
         undefined=jinja2.StrictUndefined,
-        autoescape=False,
+        autoescape=(lambda name: bool(name) and str(name).endswith(".html.jinja")) if autoescape_html else False,
         trim_blocks=True,
         lstrip_blocks=True,
         keep_trailing_newline=True,
