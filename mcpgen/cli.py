@@ -13,6 +13,7 @@ from . import __version__
 from .catalog.model import Catalog, Problem
 from .config import SourceSpec, Target, package_for
 from .options import ClientOptions, Mode, Runtime, ServerOptions
+from .wording import counted, verb
 
 EXIT_DIFFERENT = 1
 EXIT_BAD_INPUT = 2
@@ -82,6 +83,13 @@ def load_source(spec: SourceSpec) -> Catalog:
 _F = TypeVar("_F", bound=Callable[..., Any])
 
 
+class LiveSourceCommand(click.Command):
+    """A command that also takes a server to start after `--`: its usage line says so."""
+
+    def collect_usage_pieces(self, ctx: click.Context) -> list[str]:
+        return [*super().collect_usage_pieces(ctx), "[-- COMMAND [ARGS]...]"]
+
+
 def _options_decorator(options: list[Any]) -> Callable[[_F], _F]:
     """One decorator applying a list of click options, in the order listed."""
 
@@ -143,7 +151,15 @@ _with_package_options = _options_decorator(package_options)
 @click.group()
 @click.version_option(__version__, prog_name="mcpgen")
 def cli() -> None:
-    """Turn MCP tool definitions into typed Python code."""
+    """Turn MCP tool definitions into typed Python code.
+
+    \b
+    Examples:
+      mcpgen client schemas/weather.yaml -o weather_client
+      mcpgen server schemas/ -o weather_server
+      mcpgen inspect -- npx -y @modelcontextprotocol/server-everything
+      mcpgen COMMAND --help
+    """
 
 
 mode_options = [
@@ -174,7 +190,7 @@ def _cli_target(output: str, name: str | None, source: SourceSpec, **options: An
     return Target(name="", source=source, output=out, package=pkg, display=output, **options)
 
 
-@cli.command("client")
+@cli.command("client", cls=LiveSourceCommand)
 @click.argument("source", required=False)
 @_with_package_options
 @click.option(
@@ -205,7 +221,17 @@ def client_cmd(
     show_diff: bool,
     force: bool,
 ) -> None:
-    """Generate a typed client package from SOURCE (file), --url, --config/--server, or -- COMMAND ARGS..."""
+    """Generate a typed client package from SOURCE (file), --url, --config/--server, or -- COMMAND ARGS...
+
+    \b
+    Examples:
+      mcpgen client schemas/weather.yaml -o weather_client
+      mcpgen client -o weather_client -- python -m weather_server
+      mcpgen client -o everything_client -- npx -y @modelcontextprotocol/server-everything
+      mcpgen client --url http://127.0.0.1:8000/mcp -o weather_client
+      mcpgen client --config mcp.json --server weather -o weather_client
+      mcpgen client schemas/weather.yaml -o weather_client --check
+    """
     spec = cli_source(
         [source] if source else [], ctx.obj.get("command", ()), url, headers, config, server, connect_timeout
     )
@@ -221,7 +247,7 @@ def client_cmd(
     sys.exit(_run([target], _mode(check, show_diff)))
 
 
-@cli.command("server")
+@cli.command("server", cls=LiveSourceCommand)
 @click.argument("sources", nargs=-1)
 @_with_package_options
 @click.option(
@@ -251,6 +277,13 @@ def server_cmd(
     """Scaffold a server package from SOURCES (files or folders of schemas), --url, --config/--server, or -- COMMAND.
 
     _generated/ is rewritten every time; handlers.py is written once and then belongs to you.
+
+    \b
+    Examples:
+      mcpgen server schemas/ -o weather_server
+      mcpgen server schemas/ -o weather_server --add-missing
+      mcpgen server -o mirror_server -- python -m weather_server
+      python -m weather_server --http --port 8000
     """
     spec = cli_source(sources, ctx.obj.get("command", ()), url, headers, config, server, connect_timeout)
     target = _cli_target(
@@ -277,7 +310,15 @@ def server_cmd(
     help="Also generate into folders holding files mcpgen did not write; those are never overwritten or deleted.",
 )
 def generate_cmd(names: tuple[str, ...], check: bool, show_diff: bool, force: bool) -> None:
-    """Run the targets of [tool.mcpgen] in the nearest pyproject.toml (found from the current folder up)."""
+    """Run the targets of [tool.mcpgen] in the nearest pyproject.toml (found from the current folder up).
+
+    \b
+    Examples:
+      mcpgen generate
+      mcpgen generate --target weather
+      mcpgen generate --check
+      mcpgen generate --diff
+    """
     from dataclasses import replace
 
     from .config import load_project
@@ -317,7 +358,10 @@ def _run(targets: Sequence[Target], mode: Mode) -> int:
             click.echo(f"mcpgen: {label}{line}", err=True)
         shown = t.display or str(t.output)
         if mode is Mode.WRITE:
-            click.echo(f"{label}wrote {outcome.written} files to {shown} ({outcome.tools} tools)", err=True)
+            click.echo(
+                f"{label}wrote {counted(outcome.written, 'file')} to {shown} ({counted(outcome.tools, 'tool')})",
+                err=True,
+            )
             continue
         if outcome.diff:
             click.echo(outcome.diff, nl=False)
@@ -326,13 +370,17 @@ def _run(targets: Sequence[Target], mode: Mode) -> int:
             click.echo(f"{label}{ch.status:8} {Path(shown) / ch.path}", err=mode is Mode.DIFF)
         if outcome.changes:
             differs = True
-            click.echo(f"mcpgen: {label}{shown} is out of date ({len(outcome.changes)} files differ)", err=True)
+            n = len(outcome.changes)
+            click.echo(
+                f"mcpgen: {label}{shown} is out of date ({counted(n, 'file')} {verb(n, 'differs', 'differ')})",
+                err=True,
+            )
         else:
             click.echo(f"{label}{shown} is up to date", err=True)
     return EXIT_BAD_INPUT if failed else EXIT_DIFFERENT if differs else 0
 
 
-@cli.command("inspect")
+@cli.command("inspect", cls=LiveSourceCommand)
 @click.argument("source", required=False)
 @_with_source_options
 @click.pass_context
@@ -345,17 +393,24 @@ def inspect_cmd(
     server: str | None,
     connect_timeout: float,
 ) -> None:
-    """Print the tools, prompts and resources of SOURCE as a table."""
+    """Print the tools, prompts and resources of SOURCE (file), --url, --config/--server, or -- COMMAND ARGS...
+
+    \b
+    Examples:
+      mcpgen inspect schemas/weather.yaml
+      mcpgen inspect -- npx -y @modelcontextprotocol/server-everything
+      mcpgen inspect --url http://127.0.0.1:8000/mcp
+    """
     from .render.table import format_catalog
 
     spec = cli_source(
         [source] if source else [], ctx.obj.get("command", ()), url, headers, config, server, connect_timeout
     )
     catalog = load_source(spec)
-    click.echo(format_catalog(catalog), nl=False)
+    click.echo(format_catalog(catalog, spec.describe()), nl=False)
 
 
-@cli.command("snapshot")
+@cli.command("snapshot", cls=LiveSourceCommand)
 @click.argument("source", required=False)
 @click.option("-o", "--output", "output", required=True, type=click.Path(dir_okay=False), help="JSON file to write.")
 @_with_source_options
@@ -372,7 +427,13 @@ def snapshot_cmd(
 ) -> None:
     """Save the whole catalog of SOURCE (usually a live server) as stable, sorted JSON.
 
+    SOURCE is a file, --url, --config/--server, or -- COMMAND ARGS... (a stdio server to start).
     Targets can then point at the file: builds need no live server, and the file diffs well.
+
+    \b
+    Examples:
+      mcpgen snapshot -o schemas/weather.snapshot.json -- python -m weather_server
+      mcpgen snapshot -o schemas/remote.snapshot.json --url http://127.0.0.1:8000/mcp
     """
     from .catalog.snapshot import dumps_snapshot
 
@@ -385,8 +446,9 @@ def snapshot_cmd(
     except OSError as exc:
         _fail([Problem(output, f"cannot write: {exc.strerror or exc}")])
     click.echo(
-        f"wrote {output} ({len(catalog.tools)} tools, {len(catalog.prompts)} prompts, "
-        f"{len(catalog.resources)} resources, {len(catalog.resource_templates)} resource templates)",
+        f"wrote {output} ({counted(len(catalog.tools), 'tool')}, {counted(len(catalog.prompts), 'prompt')}, "
+        f"{counted(len(catalog.resources), 'resource')}, "
+        f"{counted(len(catalog.resource_templates), 'resource template')})",
         err=True,
     )
 
@@ -422,6 +484,12 @@ def diff_cmd(old: str, new: str, as_json: bool, headers: tuple[str, ...], connec
 
     OLD and NEW are each a schema file or snapshot, an http(s):// URL of a live server,
     or "stdio:COMMAND ARGS..." (a stdio server to start).
+
+    \b
+    Examples:
+      mcpgen diff schemas/old.json schemas/new.json
+      mcpgen diff schemas/weather.snapshot.json "stdio:python -m weather_server"
+      mcpgen diff --json old.snapshot.json http://127.0.0.1:8000/mcp
     """
     import json
 
