@@ -21,7 +21,9 @@ from dataclasses import dataclass, field
 from types import ModuleType
 from typing import TYPE_CHECKING, Any, ClassVar, Concatenate, Generic, ParamSpec, TypeVar, cast
 
+from ..core.errors import InvalidArguments
 from ..core.results import ToolError, ToolOutputError, ToolOutputWarning, ToolResult, Unset, structured_of
+from .arguments import problems_of, python_lines, wire_lines
 from .drift import SchemaDriftError, SchemaDriftWarning, compare_tools
 from .features import AsyncFeatures, SyncFeatures
 from .options import (
@@ -245,9 +247,10 @@ class AsyncClientBase(AsyncFeatures):
         import pydantic
 
         try:
-            return await self._invoke(wire, dict(arguments))
+            return await self._invoke(wire, dict(arguments), python_names=False)
         except pydantic.ValidationError as exc:
-            return ToolResult.error(f"Invalid arguments for tool {wire!r}: {exc}")
+            lines = wire_lines(problems_of(exc))
+            return ToolResult.error("\n".join([f"Invalid arguments for tool {wire!r}:", *lines]))
         except ToolError as exc:
             return exc.result
 
@@ -265,13 +268,21 @@ class AsyncClientBase(AsyncFeatures):
         """`_call` for a tool without outputSchema: the result is always a ToolResult."""
         return cast(ToolResult, await self._call(wire, local_vars))
 
-    async def _invoke(self, wire: str, given: Mapping[str, Any]) -> Any:
+    async def _invoke(self, wire: str, given: Mapping[str, Any], *, python_names: bool = True) -> Any:
+        """Validate, send, parse. Bad arguments raise InvalidArguments naming them as the caller's
+        keywords (`python_names`), else pydantic's ValidationError (dispatch words it by wire name)."""
+        import pydantic
+
         models = self._load_models()
         args_model, result_model, wrapped, is_root = self._catalog.table[wire]
+        model_class = getattr(models, args_model)
         # Validate by wire name, then send only what the caller set, by wire name.
-        checked = getattr(models, args_model).model_validate(
-            {k: v for k, v in given.items() if not isinstance(v, Unset)}
-        )
+        try:
+            checked = model_class.model_validate({k: v for k, v in given.items() if not isinstance(v, Unset)})
+        except pydantic.ValidationError as exc:
+            if not python_names:
+                raise
+            raise InvalidArguments(wire, python_lines(model_class, problems_of(exc))) from None
         arguments = checked.model_dump(mode="json", by_alias=True, exclude_unset=True)
         raw = await self.call_tool(wire, arguments)
         result = ToolResult.from_raw(raw)
