@@ -148,7 +148,34 @@ package_options = [
 _with_package_options = _options_decorator(package_options)
 
 
-@click.group()
+EXIT_INTERRUPTED = 130  # 128 + SIGINT, as shells report it
+
+
+class McpgenGroup(click.Group):
+    """The command group. On failure stderr holds only `mcpgen: error:` lines: Ctrl-C and an
+    unexpected exception each become one such line, not a traceback (MCPGEN_DEBUG=1 keeps it)."""
+
+    def invoke(self, ctx: click.Context) -> Any:
+        import os
+
+        try:
+            return super().invoke(ctx)
+        except KeyboardInterrupt:
+            click.echo("mcpgen: error: interrupted", err=True)
+            sys.exit(EXIT_INTERRUPTED)
+        except (click.exceptions.ClickException, click.exceptions.Exit, click.exceptions.Abort):
+            raise
+        except Exception as exc:
+            if os.environ.get("MCPGEN_DEBUG"):
+                raise
+            what = " ".join(str(exc).split())[:300]
+            click.echo(
+                f"mcpgen: error: internal error: {type(exc).__name__}: {what} (MCPGEN_DEBUG=1 shows where)", err=True
+            )
+            sys.exit(EXIT_BAD_INPUT)
+
+
+@click.group(cls=McpgenGroup)
 @click.version_option(__version__, prog_name="mcpgen")
 def cli() -> None:
     """Turn MCP tool definitions into typed Python code.
@@ -527,5 +554,25 @@ def main(argv: Sequence[str] | None = None) -> None:
     cli.main(args=args, prog_name="mcpgen", obj={"command": command})
 
 
+def run_and_exit(argv: Sequence[str] | None = None) -> NoReturn:
+    """`main` as a whole process. A failed run exits at once, once stdout, stderr and the logs are
+    flushed: tearing down every imported module takes the interpreter a few tenths of a second
+    (more on a busy machine), which a timeout or a Ctrl-C should not add."""
+    try:
+        main(argv)
+    except SystemExit as exc:
+        code = exc.code
+        if isinstance(code, int) and code != 0:
+            import logging
+            import os
+
+            sys.stdout.flush()
+            sys.stderr.flush()
+            logging.shutdown()
+            os._exit(code)
+        raise
+    sys.exit(0)
+
+
 if __name__ == "__main__":
-    main()
+    run_and_exit()
