@@ -12,6 +12,7 @@ import click
 from . import __version__
 from .catalog.model import Catalog, Problem
 from .config import SourceSpec, Target, package_for
+from .console import Verbosity, console
 from .options import ClientOptions, Mode, Runtime, ServerOptions
 from .wording import counted, verb
 
@@ -20,6 +21,7 @@ EXIT_BAD_INPUT = 2
 
 
 def _fail(problems: Sequence[Problem]) -> NoReturn:
+    console.done()
     for p in problems:
         click.echo(f"mcpgen: error: {p}", err=True)
     sys.exit(EXIT_BAD_INPUT)
@@ -27,7 +29,36 @@ def _fail(problems: Sequence[Problem]) -> NoReturn:
 
 def _warn(problems: Sequence[Problem]) -> None:
     for p in problems:
-        click.echo(f"mcpgen: warning: {p}", err=True)
+        console.info(f"mcpgen: warning: {p}")
+
+
+def _set_verbosity(level: Verbosity) -> Callable[[click.Context, click.Parameter, bool], None]:
+    def callback(ctx: click.Context, param: click.Parameter, value: bool) -> None:
+        if value:
+            console.verbosity = level
+
+    return callback
+
+
+# Every command takes these (after its name: `mcpgen client ... --quiet`).
+output_options = [
+    click.option(
+        "-q",
+        "--quiet",
+        is_flag=True,
+        expose_value=False,
+        callback=_set_verbosity(Verbosity.QUIET),
+        help="Print nothing but errors (and what the command is for: a table, a diff).",
+    ),
+    click.option(
+        "-v",
+        "--verbose",
+        is_flag=True,
+        expose_value=False,
+        callback=_set_verbosity(Verbosity.VERBOSE),
+        help="Print each stage on its own line, with its time.",
+    ),
+]
 
 
 def cli_source(
@@ -74,7 +105,11 @@ def cli_source(
 def load_source(spec: SourceSpec) -> Catalog:
     from .pipeline import load_catalog
 
-    cat, problems = load_catalog(spec)
+    console.stage("reading", spec.describe())
+    try:
+        cat, problems = load_catalog(spec)
+    finally:
+        console.done()
     if problems or cat is None:
         _fail(problems or [Problem(spec.describe(), "no catalog")])
     return cat
@@ -115,6 +150,7 @@ source_options = [
 
 
 _with_source_options = _options_decorator(source_options)
+_with_output_options = _options_decorator(output_options)
 
 
 # What `client` and `server` both take about the package they write.
@@ -218,6 +254,7 @@ def _cli_target(output: str, name: str | None, source: SourceSpec, **options: An
 
 
 @cli.command("client", cls=LiveSourceCommand)
+@_with_output_options
 @click.argument("source", required=False)
 @_with_package_options
 @click.option(
@@ -275,6 +312,7 @@ def client_cmd(
 
 
 @cli.command("server", cls=LiveSourceCommand)
+@_with_output_options
 @click.argument("sources", nargs=-1)
 @_with_package_options
 @click.option(
@@ -326,6 +364,7 @@ def server_cmd(
 
 
 @cli.command("generate")
+@_with_output_options
 @click.option("--target", "names", multiple=True, help="Only this target (repeatable; default: all).")
 @click.option(
     "--check", is_flag=True, help="Regenerate in memory; exit 1 listing the files that differ. Writes nothing."
@@ -374,6 +413,7 @@ def _run(targets: Sequence[Target], mode: Mode) -> int:
     cwd = Path.cwd()
     for t in targets:
         outcome = run_target(t, mode, cwd)
+        console.done()
         label = f"{t.name}: " if t.name else ""
         if outcome.problems:
             failed = True
@@ -382,12 +422,11 @@ def _run(targets: Sequence[Target], mode: Mode) -> int:
             continue
         _warn([Problem(f"{label}{w.where}", w.message, w.pointer, w.warning) for w in outcome.warnings])
         for line in outcome.messages:
-            click.echo(f"mcpgen: {label}{line}", err=True)
+            console.info(f"mcpgen: {label}{line}")
         shown = t.display or str(t.output)
         if mode is Mode.WRITE:
-            click.echo(
-                f"{label}wrote {counted(outcome.written, 'file')} to {shown} ({counted(outcome.tools, 'tool')})",
-                err=True,
+            console.info(
+                f"{label}wrote {counted(outcome.written, 'file')} to {shown} ({counted(outcome.tools, 'tool')})"
             )
             continue
         if outcome.diff:
@@ -403,11 +442,12 @@ def _run(targets: Sequence[Target], mode: Mode) -> int:
                 err=True,
             )
         else:
-            click.echo(f"{label}{shown} is up to date", err=True)
+            console.info(f"{label}{shown} is up to date")
     return EXIT_BAD_INPUT if failed else EXIT_DIFFERENT if differs else 0
 
 
 @cli.command("inspect", cls=LiveSourceCommand)
+@_with_output_options
 @click.argument("source", required=False)
 @_with_source_options
 @click.pass_context
@@ -438,6 +478,7 @@ def inspect_cmd(
 
 
 @cli.command("snapshot", cls=LiveSourceCommand)
+@_with_output_options
 @click.argument("source", required=False)
 @click.option("-o", "--output", "output", required=True, type=click.Path(dir_okay=False), help="JSON file to write.")
 @_with_source_options
@@ -472,11 +513,10 @@ def snapshot_cmd(
         _write_file(Path(output), dumps_snapshot(catalog))
     except OSError as exc:
         _fail([Problem(output, f"cannot write: {exc.strerror or exc}")])
-    click.echo(
+    console.info(
         f"wrote {output} ({counted(len(catalog.tools), 'tool')}, {counted(len(catalog.prompts), 'prompt')}, "
         f"{counted(len(catalog.resources), 'resource')}, "
-        f"{counted(len(catalog.resource_templates), 'resource template')})",
-        err=True,
+        f"{counted(len(catalog.resource_templates), 'resource template')})"
     )
 
 
@@ -497,6 +537,7 @@ def _write_file(path: Path, text: str) -> None:
 
 
 @cli.command("diff")
+@_with_output_options
 @click.argument("old")
 @click.argument("new")
 @click.option("--json", "as_json", is_flag=True, help="Print the changes as JSON.")
@@ -547,6 +588,7 @@ def _diff_source(text: str, headers: Sequence[str], connect_timeout: float) -> S
 def main(argv: Sequence[str] | None = None) -> None:
     """Entry point. Everything after the first `--` is a server command (kept out of click's hands)."""
     args = list(sys.argv[1:] if argv is None else argv)
+    console.verbosity = Verbosity.NORMAL  # until --quiet or --verbose says otherwise
     command: tuple[str, ...] = ()
     if "--" in args:
         i = args.index("--")

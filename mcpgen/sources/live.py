@@ -6,7 +6,6 @@ import asyncio
 import contextlib
 import logging
 import os
-import sys
 from collections.abc import Coroutine, Iterator, Mapping, Sequence
 from dataclasses import replace
 from typing import Any
@@ -57,20 +56,15 @@ class _PeerOutput(logging.Handler):
 
 
 class _Progress:
-    """One overwritten status line on stderr, only when stderr is a terminal."""
-
-    def __init__(self, enabled: bool | None = None) -> None:
-        self.enabled = sys.stderr.isatty() if enabled is None else enabled
+    """Notes while a live server is read: the console's updating line (a terminal only)."""
 
     def __call__(self, text: str) -> None:
-        if self.enabled:
-            sys.stderr.write(f"\r\x1b[K{text}")
-            sys.stderr.flush()
+        from ..console import console
+
+        console.status(text)
 
     def done(self) -> None:
-        if self.enabled:
-            sys.stderr.write("\r\x1b[K")
-            sys.stderr.flush()
+        pass
 
 
 async def fetch_catalog(
