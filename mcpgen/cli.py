@@ -12,13 +12,16 @@ import click
 from . import __version__
 from .catalog.model import Catalog, Problem
 from .config import SourceSpec, Target, package_for
+from .console import Verbosity, console
 from .options import ClientOptions, DocsOptions, Mode, Runtime, ServerOptions
+from .wording import counted, verb
 
 EXIT_DIFFERENT = 1
 EXIT_BAD_INPUT = 2
 
 
 def _fail(problems: Sequence[Problem]) -> NoReturn:
+    console.done()
     for p in problems:
         click.echo(f"mcpgen: error: {p}", err=True)
     sys.exit(EXIT_BAD_INPUT)
@@ -26,7 +29,36 @@ def _fail(problems: Sequence[Problem]) -> NoReturn:
 
 def _warn(problems: Sequence[Problem]) -> None:
     for p in problems:
-        click.echo(f"mcpgen: warning: {p}", err=True)
+        console.info(f"mcpgen: warning: {p}")
+
+
+def _set_verbosity(level: Verbosity) -> Callable[[click.Context, click.Parameter, bool], None]:
+    def callback(ctx: click.Context, param: click.Parameter, value: bool) -> None:
+        if value:
+            console.verbosity = level
+
+    return callback
+
+
+# Every command takes these (after its name: `mcpgen client ... --quiet`).
+output_options = [
+    click.option(
+        "-q",
+        "--quiet",
+        is_flag=True,
+        expose_value=False,
+        callback=_set_verbosity(Verbosity.QUIET),
+        help="Print nothing but errors (and what the command is for: a table, a diff).",
+    ),
+    click.option(
+        "-v",
+        "--verbose",
+        is_flag=True,
+        expose_value=False,
+        callback=_set_verbosity(Verbosity.VERBOSE),
+        help="Print each stage on its own line, with its time.",
+    ),
+]
 
 
 def cli_source(
@@ -73,13 +105,24 @@ def cli_source(
 def load_source(spec: SourceSpec) -> Catalog:
     from .pipeline import load_catalog
 
-    cat, problems = load_catalog(spec)
+    console.stage("reading", spec.describe())
+    try:
+        cat, problems = load_catalog(spec)
+    finally:
+        console.done()
     if problems or cat is None:
         _fail(problems or [Problem(spec.describe(), "no catalog")])
     return cat
 
 
 _F = TypeVar("_F", bound=Callable[..., Any])
+
+
+class LiveSourceCommand(click.Command):
+    """A command that also takes a server to start after `--`: its usage line says so."""
+
+    def collect_usage_pieces(self, ctx: click.Context) -> list[str]:
+        return [*super().collect_usage_pieces(ctx), "[-- COMMAND [ARGS]...]"]
 
 
 def _options_decorator(options: list[Any]) -> Callable[[_F], _F]:
@@ -107,6 +150,7 @@ source_options = [
 
 
 _with_source_options = _options_decorator(source_options)
+_with_output_options = _options_decorator(output_options)
 
 
 # What `client` and `server` both take about the package they write.
@@ -140,10 +184,45 @@ package_options = [
 _with_package_options = _options_decorator(package_options)
 
 
-@click.group()
+EXIT_INTERRUPTED = 130  # 128 + SIGINT, as shells report it
+
+
+class McpgenGroup(click.Group):
+    """The command group. On failure stderr holds only `mcpgen: error:` lines: Ctrl-C and an
+    unexpected exception each become one such line, not a traceback (MCPGEN_DEBUG=1 keeps it)."""
+
+    def invoke(self, ctx: click.Context) -> Any:
+        import os
+
+        try:
+            return super().invoke(ctx)
+        except KeyboardInterrupt:
+            click.echo("mcpgen: error: interrupted", err=True)
+            sys.exit(EXIT_INTERRUPTED)
+        except (click.exceptions.ClickException, click.exceptions.Exit, click.exceptions.Abort):
+            raise
+        except Exception as exc:
+            if os.environ.get("MCPGEN_DEBUG"):
+                raise
+            what = " ".join(str(exc).split())[:300]
+            click.echo(
+                f"mcpgen: error: internal error: {type(exc).__name__}: {what} (MCPGEN_DEBUG=1 shows where)", err=True
+            )
+            sys.exit(EXIT_BAD_INPUT)
+
+
+@click.group(cls=McpgenGroup)
 @click.version_option(__version__, prog_name="mcpgen")
 def cli() -> None:
-    """Turn MCP tool definitions into typed Python code."""
+    """Turn MCP tool definitions into typed Python code.
+
+    \b
+    Examples:
+      mcpgen client schemas/weather.yaml -o weather_client
+      mcpgen server schemas/ -o weather_server
+      mcpgen inspect -- npx -y @modelcontextprotocol/server-everything
+      mcpgen COMMAND --help
+    """
 
 
 mode_options = [
@@ -174,7 +253,8 @@ def _cli_target(output: str, name: str | None, source: SourceSpec, **options: An
     return Target(name="", source=source, output=out, package=pkg, display=output, **options)
 
 
-@cli.command("client")
+@cli.command("client", cls=LiveSourceCommand)
+@_with_output_options
 @click.argument("source", required=False)
 @_with_package_options
 @click.option(
@@ -205,7 +285,17 @@ def client_cmd(
     show_diff: bool,
     force: bool,
 ) -> None:
-    """Generate a typed client package from SOURCE (file), --url, --config/--server, or -- COMMAND ARGS..."""
+    """Generate a typed client package from SOURCE (file), --url, --config/--server, or -- COMMAND ARGS...
+
+    \b
+    Examples:
+      mcpgen client schemas/weather.yaml -o weather_client
+      mcpgen client -o weather_client -- python -m weather_server
+      mcpgen client -o everything_client -- npx -y @modelcontextprotocol/server-everything
+      mcpgen client --url http://127.0.0.1:8000/mcp -o weather_client
+      mcpgen client --config mcp.json --server weather -o weather_client
+      mcpgen client schemas/weather.yaml -o weather_client --check
+    """
     spec = cli_source(
         [source] if source else [], ctx.obj.get("command", ()), url, headers, config, server, connect_timeout
     )
@@ -221,7 +311,8 @@ def client_cmd(
     sys.exit(_run([target], _mode(check, show_diff)))
 
 
-@cli.command("server")
+@cli.command("server", cls=LiveSourceCommand)
+@_with_output_options
 @click.argument("sources", nargs=-1)
 @_with_package_options
 @click.option(
@@ -251,6 +342,13 @@ def server_cmd(
     """Scaffold a server package from SOURCES (files or folders of schemas), --url, --config/--server, or -- COMMAND.
 
     _generated/ is rewritten every time; handlers.py is written once and then belongs to you.
+
+    \b
+    Examples:
+      mcpgen server schemas/ -o weather_server
+      mcpgen server schemas/ -o weather_server --add-missing
+      mcpgen server -o mirror_server -- python -m weather_server
+      python -m weather_server --http --port 8000
     """
     spec = cli_source(sources, ctx.obj.get("command", ()), url, headers, config, server, connect_timeout)
     target = _cli_target(
@@ -265,7 +363,8 @@ def server_cmd(
     sys.exit(_run([target], _mode(check, show_diff)))
 
 
-@cli.command("docs")
+@cli.command("docs", cls=LiveSourceCommand)
+@_with_output_options
 @click.argument("sources", nargs=-1)
 @click.option("-o", "--output", "output", required=True, type=click.Path(file_okay=False), help="Docs folder to write.")
 @click.option(
@@ -302,6 +401,12 @@ def docs_cmd(
 
     DIR/index.html (one self-contained page with search; it loads nothing from the network),
     DIR/reference.md and DIR/llms.txt.
+
+    \b
+    Examples:
+      mcpgen docs schemas/weather.yaml -o docs/weather
+      mcpgen docs -o docs/everything -- npx -y @modelcontextprotocol/server-everything
+      mcpgen docs --url http://127.0.0.1:8000/mcp -o docs/weather --check
     """
     spec = cli_source(sources, ctx.obj.get("command", ()), url, headers, config, server, connect_timeout)
     target = Target(
@@ -319,6 +424,7 @@ def docs_cmd(
 
 
 @cli.command("generate")
+@_with_output_options
 @click.option("--target", "names", multiple=True, help="Only this target (repeatable; default: all).")
 @click.option(
     "--check", is_flag=True, help="Regenerate in memory; exit 1 listing the files that differ. Writes nothing."
@@ -330,7 +436,15 @@ def docs_cmd(
     help="Also generate into folders holding files mcpgen did not write; those are never overwritten or deleted.",
 )
 def generate_cmd(names: tuple[str, ...], check: bool, show_diff: bool, force: bool) -> None:
-    """Run the targets of [tool.mcpgen] in the nearest pyproject.toml (found from the current folder up)."""
+    """Run the targets of [tool.mcpgen] in the nearest pyproject.toml (found from the current folder up).
+
+    \b
+    Examples:
+      mcpgen generate
+      mcpgen generate --target weather
+      mcpgen generate --check
+      mcpgen generate --diff
+    """
     from dataclasses import replace
 
     from .config import load_project
@@ -359,6 +473,7 @@ def _run(targets: Sequence[Target], mode: Mode) -> int:
     cwd = Path.cwd()
     for t in targets:
         outcome = run_target(t, mode, cwd)
+        console.done()
         label = f"{t.name}: " if t.name else ""
         if outcome.problems:
             failed = True
@@ -367,10 +482,12 @@ def _run(targets: Sequence[Target], mode: Mode) -> int:
             continue
         _warn([Problem(f"{label}{w.where}", w.message, w.pointer, w.warning) for w in outcome.warnings])
         for line in outcome.messages:
-            click.echo(f"mcpgen: {label}{line}", err=True)
+            console.info(f"mcpgen: {label}{line}")
         shown = t.display or str(t.output)
         if mode is Mode.WRITE:
-            click.echo(f"{label}wrote {outcome.written} files to {shown} ({outcome.tools} tools)", err=True)
+            console.info(
+                f"{label}wrote {counted(outcome.written, 'file')} to {shown} ({counted(outcome.tools, 'tool')})"
+            )
             continue
         if outcome.diff:
             click.echo(outcome.diff, nl=False)
@@ -379,13 +496,18 @@ def _run(targets: Sequence[Target], mode: Mode) -> int:
             click.echo(f"{label}{ch.status:8} {Path(shown) / ch.path}", err=mode is Mode.DIFF)
         if outcome.changes:
             differs = True
-            click.echo(f"mcpgen: {label}{shown} is out of date ({len(outcome.changes)} files differ)", err=True)
+            n = len(outcome.changes)
+            click.echo(
+                f"mcpgen: {label}{shown} is out of date ({counted(n, 'file')} {verb(n, 'differs', 'differ')})",
+                err=True,
+            )
         else:
-            click.echo(f"{label}{shown} is up to date", err=True)
+            console.info(f"{label}{shown} is up to date")
     return EXIT_BAD_INPUT if failed else EXIT_DIFFERENT if differs else 0
 
 
-@cli.command("inspect")
+@cli.command("inspect", cls=LiveSourceCommand)
+@_with_output_options
 @click.argument("source", required=False)
 @_with_source_options
 @click.pass_context
@@ -398,17 +520,25 @@ def inspect_cmd(
     server: str | None,
     connect_timeout: float,
 ) -> None:
-    """Print the tools, prompts and resources of SOURCE as a table."""
+    """Print the tools, prompts and resources of SOURCE (file), --url, --config/--server, or -- COMMAND ARGS...
+
+    \b
+    Examples:
+      mcpgen inspect schemas/weather.yaml
+      mcpgen inspect -- npx -y @modelcontextprotocol/server-everything
+      mcpgen inspect --url http://127.0.0.1:8000/mcp
+    """
     from .render.table import format_catalog
 
     spec = cli_source(
         [source] if source else [], ctx.obj.get("command", ()), url, headers, config, server, connect_timeout
     )
     catalog = load_source(spec)
-    click.echo(format_catalog(catalog), nl=False)
+    click.echo(format_catalog(catalog, spec.describe()), nl=False)
 
 
-@cli.command("snapshot")
+@cli.command("snapshot", cls=LiveSourceCommand)
+@_with_output_options
 @click.argument("source", required=False)
 @click.option("-o", "--output", "output", required=True, type=click.Path(dir_okay=False), help="JSON file to write.")
 @_with_source_options
@@ -425,7 +555,13 @@ def snapshot_cmd(
 ) -> None:
     """Save the whole catalog of SOURCE (usually a live server) as stable, sorted JSON.
 
+    SOURCE is a file, --url, --config/--server, or -- COMMAND ARGS... (a stdio server to start).
     Targets can then point at the file: builds need no live server, and the file diffs well.
+
+    \b
+    Examples:
+      mcpgen snapshot -o schemas/weather.snapshot.json -- python -m weather_server
+      mcpgen snapshot -o schemas/remote.snapshot.json --url http://127.0.0.1:8000/mcp
     """
     from .catalog.snapshot import dumps_snapshot
 
@@ -437,10 +573,10 @@ def snapshot_cmd(
         _write_file(Path(output), dumps_snapshot(catalog))
     except OSError as exc:
         _fail([Problem(output, f"cannot write: {exc.strerror or exc}")])
-    click.echo(
-        f"wrote {output} ({len(catalog.tools)} tools, {len(catalog.prompts)} prompts, "
-        f"{len(catalog.resources)} resources, {len(catalog.resource_templates)} resource templates)",
-        err=True,
+    console.info(
+        f"wrote {output} ({counted(len(catalog.tools), 'tool')}, {counted(len(catalog.prompts), 'prompt')}, "
+        f"{counted(len(catalog.resources), 'resource')}, "
+        f"{counted(len(catalog.resource_templates), 'resource template')})"
     )
 
 
@@ -461,6 +597,7 @@ def _write_file(path: Path, text: str) -> None:
 
 
 @cli.command("diff")
+@_with_output_options
 @click.argument("old")
 @click.argument("new")
 @click.option("--json", "as_json", is_flag=True, help="Print the changes as JSON.")
@@ -475,6 +612,12 @@ def diff_cmd(old: str, new: str, as_json: bool, headers: tuple[str, ...], connec
 
     OLD and NEW are each a schema file or snapshot, an http(s):// URL of a live server,
     or "stdio:COMMAND ARGS..." (a stdio server to start).
+
+    \b
+    Examples:
+      mcpgen diff schemas/old.json schemas/new.json
+      mcpgen diff schemas/weather.snapshot.json "stdio:python -m weather_server"
+      mcpgen diff --json old.snapshot.json http://127.0.0.1:8000/mcp
     """
     import json
 
@@ -505,6 +648,7 @@ def _diff_source(text: str, headers: Sequence[str], connect_timeout: float) -> S
 def main(argv: Sequence[str] | None = None) -> None:
     """Entry point. Everything after the first `--` is a server command (kept out of click's hands)."""
     args = list(sys.argv[1:] if argv is None else argv)
+    console.verbosity = Verbosity.NORMAL  # until --quiet or --verbose says otherwise
     command: tuple[str, ...] = ()
     if "--" in args:
         i = args.index("--")
@@ -512,5 +656,25 @@ def main(argv: Sequence[str] | None = None) -> None:
     cli.main(args=args, prog_name="mcpgen", obj={"command": command})
 
 
+def run_and_exit(argv: Sequence[str] | None = None) -> NoReturn:
+    """`main` as a whole process. A failed run exits at once, once stdout, stderr and the logs are
+    flushed: tearing down every imported module takes the interpreter a few tenths of a second
+    (more on a busy machine), which a timeout or a Ctrl-C should not add."""
+    try:
+        main(argv)
+    except SystemExit as exc:
+        code = exc.code
+        if isinstance(code, int) and code != 0:
+            import logging
+            import os
+
+            sys.stdout.flush()
+            sys.stderr.flush()
+            logging.shutdown()
+            os._exit(code)
+        raise
+    sys.exit(0)
+
+
 if __name__ == "__main__":
-    main()
+    run_and_exit()

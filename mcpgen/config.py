@@ -171,13 +171,23 @@ def expand(text: str, environ: Mapping[str, str], where: str, problems: list[Pro
     return _VAR.sub(one, text)
 
 
+def _unknown_option(key: str) -> str:
+    """ "unknown option 'runtme' (did you mean 'runtime'?)": the close matches, as click suggests flags."""
+    import difflib
+
+    close = difflib.get_close_matches(key, sorted(_KEYS), n=3)
+    if not close:
+        return f"unknown option {key!r} (known: {', '.join(sorted(_KEYS))})"
+    return f"unknown option {key!r} (did you mean {' or '.join(repr(c) for c in close)}?)"
+
+
 def parse_target(
     name: str, raw: Any, root: Path, environ: Mapping[str, str], where: str
 ) -> tuple[Target | None, list[Problem]]:
     if not isinstance(raw, dict):
         return None, [Problem(where, "must be a table")]
     opts = {str(k).replace("_", "-"): v for k, v in raw.items()}
-    problems = [Problem(where, f"unknown option {k!r}") for k in sorted(opts) if k not in _KEYS]
+    problems = [Problem(where, _unknown_option(k)) for k in sorted(opts) if k not in _KEYS]
 
     def text(key: str) -> str | None:
         value = opts.get(key)

@@ -15,6 +15,6 @@ def main() -> None:
         from .models import dcg
 
         dcg.start()
-    from .cli import main as cli_main
+    from .cli import run_and_exit
 
-    cli_main()
+    run_and_exit()

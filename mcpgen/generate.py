@@ -6,6 +6,7 @@ Nothing here touches the output folder; `pipeline.py` decides what to write, che
 from __future__ import annotations
 
 from .catalog.model import Catalog, Problem, StageError
+from .console import console
 from .models import ModelsOutput, bind_plan, generate_models
 from .options import ClientOptions, Runtime, ServerOptions
 from .output.files import FileSet, format_files
@@ -14,12 +15,15 @@ from .plan.build import build_plan
 from .plan.types import Plan
 from .render.client import render_client, runtime_module
 from .render.server import render_server, split_formatted
+from .wording import counted
 
 
 def _plan_and_models(
     catalog: Catalog, skip_invalid: bool, runtime: Runtime, nested: bool
 ) -> tuple[Plan, ModelsOutput, list[Problem]]:
+    console.stage("validating", counted(len(catalog.tools), "tool"))
     plan = build_plan(catalog, skip_invalid=skip_invalid)
+    console.stage("models", counted(len(plan.tools), "tool"))
     # A server's models.py sits in _generated/, one level below the vendored _runtime/.
     models, problems = generate_models(plan, runtime_module=runtime_module(runtime, nested=nested))
     errors = [p for p in problems if not p.warning]
@@ -29,6 +33,7 @@ def _plan_and_models(
 
 
 def _formatted(fs: FileSet) -> FileSet:
+    console.stage("formatting", counted(len(fs.files), "file"))
     problems = format_files(fs)
     if problems:
         raise StageError(problems)

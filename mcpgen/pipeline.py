@@ -14,6 +14,7 @@ from typing import Any
 from .catalog.model import Catalog, Problem, StageError
 from .catalog.snapshot import catalog_digest
 from .config import SourceSpec, Target
+from .console import console
 from .models import dcg
 from .options import ClientOptions, DocsOptions, Mode, ServerOptions
 from .output.compare import FileChange, compare, unified_diff
@@ -31,6 +32,7 @@ from .output.ownership import (
     walk,
 )
 from .output.write import write_tree
+from .wording import counted
 
 
 @dataclass
@@ -111,6 +113,7 @@ def run_target(t: Target, mode: Mode, cwd: Path) -> Outcome:
     try:
         if dcg.parallel():
             warm_formatter()  # black too loads while the worker loads datamodel-code-generator
+        console.stage("reading", t.source.describe())
         catalog, problems = load_catalog(t.source)
         # Problems that refuse single tools travel in catalog.refused; the plan decides on them.
         if catalog is None or not all(p.skippable for p in problems):
@@ -122,6 +125,7 @@ def run_target(t: Target, mode: Mode, cwd: Path) -> Outcome:
         except StageError as exc:
             return Outcome(problems=exc.problems)
     finally:
+        console.done()
         dcg.stop()
 
 
@@ -168,6 +172,7 @@ def _write(
     """The one ownership rule (output/ownership.py), then the whole tree written at once (write.py)."""
     display = t.display or str(t.output)
     everything = {**files, MANIFEST_NAME: manifest.to_text()}
+    console.stage("writing", f"{counted(len(files), 'file')} to {display}")
     if MANIFEST_NAME in tree.files and tree.files[MANIFEST_NAME] == "file":
         owned = owned | {MANIFEST_NAME}
     problems = check_ownership(

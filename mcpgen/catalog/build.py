@@ -62,26 +62,64 @@ def _check_schema(where: str, pointer: str, schema: Any) -> list[Problem]:
     """Meta-validate against the schema's own draft (2020-12 when it names none)."""
     if not isinstance(schema, dict):
         return []
-    from jsonschema import exceptions  # slow import, only when used
-
-    from .metaschema import check_schema
+    from .metaschema import schema_errors
 
     if schema_depth(schema) > MAX_DEPTH:
         return [Problem(where, f"schema nested deeper than {MAX_DEPTH} levels", pointer)]
     try:
-        check_schema(schema)
-    except exceptions.SchemaError as exc:
-        sub = "".join(f"/{p}" for p in exc.path)
-        if exc.validator == "format" and exc.validator_value == "regex":
-            # e.g. \p{L}: valid ECMA-262, but Python's re (which jsonschema checks with) rejects it.
-            msg = (
-                f"pattern {str(exc.instance)[:100]!r} cannot be checked (not a regular expression Python's re accepts)"
-            )
-            return [Problem(where, msg, pointer + sub)]
-        return [Problem(where, f"invalid JSON Schema: {exc.message[:300]}", pointer + sub)]
+        errors = schema_errors(schema)
     except RecursionError:
         return [Problem(where, "schema nested too deeply to check", pointer)]
-    return []
+    return [_problem(where, pointer, error) for error in errors]
+
+
+def _problem(where: str, pointer: str, error: Any) -> Problem:
+    sub = "".join(f"/{p}" for p in error.path)
+    if error.validator == "format" and error.validator_value == "regex":
+        # e.g. \p{L}: valid ECMA-262, but Python's re (which jsonschema checks with) rejects it.
+        msg = f"pattern {str(error.instance)[:100]!r} cannot be checked (not a regular expression Python's re accepts)"
+        return Problem(where, msg, pointer + sub)
+    return Problem(where, f"invalid JSON Schema: {_in_words(error)}", pointer + sub)
+
+
+_SIMPLE_TYPES = ("array", "boolean", "integer", "null", "number", "object", "string")
+
+
+def _json_type(value: Any) -> str:
+    if isinstance(value, bool):
+        return "a boolean"
+    if isinstance(value, (int, float)):
+        return "a number"
+    if isinstance(value, str):
+        return "a string"
+    if isinstance(value, list):
+        return "an array"
+    if isinstance(value, dict):
+        return "an object"
+    return "null"
+
+
+def _in_words(error: Any) -> str:
+    """What is wrong with a schema, said plainly (jsonschema's text names meta-schema internals)."""
+    key = str(error.path[-1]) if error.path else ""
+    value = error.instance
+    shown = repr(value)[:80]
+    if key == "type" and error.validator in ("anyOf", "enum") and not isinstance(value, list):
+        return f"{shown} is not a JSON Schema type (expected one of {', '.join(_SIMPLE_TYPES)})"
+    if key == "type" and error.validator in ("enum", "anyOf"):
+        return f"{shown} is not a list of JSON Schema types ({', '.join(_SIMPLE_TYPES)})"
+    if error.validator == "type":
+        wanted = error.validator_value
+        names = wanted if isinstance(wanted, list) else [wanted]
+        article = {"array": "an array", "object": "an object", "integer": "an integer"}
+        expected = " or ".join(article.get(str(n), f"a {n}") for n in names)
+        subject = f"{key!r}" if key else "a schema"
+        return f"{subject} must be {expected}, not {_json_type(value)}"
+    if error.validator == "minimum" and key:
+        return f"{key!r} must be at least {error.validator_value}, not {shown}"
+    if error.validator == "uniqueItems" and key:
+        return f"{key!r} lists the same value twice"
+    return " ".join(str(error.message).split())[:300]
 
 
 def build_catalog(

@@ -13,6 +13,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass
 from typing import Any
 
+from ..wording import counted
+
 # (keyword, True when a larger value accepts more)
 _BOUNDS = (
     ("minimum", False),
@@ -267,9 +269,13 @@ class _Ctx:
                 continue
             sa, sb = {_canon(v) for v in a}, {_canon(v) for v in b}
             if sa - sb:
-                self.narrowed(side, "variant_removed", f"{where}/{key}", f"{len(sa - sb)} {key} variant(s) removed")
+                self.narrowed(
+                    side, "variant_removed", f"{where}/{key}", f"{counted(len(sa - sb), key + ' variant')} removed"
+                )
             if sb - sa:
-                self.widened(side, "variant_added", f"{where}/{key}", f"{len(sb - sa)} {key} variant(s) added")
+                self.widened(
+                    side, "variant_added", f"{where}/{key}", f"{counted(len(sb - sa), key + ' variant')} added"
+                )
 
 
 def _type_set(value: Any) -> frozenset[str] | None:
@@ -324,5 +330,5 @@ def format_table(changes: Sequence[Change]) -> str:
     widths = [max(len(r[i]) for r in rows) for i in range(4)]
     lines = ["  ".join([*(r[i].ljust(widths[i]) for i in range(4)), r[4]]).rstrip() for r in rows]
     breaking = sum(c.breaking for c in changes)
-    lines.append(f"{len(changes)} changes: {breaking} breaking, {len(changes) - breaking} compatible")
+    lines.append(f"{counted(len(changes), 'change')}: {breaking} breaking, {len(changes) - breaking} compatible")
     return "\n".join(lines) + "\n"

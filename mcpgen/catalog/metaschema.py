@@ -127,3 +127,15 @@ def check_schema(schema: dict[str, Any]) -> None:
         return
     for error in _flat_validator().iter_errors(schema):
         raise exceptions.SchemaError.create_from(error)  # the first, as check_schema does
+
+
+def schema_errors(schema: dict[str, Any], limit: int = 10) -> list[Any]:
+    """Every reason (up to `limit`) `schema` is not a valid schema of its own draft: jsonschema
+    ValidationErrors against the meta-schema, the most specific of each anyOf/oneOf picked."""
+    from itertools import islice
+
+    from jsonschema import Draft202012Validator, exceptions, validators
+
+    cls = validators.validator_for(schema, default=Draft202012Validator)
+    checker = _flat_validator() if cls is Draft202012Validator else cls(cls.META_SCHEMA)
+    return [exceptions.best_match([e]) or e for e in islice(checker.iter_errors(schema), limit)]

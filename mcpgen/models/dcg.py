@@ -164,6 +164,7 @@ class DcgWorker:
         return self._generate(doc, aliases)  # no worker, or it died: same result, here
 
     def close(self) -> None:
+        unused = self._conn is not None
         if self._conn is not None:
             try:
                 self._conn.send(None)
@@ -172,7 +173,9 @@ class DcgWorker:
             self._conn.close()
             self._conn = None
         if self._proc is not None:
-            self._proc.join(timeout=0.2)
+            # A worker never given a job (the source failed, or Ctrl-C) may still be importing:
+            # it is stopped at once rather than waited for, so failing fast stays fast.
+            self._proc.join(timeout=0 if unused else 0.2)
             if self._proc.is_alive():
                 self._proc.terminate()
                 self._proc.join()

@@ -22,11 +22,31 @@ def _clip(text: Any, n: int = 60) -> str:
     return s if len(s) <= n else s[: n - 1] + "…"
 
 
-def format_catalog(catalog: Catalog) -> str:
+def _heading(catalog: Catalog, source: str) -> str:
+    """Who answered: the server's own name when it gave one, else where the catalog came from."""
     info = catalog.server_info
-    head = f"server: {info.get('name', '?')} {info.get('version', '')}".rstrip()
+    name = info.get("name")
+    if not name:
+        return f"source: {source}" if source else ""
+    head = f"server: {_clip(name, 80)} {_clip(info.get('version'), 40)}".rstrip()
     if catalog.protocol_version:
-        head += f"  (protocol {catalog.protocol_version})"
+        head += f"  (protocol {_clip(catalog.protocol_version, 40)})"
+    return head
+
+
+def _prompt_arguments(prompt: dict[str, Any]) -> str:
+    """Argument names, optional ones marked `?` as in the tool table."""
+    arguments = prompt.get("arguments")
+    if not isinstance(arguments, list):
+        return ""
+    return ", ".join(
+        str(a.get("name")) + ("" if a.get("required") is True else "?") for a in arguments if isinstance(a, dict)
+    )
+
+
+def format_catalog(catalog: Catalog, source: str = "") -> str:
+    """The table `mcpgen inspect` prints; `source` names a file source that has no server name."""
+    head = _heading(catalog, source)
     plan = build_plan(catalog, skip_invalid=True)  # what cannot be generated is not listed
     rows = []
     for t in plan.tools:
@@ -36,8 +56,7 @@ def format_catalog(catalog: Catalog) -> str:
         ret = t.result_model + (" (unwrapped)" if t.wrapped else "") if t.result_model else "ToolResult"
         rows.append([t.wire, t.method, args, ret, _clip(t.spec.title or t.spec.description)])
     out = [
-        head,
-        "",
+        *([head, ""] if head else []),
         f"tools ({len(plan.tools)}):",
         _table(["tool", "method", "arguments", "returns", "description"], rows),
     ]
@@ -45,7 +64,7 @@ def format_catalog(catalog: Catalog) -> str:
         prow = [
             [
                 str(p.get("name", "")),
-                ", ".join(str(a.get("name")) for a in p.get("arguments", []) if isinstance(a, dict)),
+                _prompt_arguments(p),
                 _clip(p.get("description")),
             ]
             for p in catalog.prompts

@@ -22,6 +22,7 @@ from .client.subscriptions import ChangeEvent, Subscription
 from .core.errors import (
     ConnectionClosed,
     CrossOriginUrl,
+    InvalidArguments,
     McpError,
     MessageTooLarge,
     ProtocolError,
@@ -45,6 +46,7 @@ __all__ = [
     "ElicitationCallback",
     "HANDSHAKE_VERSIONS",
     "HttpOptions",
+    "InvalidArguments",
     "ListChangedCallback",
     "LogCallback",
     "McpError",

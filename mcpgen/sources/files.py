@@ -28,7 +28,7 @@ def read_document(path: Path) -> tuple[Any, list[Problem]]:
         return None, [Problem(where, "invalid JSON: nested too deeply")]
     except json.JSONDecodeError as exc:
         if suffix == ".json":
-            return None, [Problem(where, f"invalid JSON: {exc.msg} at line {exc.lineno} column {exc.colno}")]
+            return None, [Problem(f"{where}, line {exc.lineno}", f"invalid JSON: {exc.msg} (column {exc.colno})")]
         return _yaml(where, text)
 
 
@@ -54,9 +54,21 @@ def _yaml(where: str, text: str) -> tuple[Any, list[Problem]]:
     except RecursionError:
         return None, [Problem(where, "invalid YAML: nested too deeply")]
     except yaml.YAMLError as exc:
-        return None, [Problem(where, f"invalid YAML: {str(exc).splitlines()[0]}")]
+        return None, [_yaml_problem(where, exc)]
     finally:
         loader.dispose()
+
+
+def _yaml_problem(where: str, exc: Exception) -> Problem:
+    """`bad.yaml, line 5: invalid YAML: <what the parser found> (column 3)`: the line in words, first."""
+    mark = getattr(exc, "problem_mark", None) or getattr(exc, "context_mark", None)
+    what = " ".join(str(getattr(exc, "problem", None) or exc).split())[:200]
+    context = getattr(exc, "context", None)
+    if context:
+        what = f"{what} ({' '.join(str(context).split())[:100]})"
+    if mark is None:
+        return Problem(where, f"invalid YAML: {what}")
+    return Problem(f"{where}, line {mark.line + 1}", f"invalid YAML: {what} (column {mark.column + 1})")
 
 
 def _alias_problem(root: Any) -> str | None:
@@ -164,8 +176,14 @@ def load_file(path: str | Path) -> tuple[Catalog | None, list[Problem]]:
     if problems:
         return None, problems
     cat, problems = catalog_from_document(doc, str(p))
-    # Name the file in every problem so a user with several inputs knows which one.
-    return cat, [replace(pr, where=f"{p}: {pr.where}" if pr.where != str(p) else pr.where) for pr in problems]
+
+    # Name the file in every problem (those the catalog carries too) so a user knows which one.
+    def named(pr: Problem) -> Problem:
+        return replace(pr, where=f"{p}: {pr.where}" if pr.where != str(p) else pr.where)
+
+    if cat is not None:
+        cat = replace(cat, refused=tuple(named(pr) for pr in cat.refused))
+    return cat, [named(pr) for pr in problems]
 
 
 SCHEMA_SUFFIXES = (".json", ".yaml", ".yml")

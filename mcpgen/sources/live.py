@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import logging
 import os
-import sys
-from collections.abc import Coroutine, Mapping, Sequence
+from collections.abc import Coroutine, Iterator, Mapping, Sequence
 from dataclasses import replace
 from typing import Any
 
@@ -13,23 +14,57 @@ from ..catalog.build import build_catalog
 from ..catalog.model import Catalog, Problem
 
 MAX_RELISTS = 5  # a server that changes its tools on every listing is not worth waiting for
+# A server being read only has to list its catalog: once stdin is closed it gets this long to
+# exit before SIGTERM (and as long again before SIGKILL), so a failure or Ctrl-C ends at once.
+SHUTDOWN_GRACE = 0.1
+# At most this much of what a server printed instead of MCP is quoted in an error.
+QUOTED_OUTPUT_CHARS = 200
+
+
+class _PeerOutput(logging.Handler):
+    """The runtime's log records while a catalog is read: kept, not printed (on failure stderr
+    holds only error lines), and what the server wrote to stdout that was not MCP remembered
+    for the error message."""
+
+    def __init__(self) -> None:
+        super().__init__(logging.DEBUG)
+        self.stdout = ""
+
+    def emit(self, record: logging.LogRecord) -> None:
+        if record.name.endswith(".session") and str(record.msg).startswith("skipping a non-JSON line"):
+            if len(self.stdout) < QUOTED_OUTPUT_CHARS and record.args:
+                args = record.args if isinstance(record.args, tuple) else (record.args,)
+                self.stdout += str(args[0]) + "\n"
+
+    @contextlib.contextmanager
+    def capturing(self) -> Iterator[_PeerOutput]:
+        logger = logging.getLogger("mcpgen.runtime")
+        saved = logger.propagate, logger.level
+        logger.addHandler(self)
+        logger.propagate = False
+        logger.setLevel(logging.DEBUG)
+        try:
+            yield self
+        finally:
+            logger.removeHandler(self)
+            logger.propagate, logger.level = saved
+
+    def quoted(self) -> str:
+        """What the server printed, escaped (control characters shown as \\x..) and bounded."""
+        text = self.stdout[:QUOTED_OUTPUT_CHARS]
+        return repr(text) + ("..." if len(self.stdout) > QUOTED_OUTPUT_CHARS else "")
 
 
 class _Progress:
-    """One overwritten status line on stderr, only when stderr is a terminal."""
-
-    def __init__(self, enabled: bool | None = None) -> None:
-        self.enabled = sys.stderr.isatty() if enabled is None else enabled
+    """Notes while a live server is read: the console's updating line (a terminal only)."""
 
     def __call__(self, text: str) -> None:
-        if self.enabled:
-            sys.stderr.write(f"\r\x1b[K{text}")
-            sys.stderr.flush()
+        from ..console import console
+
+        console.status(text)
 
     def done(self) -> None:
-        if self.enabled:
-            sys.stderr.write("\r\x1b[K")
-            sys.stderr.flush()
+        pass
 
 
 async def fetch_catalog(
@@ -56,6 +91,7 @@ async def fetch_catalog(
             cwd=cwd,
             timeout=timeout,
             connect_timeout=connect_timeout,
+            shutdown_grace=SHUTDOWN_GRACE,
             on_list_changed=_on_tools_changed(changed),
         ) as session:
             return await _read_catalog(session, changed, progress, (command, *args) if record_command else None)
@@ -172,13 +208,18 @@ def _run(
     from ..catalog.model import StageError
     from ..runtime import McpError
 
+    output = _PeerOutput()
     try:
-        catalog = asyncio.run(coro)
+        with output.capturing():
+            catalog = asyncio.run(coro)
         return catalog, list(catalog.refused)
     except StageError as exc:
         return None, exc.problems
     except (McpError, OSError, TimeoutError) as exc:
-        return None, [Problem(where, _describe(exc, connect_timeout))]
+        message = _describe(exc, connect_timeout)
+        if output.stdout:
+            message += f"; it printed this instead of MCP messages on stdout: {output.quoted()}"
+        return None, [Problem(where, message)]
 
 
 def _describe(exc: BaseException, connect_timeout: float) -> str:

@@ -207,5 +207,5 @@ def test_cli_refuses_without_skip_invalid_and_skips_with_it(tmp_path: Path, caps
         main(["client", str(src), "-o", str(out), "--skip-invalid"])
     err = capsys.readouterr().err
     assert ei.value.code == 0, err
-    assert "mcpgen: warning:" in err and "(1 tools)" in err
+    assert "mcpgen: warning:" in err and "(1 tool)" in err
     assert (out / "models.py").is_file()

@@ -38,6 +38,11 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument(
         "--wire-log", default=None, help="append every message to this file (stdio)"
     )
+    parser.add_argument(
+        "--access-log",
+        action="store_true",
+        help="log one line per HTTP request to stderr (off: it costs speed)",
+    )
     add_limit_arguments(parser)
     args = parser.parse_args(argv)
     server = build_server(Handlers())
@@ -51,6 +56,7 @@ def main(argv: Sequence[str] | None = None) -> None:
             allowed_hosts=args.allowed_host,
             allowed_origins=args.allowed_origin,
             limits=limits_from_args(args),
+            access_log=args.access_log,
         )
     else:
         server.run_stdio(wire_log=args.wire_log)

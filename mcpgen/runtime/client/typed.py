@@ -19,11 +19,21 @@ from collections.abc import AsyncIterator, Callable, Coroutine, Iterator, Mappin
 from concurrent.futures import Future
 from dataclasses import dataclass, field
 from types import ModuleType
-from typing import TYPE_CHECKING, Any, ClassVar, Concatenate, Generic, ParamSpec, TypeVar, cast
+from typing import TYPE_CHECKING, Any, ClassVar, Concatenate, Generic, Literal, ParamSpec, TypeVar, cast, overload
 
+from ..core.errors import InvalidArguments
 from ..core.results import ToolError, ToolOutputError, ToolOutputWarning, ToolResult, Unset, structured_of
+from .arguments import problems_of, python_lines, wire_lines
 from .drift import SchemaDriftError, SchemaDriftWarning, compare_tools
 from .features import AsyncFeatures, SyncFeatures
+from .llm_tools import (
+    AnthropicTool,
+    GeminiFunctionDeclaration,
+    LlmFormat,
+    OpenAIResponsesTool,
+    OpenAITool,
+    llm_tool,
+)
 from .options import (
     CallOptions,
     ClientOptions,
@@ -72,16 +82,9 @@ class ToolCatalog:
             self._parsed.extend(json.loads(self.tools_json))
         return self._parsed
 
-    def tool_definitions(self) -> list[dict[str, Any]]:
-        """Function-calling definitions: name, description and input schema of every tool."""
-        return [
-            {
-                "name": t["name"],
-                "description": t.get("description") or t.get("title") or "",
-                "input_schema": t.get("inputSchema", {"type": "object"}),
-            }
-            for t in self.tools()
-        ]
+    def tool_definitions(self, format: LlmFormat = "anthropic") -> list[Any]:
+        """Function-calling definitions of every tool in the shape of `format`'s API (llm_tools.py)."""
+        return [llm_tool(t, format) for t in self.tools()]
 
     def resolve(self, name: str) -> str | None:
         """The wire name for a wire name or a generated method name; None if unknown."""
@@ -220,9 +223,19 @@ class AsyncClientBase(AsyncFeatures):
         per_call = self._per_call
         return await self._session.call_tool(name, arguments, timeout=per_call.timeout, progress=per_call.progress)
 
-    def tool_definitions(self) -> list[dict[str, Any]]:
-        """The catalog as function-calling definitions (name, description, input_schema)."""
-        return self._catalog.tool_definitions()
+    @overload
+    def tool_definitions(self, format: Literal["anthropic"] = ...) -> list[AnthropicTool]: ...
+    @overload
+    def tool_definitions(self, format: Literal["openai"]) -> list[OpenAITool]: ...
+    @overload
+    def tool_definitions(self, format: Literal["openai-responses"]) -> list[OpenAIResponsesTool]: ...
+    @overload
+    def tool_definitions(self, format: Literal["gemini"]) -> list[GeminiFunctionDeclaration]: ...
+    def tool_definitions(self, format: LlmFormat = "anthropic") -> list[Any]:
+        """The tools as function-calling definitions for an LLM API: "anthropic" (Messages API,
+        the default: name, description, input_schema), "openai" (Chat Completions), "openai-responses"
+        (Responses API) or "gemini" (function declarations). Route the model's calls to `dispatch`."""
+        return self._catalog.tool_definitions(format)
 
     async def dispatch(self, name: str, arguments: Mapping[str, Any] | str | None = None) -> Any:
         """Run an LLM's tool call through the typed, validated path.
@@ -245,9 +258,10 @@ class AsyncClientBase(AsyncFeatures):
         import pydantic
 
         try:
-            return await self._invoke(wire, dict(arguments))
+            return await self._invoke(wire, dict(arguments), python_names=False)
         except pydantic.ValidationError as exc:
-            return ToolResult.error(f"Invalid arguments for tool {wire!r}: {exc}")
+            lines = wire_lines(problems_of(exc))
+            return ToolResult.error("\n".join([f"Invalid arguments for tool {wire!r}:", *lines]))
         except ToolError as exc:
             return exc.result
 
@@ -265,13 +279,21 @@ class AsyncClientBase(AsyncFeatures):
         """`_call` for a tool without outputSchema: the result is always a ToolResult."""
         return cast(ToolResult, await self._call(wire, local_vars))
 
-    async def _invoke(self, wire: str, given: Mapping[str, Any]) -> Any:
+    async def _invoke(self, wire: str, given: Mapping[str, Any], *, python_names: bool = True) -> Any:
+        """Validate, send, parse. Bad arguments raise InvalidArguments naming them as the caller's
+        keywords (`python_names`), else pydantic's ValidationError (dispatch words it by wire name)."""
+        import pydantic
+
         models = self._load_models()
         args_model, result_model, wrapped, is_root = self._catalog.table[wire]
+        model_class = getattr(models, args_model)
         # Validate by wire name, then send only what the caller set, by wire name.
-        checked = getattr(models, args_model).model_validate(
-            {k: v for k, v in given.items() if not isinstance(v, Unset)}
-        )
+        try:
+            checked = model_class.model_validate({k: v for k, v in given.items() if not isinstance(v, Unset)})
+        except pydantic.ValidationError as exc:
+            if not python_names:
+                raise
+            raise InvalidArguments(wire, python_lines(model_class, problems_of(exc))) from None
         arguments = checked.model_dump(mode="json", by_alias=True, exclude_unset=True)
         raw = await self.call_tool(wire, arguments)
         result = ToolResult.from_raw(raw)
@@ -407,9 +429,17 @@ class SyncClientBase(SyncFeatures, Generic[_A]):
         """Untyped escape hatch: the raw CallToolResult (no validation, no ToolError)."""
         return self._runner.run(self._inner.call_tool(name, arguments))
 
-    def tool_definitions(self) -> list[dict[str, Any]]:
-        """The catalog as function-calling definitions (name, description, input_schema)."""
-        return self._inner.tool_definitions()
+    @overload
+    def tool_definitions(self, format: Literal["anthropic"] = ...) -> list[AnthropicTool]: ...
+    @overload
+    def tool_definitions(self, format: Literal["openai"]) -> list[OpenAITool]: ...
+    @overload
+    def tool_definitions(self, format: Literal["openai-responses"]) -> list[OpenAIResponsesTool]: ...
+    @overload
+    def tool_definitions(self, format: Literal["gemini"]) -> list[GeminiFunctionDeclaration]: ...
+    def tool_definitions(self, format: LlmFormat = "anthropic") -> list[Any]:
+        """The tools as function-calling definitions for an LLM API (see AsyncClient.tool_definitions)."""
+        return self._inner.tool_definitions(format)
 
     def dispatch(self, name: str, arguments: Mapping[str, Any] | str | None = None) -> Any:
         """Run an LLM's tool call through the typed, validated path (see AsyncClient.dispatch)."""

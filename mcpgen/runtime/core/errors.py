@@ -51,3 +51,16 @@ class MessageTooLarge(ProtocolError):
 
 class CrossOriginUrl(ProtocolError):
     """The server named a URL on another origin, where the connection's headers must not go."""
+
+
+class InvalidArguments(McpError, ValueError):
+    """A typed call's arguments break the tool's schema; nothing was sent.
+
+    `problems` holds one line per problem, naming each value by the Python keyword you typed
+    (`message_type`, `items[0].entity_type`); str() is those lines.
+    """
+
+    def __init__(self, tool: str, problems: list[str]) -> None:
+        super().__init__("\n".join(problems))
+        self.tool = tool
+        self.problems = problems

@@ -8,7 +8,8 @@ compiled lazily, once per schema, never at import time.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Mapping, Sized
+from collections.abc import Callable, Mapping, Sequence, Sized
+from dataclasses import dataclass
 from typing import Any
 
 Check = Callable[[Any], "str | None"]
@@ -17,8 +18,41 @@ Check = Callable[[Any], "str | None"]
 EXACT_CONTEXT_KEY = "mcpgen_exact"
 
 
-def compile_validator(schema: dict[str, Any] | bool, *, formats: bool = True) -> Check:
-    """A function returning None for a valid instance, else one line naming where and why."""
+# At most this many problems are listed for one instance (a 10,000-item array of wrong items
+# must not become a 10,000-line error), each message at most this long.
+MAX_PROBLEMS = 20
+_MESSAGE_CHARS = 300
+
+
+@dataclass(frozen=True)
+class SchemaProblem:
+    """One reason an instance breaks its schema: where (wire names) and why, in one line."""
+
+    path: tuple[str | int, ...]
+    message: str
+
+    @property
+    def pointer(self) -> str:
+        """The JSON pointer (RFC 6901) of the offending value, "" for the whole instance."""
+        return "".join("/" + str(p).replace("~", "~0").replace("/", "~1") for p in self.path)
+
+    def __str__(self) -> str:
+        return f"{self.pointer or '(top level)'}: {self.message}"
+
+
+class SchemaMismatch(ValueError):
+    """An instance breaks its JSON Schema; `problems` lists every reason found (up to MAX_PROBLEMS)."""
+
+    def __init__(self, problems: Sequence[SchemaProblem]) -> None:
+        self.problems = tuple(problems)
+        super().__init__("does not match the JSON Schema: " + "; ".join(str(p) for p in self.problems))
+
+
+Problems = Callable[[Any], "list[SchemaProblem]"]
+
+
+def compile_problems(schema: dict[str, Any] | bool, *, formats: bool = True) -> Problems:
+    """A function listing why an instance breaks `schema` (empty when it is valid)."""
     import jsonschema
     import referencing
 
@@ -32,19 +66,71 @@ def compile_validator(schema: dict[str, Any] | bool, *, formats: bool = True) ->
     validator = cls(schema, **kwargs)
     fast = fast_check(schema, formats=formats)
 
-    def check(instance: Any) -> str | None:
+    def problems(instance: Any) -> list[SchemaProblem]:
         if fast is not None and fast(instance):
-            return None  # valid for certain; jsonschema only runs to explain a failure
+            return []  # valid for certain; jsonschema only runs to explain a failure
+        found: list[SchemaProblem] = []
         try:
-            error = jsonschema.exceptions.best_match(validator.iter_errors(instance))
+            for error in validator.iter_errors(instance):
+                found += _explain(jsonschema.exceptions.best_match([error]) or error)
+                if len(found) > MAX_PROBLEMS:
+                    break
         except RecursionError:
-            return "(value): nested too deeply to check"
+            return [SchemaProblem((), "nested too deeply to check")]
         except referencing.exceptions.Unresolvable as exc:
-            return f"(schema): unresolvable reference {str(exc)[:100]}"
-        if error is None:
-            return None
-        where = "/".join(str(part) for part in error.absolute_path) or "(value)"
-        return f"{where}: {error.message}"[:1000]
+            return [SchemaProblem((), f"unresolvable reference in the schema: {str(exc)[:100]}")]
+        if len(found) > MAX_PROBLEMS:
+            found = [*found[:MAX_PROBLEMS], SchemaProblem((), "more problems not listed")]
+        return found
+
+    return problems
+
+
+def _explain(error: Any) -> list[SchemaProblem]:
+    """One jsonschema error as problems: a missing or unexpected property gets its own path."""
+    path = tuple(_clip_part(p) for p in list(error.absolute_path)[:32])
+    instance, schema = error.instance, error.schema
+    if error.validator == "required" and isinstance(instance, dict) and isinstance(error.validator_value, list):
+        missing = [n for n in error.validator_value if isinstance(n, str) and n not in instance]
+        named = [n for n in missing if error.message.startswith(repr(n))] or missing[:1]
+        return [SchemaProblem((*path, _clip_part(n)), "required, but missing") for n in named]
+    if error.validator == "additionalProperties" and isinstance(instance, dict) and isinstance(schema, dict):
+        known = schema.get("properties")
+        patterns = schema.get("patternProperties")
+        extra = [
+            k
+            for k in instance
+            if not (isinstance(known, dict) and k in known)
+            and not (isinstance(patterns, dict) and any(_search(p, k) for p in patterns))
+        ]
+        if extra:
+            return [SchemaProblem((*path, _clip_part(k)), "not allowed here (no such property)") for k in extra[:5]]
+    return [SchemaProblem(path, _clip_text(error.message))]
+
+
+def _search(pattern: Any, text: str) -> bool:
+    try:
+        return isinstance(pattern, str) and re.search(pattern, text) is not None
+    except re.error:
+        return False
+
+
+def _clip_part(part: Any) -> str | int:
+    return part if isinstance(part, int) else _clip_text(str(part), 100)
+
+
+def _clip_text(text: str, limit: int = _MESSAGE_CHARS) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def compile_validator(schema: dict[str, Any] | bool, *, formats: bool = True) -> Check:
+    """A function returning None for a valid instance, else one line per problem naming where and why."""
+    problems = compile_problems(schema, formats=formats)
+
+    def check(instance: Any) -> str | None:
+        found = problems(instance)
+        return "\n".join(str(p) for p in found) if found else None
 
     return check
 
@@ -260,7 +346,7 @@ def fast_check(schema: Any, *, formats: bool = True) -> Predicate | None:
         return None
 
 
-_compiled: dict[str, Check] = {}
+_compiled: dict[str, Problems] = {}
 
 
 def check_exact(schema_json: str, data: Any, context: Any = None, wrap: str | None = None) -> Any:
@@ -268,21 +354,24 @@ def check_exact(schema_json: str, data: Any, context: Any = None, wrap: str | No
     (before pydantic's lax coercions such as "1" -> 1 can happen) and hand back plain data.
 
     `wrap` checks `{wrap: data}` instead (a result the SDKs wrap as `{"result": X}`).
-    Raises ValueError (pydantic turns it into a ValidationError) when the schema rejects it.
+    Raises SchemaMismatch, a ValueError (pydantic turns it into a ValidationError whose error
+    carries it in `ctx["error"]`), when the schema rejects it.
     """
     if isinstance(context, Mapping) and context.get(EXACT_CONTEXT_KEY) is False:
         return data
     if _is_model(data):
         return data  # already validated when it was built
     plain = _plain(data)
-    check = _compiled.get(schema_json)
-    if check is None:
+    problems = _compiled.get(schema_json)
+    if problems is None:
         import json
 
-        check = _compiled[schema_json] = compile_validator(json.loads(schema_json), formats=False)
-    problem = check(plain if wrap is None else {wrap: plain})
-    if problem is not None:
-        raise ValueError(f"does not match the JSON Schema: {problem}")
+        problems = _compiled[schema_json] = compile_problems(json.loads(schema_json), formats=False)
+    found = problems(plain if wrap is None else {wrap: plain})
+    if found:
+        if wrap is not None:  # the caller knows the value, not the wrapper around it
+            found = [SchemaProblem(p.path[1:], p.message) if p.path[:1] == (wrap,) else p for p in found]
+        raise SchemaMismatch(found)
     return plain
 
 

@@ -22,7 +22,7 @@ from ..core.errors import RpcError
 from ..core.jsonrpc import INTERNAL_ERROR, INVALID_PARAMS, JSONObject
 from ..core.protocol import ERA_MODERN
 from ..core.results import ToolError, ToolResult
-from ..core.validation import EXACT_CONTEXT_KEY, compile_validator
+from ..core.validation import EXACT_CONTEXT_KEY, SchemaProblem, compile_problems
 from .features import PromptHandler, ResourceHandler, TemplateHandler
 from .server import RequestContext, Server, ToolHandler, error_result
 
@@ -151,17 +151,17 @@ def _tool(
     mode: str,
 ) -> ToolHandler:
     send = _sender(wire, result_model, mode)
-    check = compile_validator(definition["inputSchema"])
+    check = compile_problems(definition["inputSchema"])
     not_implemented = f"Tool {wire!r} is not implemented yet"
 
     async def call(arguments: JSONObject, ctx: RequestContext) -> JSONObject:
-        problem = check(arguments)
-        if problem is not None:
-            return error_result(f"Invalid arguments at {problem}")
+        problems = check(arguments)
+        if problems:
+            return error_result(_listing(wire, problems))
         try:
             args = args_model.model_validate(arguments, context=_CHECKED)
         except pydantic.ValidationError as exc:
-            return _bad_arguments(exc)
+            return _bad_arguments(exc, wire)
         try:
             value = await method(args, ctx)
         except NotImplementedError:
@@ -228,10 +228,28 @@ def _text(value: str) -> list[JSONObject]:
 _QUOTE_CHARS = 1000
 
 
-def _bad_arguments(exc: pydantic.ValidationError) -> JSONObject:
-    first = exc.errors(include_input=False, include_url=False)[0]
-    where = "/".join(str(p)[:200] for p in first["loc"][:20]) or "(arguments)"
-    return error_result(f"Invalid arguments at {where}: {first['msg']}"[:_QUOTE_CHARS])
+def _bad_arguments(exc: pydantic.ValidationError, wire: str = "") -> JSONObject:
+    problems = [
+        SchemaProblem(tuple(p if isinstance(p, int) else str(p)[:200] for p in e["loc"][:20]), e["msg"][:300])
+        for e in exc.errors(include_input=False, include_url=False)
+    ]
+    return error_result(_listing(wire, problems))
+
+
+def _listing(wire: str, problems: list[SchemaProblem]) -> str:
+    """What an LLM reads about bad arguments: every problem on its own line, by JSON pointer
+    and wire name, no URLs; bounded to _QUOTE_CHARS (later problems are counted, not quoted)."""
+    head = f"Invalid arguments for tool {wire[:100]!r}:" if wire else "Invalid arguments:"
+    lines = [head]
+    used = len(head)
+    for i, problem in enumerate(problems):
+        line = str(problem)
+        if used + 1 + len(line) > _QUOTE_CHARS - 40:
+            lines.append(f"({len(problems) - i} more not shown)")
+            break
+        lines.append(line)
+        used += 1 + len(line)
+    return "\n".join(lines)
 
 
 # -- prompts, resources, resource templates ------------------------------------------

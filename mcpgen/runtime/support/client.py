@@ -19,7 +19,7 @@ from ..client.features import (
     expand_uri_template,
 )
 from ..client.typed import AsyncClientBase, SyncClientBase, ToolCatalog, sync_method
-from ..core.errors import ConnectionClosed, McpError, ProtocolError, RequestTimeout, RpcError
+from ..core.errors import ConnectionClosed, InvalidArguments, McpError, ProtocolError, RequestTimeout, RpcError
 from ..core.results import (
     UNSET,
     AudioContent,
@@ -45,6 +45,7 @@ __all__ = [
     "ContentBlock",
     "EmbeddedResource",
     "ImageContent",
+    "InvalidArguments",
     "McpError",
     "Prompt",
     "PromptArgument",

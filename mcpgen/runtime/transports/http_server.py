@@ -19,6 +19,7 @@ import logging
 import math
 import os
 import secrets
+import sys
 import time
 from collections.abc import Awaitable, Callable, Iterable, Mapping, MutableMapping
 from dataclasses import dataclass, field, fields
@@ -909,8 +910,15 @@ def serve_http(
     allowed_origins: Iterable[str] = (),
     log_level: str = "warning",
     limits: HttpLimits | None = None,
+    access_log: bool = False,
+    announce: bool = True,
 ) -> None:
-    """Run the server under uvicorn (blocking). Binds 127.0.0.1 unless told otherwise."""
+    """Run the server under uvicorn (blocking). Binds 127.0.0.1 unless told otherwise.
+
+    With `announce`, one line on stderr says where it listens once the socket is bound
+    (`serving MCP on http://127.0.0.1:8000/mcp`, the real port when `port` is 0). `access_log`
+    logs one line per request to stderr: off by default, since formatting every line costs speed.
+    """
     import uvicorn
 
     limits = limits or HttpLimits()
@@ -923,8 +931,8 @@ def serve_http(
         limits=limits,
     )
     # uvicorn formats every access-log line's arguments before the logger drops them by level:
-    # turned off unless that level would show it.
-    access_log = log_level.lower() in ("trace", "debug", "info")
+    # turned off unless asked for or that level would show it anyway.
+    access_log = access_log or log_level.lower() in ("trace", "debug", "info")
     config = uvicorn.Config(
         app,
         host=host,
@@ -939,7 +947,43 @@ def serve_http(
     # per period (accept errors when descriptors run out, refused connections, bad requests).
     for name in ("asyncio", "uvicorn.error"):
         logging.getLogger(name).addFilter(rate_limited)
-    uvicorn.Server(config).run()
+    if access_log:
+        # uvicorn's access handler writes to stdout; every other line of the server goes to stderr.
+        access = logging.getLogger("uvicorn.access")
+        access.setLevel(logging.INFO)
+        for handler in access.handlers:
+            if isinstance(handler, logging.StreamHandler):
+                handler.setStream(sys.stderr)
+    server_class = _announcing_server(uvicorn.Server, path) if announce else uvicorn.Server
+    server_class(config).run()
+
+
+def _announcing_server(base: type[Any], path: str) -> type[Any]:
+    """uvicorn's Server, saying on stderr where it listens once its sockets are bound."""
+
+    class AnnouncingServer(base):  # type: ignore[misc]
+        async def startup(self, sockets: Any = None) -> None:
+            await super().startup(sockets=sockets)
+            if self.should_exit:  # binding failed: uvicorn has logged why
+                return
+            for url in _listening_urls(self.servers, path):
+                print(f"serving MCP on {url}", file=sys.stderr, flush=True)
+
+    return AnnouncingServer
+
+
+def _listening_urls(servers: Iterable[Any], path: str) -> list[str]:
+    """One http:// URL per bound socket (IPv6 addresses in brackets)."""
+    urls: list[str] = []
+    for server in servers:
+        for sock in getattr(server, "sockets", None) or ():
+            address = sock.getsockname()
+            if not isinstance(address, tuple):
+                continue
+            host, port = str(address[0]), int(address[1])
+            shown = f"[{host}]" if ":" in host else host
+            urls.append(f"http://{shown}:{port}{path}")
+    return urls
 
 
 def _connection_cap(wanted: int) -> int:

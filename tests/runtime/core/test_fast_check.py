@@ -77,7 +77,7 @@ def test_common_tool_schemas_compile_and_answer_alone() -> None:
         assert not fast(bad)
     check = compile_validator(schema)
     assert check({"text": "hi"}) is None
-    assert check({"text": "hi", "count": -1}) == "count: -1 is less than the minimum of 0"
+    assert check({"text": "hi", "count": -1}) == "/count: -1 is less than the minimum of 0"
 
 
 def test_what_the_fast_path_leaves_to_jsonschema() -> None:

@@ -1,0 +1,159 @@
+"""Every shell and Python block of README.md runs, in order, as a reader following it would.
+
+Blocks are found by their fence (```sh / bash / shell / console, ```python / py), whoever wrote
+them: a new section's blocks are tested with no change here. They run one after another in a
+copy of examples/weather (the folder the README's commands name), with this checkout's .venv
+first on PATH; the npm test peers are linked in as node_modules, so `npx -y PACKAGE` starts the
+installed peer without a download. A shell block runs under `bash -e`; a Python block is a
+script run with the same interpreter. Stdin is an empty pipe (a stdio server started by a block
+sees its client leave at once); each block's background processes are stopped with it.
+
+SKIP names the few blocks that cannot run here, by a line they contain, each with its reason.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import signal
+import subprocess
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[2]
+README = REPO / "README.md"
+EXAMPLE = REPO / "examples" / "weather"
+NODE_MODULES = REPO / "tests" / "peers" / "node_modules"
+SHELL = ("sh", "bash", "shell", "console")
+PYTHON = ("python", "py")
+BLOCK_TIMEOUT = 240
+
+# A line of the block -> why it cannot run in a test.
+SKIP = {
+    "make demo": "sets up this checkout and runs the whole test suite, this test included (make test)",
+    "mcpgen client --url https://mcp.example.com/mcp": "needs a remote server and a login",
+    "python -m weather_server --http --port 8000  #": "serves until stopped; tests/functional/server/"
+    "test_http_announce.py runs it (on a free port) and checks what it prints",
+    "async with c.resource_updates() as updates:": "a fragment inside the block above that waits for "
+    "server-side changes; tests/functional/client/test_everything_features.py covers subscriptions",
+    "mcpgen generate                               # every target": "needs the [tool.mcpgen] table above, "
+    "whose 'live' target is a remote server with a login",
+}
+
+
+@dataclass(frozen=True)
+class Block:
+    line: int  # where its fence opens in README.md
+    language: str
+    code: str
+
+    @property
+    def skip_reason(self) -> str | None:
+        for marker, reason in SKIP.items():
+            if marker in self.code:
+                return reason
+        return None
+
+
+FENCE = re.compile(r"^```([A-Za-z0-9_-]*)[^\n]*\n(.*?)^```\s*$", re.M | re.S)
+
+
+def blocks(text: str) -> list[Block]:
+    """Every fenced block in a language we run, in document order."""
+    found = []
+    for match in FENCE.finditer(text):
+        language = match.group(1).lower()
+        if language in SHELL or language in PYTHON:
+            found.append(Block(text.count("\n", 0, match.start()) + 1, language, match.group(2)))
+    return found
+
+
+def test_the_extractor_finds_blocks_in_any_section() -> None:
+    sample = "# A\n```sh\necho one\n```\n\ntext\n\n## B (added later)\n```python\nprint(2)\n```\n```toml\nx = 1\n```\n"
+    assert [(b.line, b.language, b.code) for b in blocks(sample)] == [
+        (2, "sh", "echo one\n"),
+        (9, "python", "print(2)\n"),
+    ]
+
+
+def test_every_skip_names_a_block_that_exists() -> None:
+    codes = [b.code for b in blocks(README.read_text(encoding="utf-8"))]
+    for marker in SKIP:
+        assert any(marker in code for code in codes), f"SKIP entry matches no README block: {marker!r}"
+
+
+@pytest.fixture(scope="module")
+def workspace(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    root = tmp_path_factory.mktemp("readme") / "weather"
+    shutil.copytree(EXAMPLE, root, ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
+    if NODE_MODULES.is_dir():
+        (root / "node_modules").symlink_to(NODE_MODULES)
+    elif os.environ.get("CI"):
+        raise AssertionError("tests/peers/node_modules is missing: run `make setup`")
+    return root
+
+
+def _env() -> dict[str, str]:
+    env = dict(os.environ)
+    env["PATH"] = os.pathsep.join([str(Path(sys.executable).parent), env.get("PATH", "")])
+    env.pop("PYTHONPATH", None)
+    return env
+
+
+def _run(block: Block, cwd: Path, index: int) -> subprocess.CompletedProcess[str]:
+    if block.language in SHELL:
+        argv = ["bash", "-e", "-o", "pipefail", "-c", block.code]
+    else:
+        script = cwd / f"_readme_block_{index}.py"
+        script.write_text(block.code, encoding="utf-8")
+        argv = [sys.executable, script.name]
+    proc = subprocess.Popen(
+        argv,
+        cwd=cwd,
+        env=_env(),
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,  # its own process group: background servers stop with it
+    )
+    try:
+        out, err = proc.communicate(input="", timeout=BLOCK_TIMEOUT)
+    except subprocess.TimeoutExpired:
+        os.killpg(proc.pid, signal.SIGKILL)
+        out, err = proc.communicate()
+        err += f"\n(stopped after {BLOCK_TIMEOUT}s)"
+    finally:
+        try:
+            os.killpg(proc.pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+    return subprocess.CompletedProcess(argv, proc.returncode, out, err)
+
+
+README_BLOCKS = blocks(README.read_text(encoding="utf-8"))
+
+
+@pytest.mark.slow
+@pytest.mark.timeout(BLOCK_TIMEOUT + 60)
+@pytest.mark.parametrize("index", range(len(README_BLOCKS)), ids=[f"line{b.line}-{b.language}" for b in README_BLOCKS])
+def test_readme_block_runs(index: int, workspace: Path) -> None:
+    """Blocks run in document order in one workspace: each sees what the ones before it made."""
+    block = README_BLOCKS[index]
+    if block.skip_reason:
+        pytest.skip(block.skip_reason)
+    done = _run(block, workspace, index)
+    assert done.returncode == 0, (
+        f"README.md line {block.line} ({block.language}) exited {done.returncode}:\n{block.code}\n"
+        f"--- stdout\n{done.stdout[-3000:]}\n--- stderr\n{done.stderr[-3000:]}"
+    )
+
+
+def test_most_blocks_run() -> None:
+    """The skip list stays small: most blocks really run."""
+    runnable = [b for b in README_BLOCKS if not b.skip_reason]
+    assert len(runnable) >= 6 and len(runnable) > len(SKIP), (len(runnable), len(SKIP))
