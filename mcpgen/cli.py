@@ -417,15 +417,25 @@ def _write_file(path: Path, text: str) -> None:
 @click.option(
     "--connect-timeout", type=float, default=30.0, show_default=True, help="Seconds a live server gets to answer."
 )
-def diff_cmd(old: str, new: str, as_json: bool, headers: tuple[str, ...], connect_timeout: float) -> None:
-    """Classify every change from OLD to NEW as breaking or compatible; exit 1 if any is breaking.
+@click.option(
+    "--fail-on",
+    "fail_on",
+    multiple=True,
+    type=click.Choice(["breaking", "security", "any"]),
+    help="Which changes exit 1 (repeatable): breaking (the default), security, or any change.",
+)
+def diff_cmd(
+    old: str, new: str, as_json: bool, headers: tuple[str, ...], connect_timeout: float, fail_on: tuple[str, ...]
+) -> None:
+    """Classify every change from OLD to NEW as breaking or compatible, and flag security changes;
+    exit 1 if any change is in a --fail-on class (default: breaking).
 
     OLD and NEW are each a schema file or snapshot, an http(s):// URL of a live server,
     or "stdio:COMMAND ARGS..." (a stdio server to start).
     """
     import json
 
-    from .catalog.diff import diff_tools, format_table, summary
+    from .catalog.diff import diff_tools, fails, format_table, summary
 
     catalogs = [load_source(_diff_source(s, headers, connect_timeout)) for s in (old, new)]
     changes = diff_tools([t.raw for t in catalogs[0].tools], [t.raw for t in catalogs[1].tools])
@@ -433,7 +443,7 @@ def diff_cmd(old: str, new: str, as_json: bool, headers: tuple[str, ...], connec
         click.echo(json.dumps(summary(changes), indent=2, sort_keys=True))
     else:
         click.echo(format_table(changes), nl=False)
-    sys.exit(EXIT_DIFFERENT if any(c.breaking for c in changes) else 0)
+    sys.exit(EXIT_DIFFERENT if fails(changes, fail_on or ("breaking",)) else 0)
 
 
 def _diff_source(text: str, headers: Sequence[str], connect_timeout: float) -> SourceSpec:
