@@ -38,6 +38,9 @@ _NAME_MAPS = frozenset({"properties", "patternProperties", "$defs", "definitions
 _NON_VALIDATING = ("$schema", "$id", "$comment", "$anchor")
 _ANNOTATIONS = frozenset({"description", "title", "examples", "default", "deprecated", "readOnly", "writeOnly"})
 _MAX_DEPTH = 64
+# Inlining copies a definition at every ref to it: definitions that ref each other twice over
+# grow exponentially ("billion laughs"). Past this many nodes the rewrite is refused.
+MAX_INLINED_NODES = 50_000
 
 
 @dataclass(frozen=True)
@@ -188,14 +191,29 @@ def portable(schema: Any) -> Any:
         raise NotPortable("a nested $id changes what its refs point at; not rewritten")
     draft = str(schema.get("$schema", ""))
     siblings_ignored = any(d in draft for d in ("draft-04", "draft-06", "draft-07"))
-    return _inline(schema, schema, (), siblings_ignored, 0)
+    return _Inliner(schema, siblings_ignored).inline(schema, (), 0)
 
 
-def _inline(node: Any, root: dict[str, Any], trail: tuple[str, ...], siblings_ignored: bool, depth: int) -> Any:
+class _Inliner:
+    def __init__(self, root: dict[str, Any], siblings_ignored: bool) -> None:
+        self.root = root
+        self.siblings_ignored = siblings_ignored
+        self.nodes = 0
+
+    def inline(self, node: Any, trail: tuple[str, ...], depth: int) -> Any:
+        self.nodes += 1
+        if self.nodes > MAX_INLINED_NODES:
+            raise NotPortable(f"inlining its refs would grow the schema past {MAX_INLINED_NODES} nodes")
+        return _inline(node, self.root, trail, self.siblings_ignored, depth, self)
+
+
+def _inline(
+    node: Any, root: dict[str, Any], trail: tuple[str, ...], siblings_ignored: bool, depth: int, inliner: _Inliner
+) -> Any:
     if depth > _MAX_DEPTH:
         raise NotPortable("nested too deeply to rewrite")
     if isinstance(node, list):
-        return [_inline(v, root, trail, siblings_ignored, depth + 1) for v in node]
+        return [inliner.inline(v, trail, depth + 1) for v in node]
     if not isinstance(node, dict):
         return node
     out: dict[str, Any] = {}
@@ -205,11 +223,11 @@ def _inline(node: Any, root: dict[str, Any], trail: tuple[str, ...], siblings_ig
             raise NotPortable(f"$ref {str(ref)[:80]!r} leaves the document")
         if ref in trail:
             raise NotPortable(f"$ref {ref!r} is recursive: inlining it never ends")
-        target = _inline(_resolve(root, ref), root, (*trail, ref), siblings_ignored, depth + 1)
+        target = inliner.inline(_resolve(root, ref), (*trail, ref), depth + 1)
         rest = {k: v for k, v in node.items() if k != "$ref"}
         if siblings_ignored:
             return target  # draft 4-7: keywords beside $ref are ignored, so dropping them changes nothing
-        rest = _inline(rest, root, trail, siblings_ignored, depth + 1)
+        rest = inliner.inline(rest, trail, depth + 1)
         if not rest:
             return target
         if set(rest) <= _ANNOTATIONS and isinstance(target, dict):
@@ -220,11 +238,11 @@ def _inline(node: Any, root: dict[str, Any], trail: tuple[str, ...], siblings_ig
         if key in _NON_VALIDATING or key in ("$defs", "definitions"):
             continue
         if key in _NAME_MAPS and isinstance(value, dict):
-            out[key] = {k: _inline(v, root, trail, siblings_ignored, depth + 1) for k, v in value.items()}
+            out[key] = {k: inliner.inline(v, trail, depth + 1) for k, v in value.items()}
         elif key in ("enum", "const", "default", "examples", "example", "required"):
             out[key] = copy.deepcopy(value)  # data, not schemas
         else:
-            out[key] = _inline(value, root, trail, siblings_ignored, depth + 1)
+            out[key] = inliner.inline(value, trail, depth + 1)
     return out
 
 

@@ -187,3 +187,13 @@ def test_lint_command_exit_codes_and_fix(tmp_path: Path) -> None:
     done = _lint("rec.json", "--provider", "gemini", "--fix", "out.json", cwd=tmp_path)
     assert done.returncode == 1 and "not fixed: tree" in done.stderr and "recursive" in done.stderr
     assert json.loads((tmp_path / "out.json").read_text())["tools"][0] == recursive  # left as it was
+
+
+def test_fix_refuses_an_exponential_expansion_quickly() -> None:
+    # Each definition refers to the next four times: inlining would copy D10 4**10 times.
+    refs = lambda i: [{"$ref": f"#/$defs/D{i + 1}"} for _ in range(4)]  # noqa: E731
+    defs: dict[str, Any] = {f"D{i}": {"type": "array", "prefixItems": refs(i)} for i in range(10)}
+    defs["D10"] = {"type": "integer"}
+    schema = {"type": "object", "properties": {"x": {"$ref": "#/$defs/D0"}}, "$defs": defs}
+    with pytest.raises(NotPortable, match="grow the schema past"):
+        portable(schema)
