@@ -53,7 +53,10 @@ def test_client_from_a_config_entry_calls_the_server(tmp_path: Path, key: str) -
             async with pkg.AsyncClient.connect_stdio(sys.executable, ["-m", "mcp_server_time"]) as c:
                 return await c.get_current_time(timezone="Asia/Tokyo")
 
-        now = asyncio.run(call())
+        # Started here without the entry's TZ, the server names another local zone in its
+        # argument descriptions: the drift check reports exactly that, as a security change.
+        with pytest.warns(pkg.SchemaDriftWarning, match="get_current_time/inputSchema/properties/timezone/description"):
+            now = asyncio.run(call())
         assert isinstance(now, pkg.models.GetCurrentTimeResult) and now.timezone == "Asia/Tokyo"
     finally:
         sys.path.remove(str(tmp_path))
