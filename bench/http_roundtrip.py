@@ -209,6 +209,7 @@ def main() -> int:
         print(f"{cell:<18}{f['sequential']:>22,.0f}{f['concurrent']:>22,.0f}")
 
     ratios: dict[str, float] = {}
+    missed = False
     spread: dict[str, tuple[float, float]] = {}
     if "sdk" in pairs:
         print()
@@ -225,6 +226,7 @@ def main() -> int:
         print()
         for label, value in ratios.items():
             print(f"{'MET ' if value >= 3 else 'MISS'} generated >= 3x SDK ({label})")
+        missed = any(value < 3 for value in ratios.values())
     if args.json:
         print(
             json.dumps(
@@ -238,7 +240,7 @@ def main() -> int:
                 }
             )
         )
-    return 0
+    return 1 if missed else 0  # a missed target is a failed run
 
 
 @contextmanager

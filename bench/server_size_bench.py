@@ -59,7 +59,7 @@ def import_time(package: Path, pythonpath: str) -> float:
     return time.perf_counter() - t0
 
 
-def main() -> None:
+def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--repeat", type=int, default=3, help="runs per timing; the best is reported (default 3)")
     ap.add_argument("--baseline", default=None, help="a tree holding another mcpgen to measure alongside")
@@ -97,7 +97,14 @@ def main() -> None:
         )
     if ns.json:
         print(json.dumps(figures))
+    current = [label for label in figures if label.endswith("/current")]  # a baseline is only compared
+    missed = [
+        label for label in current if int(str(figures[label]["counted_lines"])) > int(str(figures[label]["budget"]))
+    ]
+    for label in current:
+        print(f"{'MISS' if label in missed else 'MET '} {label}: _generated/ code within its line budget")
+    return 1 if missed else 0
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())

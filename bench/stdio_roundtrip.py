@@ -203,7 +203,7 @@ def main() -> int:
         print(f"{'MET ' if ok else 'MISS'} {label}")
     if args.json:
         print(json.dumps({"n": args.n, "concurrency": args.concurrency, "figures": figures, "ratios": ratios}))
-    return 0
+    return 0 if all(targets.values()) else 1  # a missed target is a failed run
 
 
 if __name__ == "__main__":

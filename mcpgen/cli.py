@@ -607,8 +607,18 @@ def _write_file(path: Path, text: str) -> None:
 @click.option(
     "--connect-timeout", type=float, default=30.0, show_default=True, help="Seconds a live server gets to answer."
 )
-def diff_cmd(old: str, new: str, as_json: bool, headers: tuple[str, ...], connect_timeout: float) -> None:
-    """Classify every change from OLD to NEW as breaking or compatible; exit 1 if any is breaking.
+@click.option(
+    "--fail-on",
+    "fail_on",
+    multiple=True,
+    type=click.Choice(["breaking", "security", "any"]),
+    help="Which changes exit 1 (repeatable): breaking (the default), security, or any change.",
+)
+def diff_cmd(
+    old: str, new: str, as_json: bool, headers: tuple[str, ...], connect_timeout: float, fail_on: tuple[str, ...]
+) -> None:
+    """Classify every change from OLD to NEW as breaking or compatible, and flag security changes;
+    exit 1 if any change is in a --fail-on class (default: breaking).
 
     OLD and NEW are each a schema file or snapshot, an http(s):// URL of a live server,
     or "stdio:COMMAND ARGS..." (a stdio server to start).
@@ -621,7 +631,7 @@ def diff_cmd(old: str, new: str, as_json: bool, headers: tuple[str, ...], connec
     """
     import json
 
-    from .catalog.diff import diff_tools, format_table, summary
+    from .catalog.diff import diff_tools, fails, format_table, summary
 
     catalogs = [load_source(_diff_source(s, headers, connect_timeout)) for s in (old, new)]
     changes = diff_tools([t.raw for t in catalogs[0].tools], [t.raw for t in catalogs[1].tools])
@@ -629,7 +639,70 @@ def diff_cmd(old: str, new: str, as_json: bool, headers: tuple[str, ...], connec
         click.echo(json.dumps(summary(changes), indent=2, sort_keys=True))
     else:
         click.echo(format_table(changes), nl=False)
-    sys.exit(EXIT_DIFFERENT if any(c.breaking for c in changes) else 0)
+    sys.exit(EXIT_DIFFERENT if fails(changes, fail_on or ("breaking",)) else 0)
+
+
+@cli.command("lint")
+@click.argument("source")
+@click.option(
+    "--provider",
+    "providers",
+    multiple=True,
+    type=click.Choice(["openai", "anthropic", "gemini", "all"]),
+    help="Whose tool calling to check against (repeatable; default all).",
+)
+@click.option("--fix", "fix_path", type=click.Path(dir_okay=False), default=None, help="Write a portable tools JSON.")
+@click.option("--json", "as_json", is_flag=True, help="Print the findings as JSON.")
+@click.option(
+    "--header", "headers", multiple=True, metavar="NAME:VALUE", help="HTTP header for URL sources (repeatable)."
+)
+@click.option(
+    "--connect-timeout", type=float, default=30.0, show_default=True, help="Seconds a live server gets to answer."
+)
+def lint_cmd(
+    source: str,
+    providers: tuple[str, ...],
+    fix_path: str | None,
+    as_json: bool,
+    headers: tuple[str, ...],
+    connect_timeout: float,
+) -> None:
+    """Check tool schemas against what LLM providers' tool calling accepts; exit 1 on any error.
+
+    SOURCE is a schema file or snapshot, an http(s):// URL or "stdio:COMMAND ARGS...". Warnings
+    (rules of a provider's optional strict mode) print but exit 0. --fix writes the tools with
+    schemas rewritten where the rewrite accepts exactly the same instances, and says what it refused.
+    """
+    import json
+
+    from .catalog.portability import PROVIDERS, NotPortable, lint_tools, portable
+
+    chosen = PROVIDERS if not providers or "all" in providers else tuple(p for p in PROVIDERS if p in providers)
+    tools = [t.raw for t in load_source(_diff_source(source, headers, connect_timeout)).tools]
+    if fix_path is not None:
+        fixed: list[Any] = []
+        for tool in tools:
+            try:
+                fixed.append({**tool, "inputSchema": portable(tool.get("inputSchema"))})
+            except NotPortable as e:
+                click.echo(f"mcpgen: not fixed: {str(tool.get('name'))[:80]}: {e}", err=True)
+                fixed.append(tool)
+        _write_file(Path(fix_path), json.dumps({"tools": fixed}, indent=2, ensure_ascii=False) + "\n")
+        tools = fixed  # the findings below are the fixed tools' own
+    findings = lint_tools(tools, chosen)
+    if as_json:
+        doc = [
+            {"tool": f.tool, "pointer": f.pointer, "rule": f.rule.id, "provider": f.rule.provider,
+             "severity": f.rule.severity, "detail": f.detail, "fix": f.rule.fix, "source": f.rule.source}
+            for f in findings
+        ]  # fmt: skip
+        click.echo(json.dumps(doc, indent=2))
+    else:
+        for f in findings:
+            click.echo(f.line())
+        errors = sum(f.rule.severity == "error" for f in findings)
+        click.echo(f"{len(findings)} findings: {errors} errors, {len(findings) - errors} warnings")
+    sys.exit(EXIT_DIFFERENT if any(f.rule.severity == "error" for f in findings) else 0)
 
 
 def _diff_source(text: str, headers: Sequence[str], connect_timeout: float) -> SourceSpec:

@@ -1,9 +1,12 @@
-"""Classify every difference between two tool lists as breaking or compatible.
+"""Classify every difference between two tool lists as breaking or compatible, and flag security.
 
 Breaking means: a caller built against OLD may fail against NEW. For an input schema that
 is anything NEW accepts less of (narrowed); for an output schema, anything NEW may send
 that OLD did not promise (widened), since a typed client validates what it receives.
-Plain functions over plain JSON data; no I/O.
+Security means: what a tool tells a model or a host changed (a description, where prompt
+injection hides; a flipped behaviour hint; a new tool that may write). That classification is
+the runtime's (`runtime/client/tool_security.py`), so the drift check on connect reports the
+same classes. Plain functions over plain JSON data; no I/O.
 """
 
 from __future__ import annotations
@@ -13,6 +16,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass
 from typing import Any
 
+from ..runtime.client.tool_security import DESCRIPTION_CHANGED, HINT_DEFAULTS, may_write, tool_security_changes
 from ..wording import counted
 
 # (keyword, True when a larger value accepts more)
@@ -39,6 +43,7 @@ class Change:
     breaking: bool
     where: str  # JSON pointer inside the tool ("" for the tool itself)
     detail: str
+    security: bool = False  # what the tool means to a model or host changed (see the module doc)
 
     def to_json(self) -> dict[str, Any]:
         return asdict(self)
@@ -73,10 +78,22 @@ def diff_tools(old: Sequence[Mapping[str, Any]], new: Sequence[Mapping[str, Any]
             changes.append(Change(r, "tool_removed", True, "", "tool removed"))
     for a in added:
         if a not in renamed.values():
-            changes.append(Change(a, "tool_added", False, "", "tool added"))
+            writes = may_write(news[a])
+            detail = "tool added, may write (readOnlyHint is not true)" if writes else "tool added, read-only"
+            changes.append(Change(a, "tool_added", False, "", detail, security=writes))
     for name in sorted(olds.keys() & news.keys()):
         changes += diff_tool(name, olds[name], news[name])
     return changes
+
+
+def _other_annotations(tool: Mapping[str, Any]) -> Any:
+    """The annotations besides the behaviour hints (whose flips are security changes)."""
+    annotations = tool.get("annotations")
+    if annotations is None:
+        return {}
+    if not isinstance(annotations, Mapping):
+        return annotations
+    return {k: v for k, v in annotations.items() if k not in HINT_DEFAULTS}
 
 
 def _signature(tool: Mapping[str, Any]) -> str:
@@ -85,10 +102,13 @@ def _signature(tool: Mapping[str, Any]) -> str:
 
 def diff_tool(name: str, old: Mapping[str, Any], new: Mapping[str, Any]) -> list[Change]:
     out: list[Change] = []
-    for key in ("title", "description"):
-        if old.get(key) != new.get(key):
-            out.append(Change(name, f"{key}_changed", False, f"/{key}", f"{key} changed"))
-    if _canon(old.get("annotations")) != _canon(new.get("annotations")):
+    if old.get("title") != new.get("title"):
+        out.append(Change(name, "title_changed", False, "/title", "title changed"))
+    # Descriptions (the tool's and its schemas') and behaviour hints: the runtime's classification.
+    for sec in tool_security_changes(name, old, new):
+        kind = DESCRIPTION_CHANGED if sec.kind == DESCRIPTION_CHANGED else sec.where.rsplit("/", 1)[-1] + "_flipped"
+        out.append(Change(name, kind, False, sec.where, sec.detail, security=True))
+    if _canon(_other_annotations(old)) != _canon(_other_annotations(new)):
         out.append(Change(name, "annotations_changed", False, "/annotations", "annotations changed"))
     ctx = _Ctx(name, out)
     ctx.schema("input", "/inputSchema", old.get("inputSchema") or {}, new.get("inputSchema") or {}, 0)
@@ -138,9 +158,9 @@ class _Ctx:
         self._variants(side, where, old, new)
         if isinstance(old.get("items"), dict) and isinstance(new.get("items"), dict):
             self.schema(side, where + "/items", old["items"], new["items"], depth + 1)
-        for key in ("description", "title"):
-            if depth and old.get(key) != new.get(key):
-                self.add(f"{key}_changed", False, f"{where}/{key}", f"{key} changed")
+        # Descriptions are compared by tool_security_changes (a security change); titles here.
+        if depth and old.get("title") != new.get("title"):
+            self.add("title_changed", False, f"{where}/title", "title changed")
         if _canon(old.get("default")) != _canon(new.get("default")):
             self.add(
                 "default_changed",
@@ -313,11 +333,21 @@ def _show(value: Any) -> str:
 def summary(changes: Sequence[Change]) -> dict[str, Any]:
     """The --json document."""
     breaking = sum(c.breaking for c in changes)
+    security = sum(c.security for c in changes)
     return {
         "breaking": breaking > 0,
-        "counts": {"breaking": breaking, "compatible": len(changes) - breaking},
+        "security": security > 0,
+        "counts": {"breaking": breaking, "compatible": len(changes) - breaking, "security": security},
         "changes": [c.to_json() for c in changes],
     }
+
+
+def fails(changes: Sequence[Change], fail_on: Sequence[str]) -> bool:
+    """Does any change belong to a class in `fail_on` (breaking, security, any: every change)?"""
+    return any(
+        ("any" in fail_on) or (c.breaking and "breaking" in fail_on) or (c.security and "security" in fail_on)
+        for c in changes
+    )
 
 
 def format_table(changes: Sequence[Change]) -> str:
@@ -325,10 +355,15 @@ def format_table(changes: Sequence[Change]) -> str:
     if not changes:
         return "no changes\n"
     rows = [("", "TOOL", "CHANGE", "WHERE", "DETAIL")]
-    for c in sorted(changes, key=lambda c: not c.breaking):
-        rows.append(("BREAKING" if c.breaking else "ok", c.tool, c.kind, c.where or "-", c.detail))
+    for c in sorted(changes, key=lambda c: (not c.breaking, not c.security)):
+        label = "BREAKING" if c.breaking else "SECURITY" if c.security else "ok"
+        rows.append((label, c.tool, c.kind, c.where or "-", c.detail))
     widths = [max(len(r[i]) for r in rows) for i in range(4)]
     lines = ["  ".join([*(r[i].ljust(widths[i]) for i in range(4)), r[4]]).rstrip() for r in rows]
     breaking = sum(c.breaking for c in changes)
-    lines.append(f"{counted(len(changes), 'change')}: {breaking} breaking, {len(changes) - breaking} compatible")
+    security = sum(c.security for c in changes)
+    lines.append(
+        f"{counted(len(changes), 'change')}: {breaking} breaking, {len(changes) - breaking} compatible,"
+        f" {security} security"
+    )
     return "\n".join(lines) + "\n"

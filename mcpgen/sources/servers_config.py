@@ -39,4 +39,7 @@ def load_server(
         return None, [Problem(where, "'args' must be a list of strings", f"/mcpServers/{server}/args")]
     if not isinstance(env, dict) or not all(isinstance(v, str) for v in env.values()):
         return None, [Problem(where, "'env' must map names to strings", f"/mcpServers/{server}/env")]
-    return load_live(command, args, env=env, cwd=cwd if isinstance(cwd, str) else None, connect_timeout=connect_timeout)
+    if cwd is not None and not isinstance(cwd, str):
+        # Ignoring it would start the server in the wrong folder and fail somewhere less clear.
+        return None, [Problem(where, "'cwd' must be a string", f"/mcpServers/{server}/cwd")]
+    return load_live(command, args, env=env, cwd=cwd, connect_timeout=connect_timeout)

@@ -34,8 +34,54 @@ HTTP_SCENARIOS = [
     "server-sse-multiple-streams",
     "dns-rebinding-protection",
 ]
+# Harness 0.1.16 `--suite all` against the generated server: the checks each scenario passed when
+# measured (floors: fewer means checks silently stopped running). server-sse-polling reports
+# INFO only (the server answers with plain JSON, so its SSE polling checks do not apply).
+SERVER_FLOORS: dict[str, int] = {
+    "completion-complete": 1,
+    "dns-rebinding-protection": 2,
+    "elicitation-sep1034-defaults": 5,
+    "elicitation-sep1330-enums": 5,
+    "json-schema-2020-12": 4,
+    "logging-set-level": 1,
+    "ping": 1,
+    "prompts-get-embedded-resource": 1,
+    "prompts-get-simple": 1,
+    "prompts-get-with-args": 1,
+    "prompts-get-with-image": 1,
+    "prompts-list": 1,
+    "resources-list": 1,
+    "resources-read-binary": 1,
+    "resources-read-text": 1,
+    "resources-subscribe": 1,
+    "resources-templates-read": 1,
+    "resources-unsubscribe": 1,
+    "server-initialize": 1,
+    "server-sse-multiple-streams": 1,
+    "server-sse-polling": 0,
+    "tools-call-audio": 1,
+    "tools-call-elicitation": 1,
+    "tools-call-embedded-resource": 1,
+    "tools-call-error": 1,
+    "tools-call-image": 1,
+    "tools-call-mixed-content": 1,
+    "tools-call-sampling": 1,
+    "tools-call-simple-text": 1,
+    "tools-call-with-logging": 1,
+    "tools-call-with-progress": 1,
+    "tools-list": 1,
+}
 SUITE_ALL_SIZE = 32
-CLIENT_SCENARIOS = ["initialize", "tools_call", "sse-retry", "elicitation-sep1034-client-defaults"]
+# The client scenarios of 0.1.16 with the checks each passes (measured).
+CLIENT_SCENARIOS: dict[str, int] = {
+    "elicitation-sep1034-client-defaults": 5,
+    "initialize": 1,
+    "sse-retry": 3,
+    "tools_call": 1,
+}
+# Scenarios that depend on wall-clock timing (sse-retry: reconnect within 450-700 ms): on 2 busy
+# cores one of them may get a single run alone. No other scenario is ever re-run.
+TIMING_SENSITIVE = {"sse-retry"}
 # Harness 0.2.0-alpha.12: every client scenario that is neither auth/ nor an extension, with the
 # checks each passes (a floor, so a scenario cannot pass vacuously). http-standard-headers skips
 # its initialize checks at 2026-07-28 (no handshake); request-metadata skips roots/sampling
@@ -87,9 +133,18 @@ def test_every_server_scenario_passes_against_the_generated_server(server_url: s
     assert all(s in results for s in HTTP_SCENARIOS)
     failed = {s: failures(checks) for s, checks in results.items() if failures(checks)}
     assert not failed, failed
-    # Not vacuous: the issue's scenarios each passed checks, and 43 checks passed in all (0.1.16).
-    assert all(any(c.get("status") == "SUCCESS" for c in results[s]) for s in HTTP_SCENARIOS)
-    assert sum(c.get("status") == "SUCCESS" for checks in results.values() for c in checks) >= 43
+    assert set(results) == set(SERVER_FLOORS)
+    below = below_floor(results, SERVER_FLOORS)
+    assert not below, below
+
+
+def successes(checks: list[dict[str, Any]]) -> int:
+    return sum(c.get("status") == "SUCCESS" for c in checks)
+
+
+def below_floor(results: dict[str, list[dict[str, Any]]], floors: dict[str, int]) -> dict[str, str]:
+    """scenario -> "passed/floor" for every scenario that passed fewer checks than measured."""
+    return {s: f"{successes(results.get(s, []))}/{n}" for s, n in floors.items() if successes(results.get(s, [])) < n}
 
 
 def run_client_scenario(scenario: str, out: Path, harness: Path = HARNESS) -> list[dict[str, Any]]:
@@ -112,7 +167,7 @@ def run_client_scenario(scenario: str, out: Path, harness: Path = HARNESS) -> li
         env=env,
     )
     results = checks_of(out)
-    assert scenario in results, f"no results for {scenario}"
+    assert results.get(scenario), f"no results for {scenario}"
     return results[scenario]
 
 
@@ -127,8 +182,8 @@ def not_passed(checks: list[dict[str, Any]]) -> list[str]:
 
 def run_with_retry(scenario: str, out: Path, harness: Path) -> list[dict[str, Any]]:
     checks = run_client_scenario(scenario, out / "first", harness)
-    if not_passed(checks) and scenario == "sse-retry":
-        # Timing-sensitive (reconnect within 450-700 ms): on 2 busy cores, one retry alone.
+    if not_passed(checks) and scenario in TIMING_SENSITIVE:
+        # run_client_scenario fails if the re-run produced no results: an empty re-run is no pass.
         checks = run_client_scenario(scenario, out / "retry", harness)
     return checks
 
@@ -138,7 +193,7 @@ def run_with_retry(scenario: str, out: Path, harness: Path) -> list[dict[str, An
 def test_client_scenarios_pass_with_the_generated_client_driver(scenario: str, tmp_path: Path) -> None:
     checks = run_with_retry(scenario, tmp_path, HARNESS)
     assert not not_passed(checks), not_passed(checks)
-    assert any(c.get("status") == "SUCCESS" for c in checks)
+    assert successes(checks) >= CLIENT_SCENARIOS[scenario], checks
 
 
 @pytest.mark.slow

@@ -193,3 +193,21 @@ def test_every_package_ships() -> None:
     listed = set(tomllib.loads((REPO / "pyproject.toml").read_text())["tool"]["setuptools"]["packages"])
     found = {_module_name(p) for p in PACKAGE.rglob("__init__.py")}
     assert found <= listed, sorted(found - listed)
+
+
+def test_what_the_output_depends_on_byte_for_byte_is_pinned() -> None:
+    """Goldens and --check compare black's output byte for byte: black is pinned exactly, the
+    installed black is that pin, and datamodel-code-generator stays inside one minor series."""
+    import sys
+    from importlib.metadata import version
+
+    if sys.version_info >= (3, 11):
+        import tomllib
+    else:  # pragma: no cover
+        import tomli as tomllib
+    deps = tomllib.loads((REPO / "pyproject.toml").read_text())["project"]["dependencies"]
+    black = [d for d in deps if d.startswith("black")]
+    assert len(black) == 1 and black[0].startswith("black=="), black
+    assert version("black") == black[0].removeprefix("black==")
+    dcg = [d for d in deps if d.startswith("datamodel-code-generator")]
+    assert len(dcg) == 1 and ",<" in dcg[0], dcg

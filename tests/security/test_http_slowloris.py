@@ -5,10 +5,7 @@ is served afterwards."""
 
 from __future__ import annotations
 
-import os
-import signal
 import socket
-import subprocess
 import sys
 import time
 from collections.abc import Iterator
@@ -17,6 +14,7 @@ from pathlib import Path
 
 import httpx
 import pytest
+from serving import started
 
 from ._asgi import INIT_PARAMS, rpc
 from ._stdio import WEATHER
@@ -28,37 +26,11 @@ PARTIAL = b"POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/j
 
 @contextmanager
 def weather_http(tmp_path: Path, *flags: str) -> Iterator[tuple[int, Path]]:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port = int(s.getsockname()[1])
-    log = tmp_path / "stderr.log"
-    with open(log, "wb") as err:
-        proc = subprocess.Popen(
-            [sys.executable, "-m", "weather_server", "--http", "--port", str(port), *flags],
-            cwd=WEATHER,
-            stdout=subprocess.DEVNULL,
-            stderr=err,
-            start_new_session=True,
-        )
-    try:
-        deadline = time.monotonic() + 30
-        while True:
-            try:
-                # A complete request, so that the probe itself is not a half-open connection.
-                httpx.get(f"http://127.0.0.1:{port}/", timeout=2)
-                break
-            except httpx.TransportError:
-                assert proc.poll() is None, log.read_text()[-1500:]
-                assert time.monotonic() < deadline, "the server did not listen"
-                time.sleep(0.1)
-        yield port, log
-    finally:
-        os.killpg(proc.pid, signal.SIGTERM)
-        try:
-            proc.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            os.killpg(proc.pid, signal.SIGKILL)
-            proc.wait()
+    # The shared helper's probe is a bare connect that sends nothing: one half-open connection
+    # of our own, closed at once, which the limits below are sized to allow.
+    argv = [sys.executable, "-m", "weather_server", "--http", "--port", "{port}", *flags]
+    with started(argv, cwd=WEATHER, log_dir=tmp_path) as server:
+        yield server.port, tmp_path / f"server-{server.port}.log"
 
 
 def half_open(port: int, count: int) -> list[socket.socket]:

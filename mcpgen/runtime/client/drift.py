@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..core.errors import McpError
+from .tool_security import SecurityChange, security_changes
 
 # Keywords that only document: a changed description is not drift a typed call could trip over.
 _ANNOTATIONS = frozenset({"description", "title", "examples", "$comment"})
@@ -42,11 +43,18 @@ class Drift:
     changed: tuple[str, ...] = ()
     added: tuple[str, ...] = ()
     removed: tuple[str, ...] = ()
+    # What a tool now means, as `mcpgen diff` classes it: a changed description (where prompt
+    # injection hides), a flipped behaviour hint, a new tool that may write.
+    security: tuple[SecurityChange, ...] = ()
+
+    @property
+    def breaking(self) -> bool:
+        return bool(self.changed or self.removed)
 
     def __bool__(self) -> bool:
         # New tools alone break no typed call (a client may cover a subset on purpose);
-        # they are named when something else drifted.
-        return bool(self.changed or self.removed)
+        # they are named when something else drifted, and a new tool that writes is security.
+        return self.breaking or bool(self.security)
 
     def describe(self) -> str:
         parts = [
@@ -54,6 +62,8 @@ class Drift:
             for label, names in (("changed", self.changed), ("added", self.added), ("removed", self.removed))
             if names
         ]
+        if self.security:
+            parts.append("security: " + ", ".join(c.describe() for c in self.security))
         return "the server's tools differ from the ones this client was generated from (" + "; ".join(parts) + ")"
 
 
@@ -69,10 +79,18 @@ class SchemaDriftWarning(UserWarning):
     """Issued on connect in drift="warn" mode (the default)."""
 
 
-def compare_tools(expected: Mapping[str, str], live: Iterable[Mapping[str, Any]]) -> Drift:
+def compare_tools(
+    expected: Mapping[str, str],
+    live: Iterable[Mapping[str, Any]],
+    expected_tools: Iterable[Mapping[str, Any]] | None = None,
+) -> Drift:
+    """Schema hashes against the live tools; with `expected_tools` (the tools the client was
+    generated from, verbatim), the security-relevant changes too."""
+    live = list(live)
     seen = {str(t.get("name")): schema_hash(t) for t in live}
     return Drift(
         changed=tuple(sorted(n for n in expected.keys() & seen.keys() if expected[n] != seen[n])),
         added=tuple(sorted(seen.keys() - expected.keys())),
         removed=tuple(sorted(expected.keys() - seen.keys())),
+        security=tuple(security_changes(expected_tools, live)) if expected_tools is not None else (),
     )

@@ -97,7 +97,7 @@ async def _check_drift(catalog: ToolCatalog, session: ClientSession, mode: str) 
     """One tools/list: are the live schemas the ones this client was generated from?"""
     if mode == "off":
         return
-    drift = compare_tools(catalog.schema_hashes, await session.list_tools())
+    drift = compare_tools(catalog.schema_hashes, await session.list_tools(), catalog.shared_tools())
     if not drift:
         return
     if mode == "strict":

@@ -6,9 +6,6 @@ from __future__ import annotations
 import asyncio
 import base64
 import json
-import socket
-import subprocess
-import time
 from collections.abc import Iterator
 from pathlib import Path
 from types import ModuleType
@@ -16,6 +13,7 @@ from typing import Any
 
 import pytest
 from features_client_support import CONFORMANCE, PY, generated
+from serving import serving
 
 from mcpgen.catalog.model import Catalog
 from mcpgen.sources.files import load_many
@@ -105,30 +103,11 @@ def test_conformance_surface_stdio(pkg: ModuleType, protocol: str) -> None:
     asyncio.run(run())
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
 @pytest.fixture
 def http_url() -> Iterator[str]:
-    port = _free_port()
-    proc = subprocess.Popen(
-        [PY, str(CONFORMANCE / "server.py"), "--port", str(port)], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
-    )
-    try:
-        deadline = time.monotonic() + 30
-        while time.monotonic() < deadline:
-            try:
-                socket.create_connection(("127.0.0.1", port), timeout=0.5).close()
-                break
-            except OSError:
-                time.sleep(0.1)
-        yield f"http://127.0.0.1:{port}/mcp"
-    finally:
-        proc.terminate()
-        proc.wait(10)
+    # Fails with the server's output if it dies or never listens (it used to be assumed up).
+    with serving([PY, str(CONFORMANCE / "server.py"), "--port", "{port}"]) as url:
+        yield url
 
 
 def test_conformance_surface_http_sync(pkg: ModuleType, http_url: str) -> None:

@@ -39,7 +39,10 @@ def test_time_server(origin: str, generate: GenerateFn) -> None:
             r = await c.get_current_time(timezone="Europe/Paris")
             assert isinstance(r, pkg.models.GetCurrentTimeResult) and r.timezone == "Europe/Paris"
             conv = await c.convert_time(source_timezone="UTC", time="12:00", target_timezone="Asia/Tokyo")
-            assert conv.target.datetime.startswith(conv.target.datetime[:10]) and "T21:00" in conv.target.datetime
+            # 12:00 UTC is 21:00 the same day in Tokyo (no DST there): nine hours ahead.
+            day = conv.source.datetime[:10]
+            assert conv.source.datetime.startswith(f"{day}T12:00") and conv.source.timezone == "UTC"
+            assert conv.target.datetime.startswith(f"{day}T21:00") and conv.time_difference == "+9.0h"
             with pytest.raises(pkg.ToolError):
                 await c.get_current_time(timezone="Nowhere/Never")
             bad = await c.dispatch("get_current_time", {"timezone": 3})

@@ -7,18 +7,16 @@ from __future__ import annotations
 
 import asyncio
 import importlib
-import os
 import shutil
-import socket
 import subprocess
 import sys
-import time
 from collections.abc import Iterator
 from pathlib import Path
 from types import ModuleType
 from typing import Any
 
 import pytest
+from serving import serving
 
 REPO = Path(__file__).resolve().parents[3]
 WEATHER = REPO / "examples/weather"
@@ -26,42 +24,6 @@ SDK_SERVER = REPO / "tests/peers/sdk_server.py"
 EVERYTHING = REPO / "tests/peers/node_modules/@modelcontextprotocol/server-everything/dist/index.js"
 LOOPBACK_MJS = REPO / "tests/peers/loopback_only.mjs"
 ERAS = ["legacy", "2026-07-28"]
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
-def serve(
-    argv: list[str], port: int, *, cwd: Path | None = None, env: dict[str, str] | None = None
-) -> subprocess.Popen[bytes]:
-    proc = subprocess.Popen(
-        argv,
-        cwd=cwd,
-        env={**os.environ, **(env or {})},
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-        start_new_session=True,
-    )
-    deadline = time.monotonic() + 60
-    while time.monotonic() < deadline:
-        assert proc.poll() is None, f"{argv} exited with {proc.returncode}"
-        with socket.socket() as s:
-            if s.connect_ex(("127.0.0.1", port)) == 0:
-                return proc
-        time.sleep(0.1)
-    raise AssertionError(f"{argv} did not listen on {port}")
-
-
-def stop(proc: subprocess.Popen[bytes]) -> None:
-    os.killpg(proc.pid, 15)
-    try:
-        proc.wait(timeout=10)
-    except subprocess.TimeoutExpired:
-        os.killpg(proc.pid, 9)
-        proc.wait()
 
 
 def generate_client(args: list[str], out: Path, name: str) -> ModuleType:
@@ -91,19 +53,17 @@ def unload() -> Iterator[None]:
 
 @pytest.fixture(scope="module")
 def sdk_http() -> Iterator[str]:
-    port = free_port()
-    proc = serve([sys.executable, str(SDK_SERVER), "--http", "--port", str(port)], port)
-    yield f"http://127.0.0.1:{port}/mcp"
-    stop(proc)
+    with serving([sys.executable, str(SDK_SERVER), "--http", "--port", "{port}"], timeout=60) as url:
+        yield url
 
 
 @pytest.fixture(scope="module")
 def weather_http(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     # The bundled example server, scaffolded by mcpgen and filled in, served with --http.
-    port = free_port()
-    proc = serve([sys.executable, "-m", "weather_server", "--http", "--port", str(port)], port, cwd=WEATHER)
-    yield f"http://127.0.0.1:{port}/mcp"
-    stop(proc)
+    with serving(
+        [sys.executable, "-m", "weather_server", "--http", "--port", "{port}"], cwd=WEATHER, timeout=60
+    ) as url:
+        yield url
 
 
 @pytest.mark.slow
@@ -127,10 +87,7 @@ def test_generated_client_with_official_sdk_server(sdk_http: str, era: str, tmp_
 
 @pytest.mark.slow
 def test_generated_client_falls_back_to_legacy_sse(tmp_path: Path, unload: None) -> None:
-    port = free_port()
-    proc = serve([sys.executable, str(SDK_SERVER), "--sse", "--port", str(port)], port)
-    try:
-        url = f"http://127.0.0.1:{port}/sse"
+    with serving([sys.executable, str(SDK_SERVER), "--sse", "--port", "{port}"], path="/sse", timeout=60) as url:
         pkg = generate_client(["--url", url], tmp_path, "sdk_http_client")
 
         async def main() -> None:
@@ -139,8 +96,6 @@ def test_generated_client_falls_back_to_legacy_sse(tmp_path: Path, unload: None)
                 assert await c.add(a=1, b=2) == 3
 
         asyncio.run(main())
-    finally:
-        stop(proc)
 
 
 @pytest.mark.slow
@@ -180,14 +135,10 @@ def test_generated_client_with_generated_server(weather_http: str, era: str, tmp
 
 @pytest.mark.slow
 def test_generated_client_with_server_everything_over_http(tmp_path: Path, unload: None) -> None:
-    port = free_port()
     node = shutil.which("node")
     assert node is not None
-    proc = serve(
-        [node, "--import", str(LOOPBACK_MJS), str(EVERYTHING), "streamableHttp"], port, env={"PORT": str(port)}
-    )
-    try:
-        url = f"http://127.0.0.1:{port}/mcp"
+    argv = [node, "--import", str(LOOPBACK_MJS), str(EVERYTHING), "streamableHttp"]
+    with serving(argv, env={"PORT": "{port}"}, timeout=60) as url:
         pkg = generate_client(["--url", url], tmp_path, "everything_http_client")
 
         async def main() -> None:
@@ -197,5 +148,3 @@ def test_generated_client_with_server_everything_over_http(tmp_path: Path, unloa
                 assert "5" in total.text
 
         asyncio.run(main())
-    finally:
-        stop(proc)

@@ -11,16 +11,14 @@ from typing import Any
 
 import pytest
 from rt_support import EVERYTHING_JS, PY, assert_process_gone, run, text_of, wait_until
+from serving import needs_peer
 
 from mcpgen.runtime import RpcError, connect_stdio
 
 pytestmark = [pytest.mark.timeout(120), pytest.mark.slow]
 
 NODE = shutil.which("node")
-needs_everything = pytest.mark.skipif(
-    NODE is None or not EVERYTHING_JS.exists(),
-    reason="node or tests/peers/node_modules missing (run `make setup`)",
-)
+needs_everything = needs_peer(NODE is None or not EVERYTHING_JS.exists(), "node or tests/peers/node_modules")
 EVERYTHING_ARGS = [str(EVERYTHING_JS), "stdio"]
 
 

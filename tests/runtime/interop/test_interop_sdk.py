@@ -305,8 +305,13 @@ def test_sdk_client_timeout_cancels_runtime_handler(mode: str, tmp_path: Path) -
 
 
 def test_sdk_client_ping_runtime_server() -> None:
+    from mcp import types
+
     async def main() -> None:
         async with _sdk_client("legacy") as c:
-            await c.send_ping()
+            # An error answer would raise; the SDK parses a success into an EmptyResult.
+            assert isinstance(await c.send_ping(), types.EmptyResult)
+            r = await c.call_tool("echo", {"text": "after ping"})
+            assert r.content[0].text == "after ping"  # type: ignore[union-attr]
 
     run(main())

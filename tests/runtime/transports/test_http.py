@@ -15,11 +15,7 @@ conftest.py checks that no child process is left.
 from __future__ import annotations
 
 import asyncio
-import os
 import shutil
-import signal
-import socket
-import subprocess
 import time
 import warnings
 from collections.abc import Iterator, Sequence
@@ -40,6 +36,7 @@ from rt_support import (
     text_of,
     wait_until,
 )
+from serving import ServerProcess, free_port, needs_peer
 
 from mcpgen.runtime import ConnectionClosed, McpError, RequestTimeout, RpcError, connect_http
 
@@ -65,85 +62,6 @@ PV_META = "io.modelcontextprotocol/protocolVersion"
 # --------------------------------------------------------------------------------------------
 
 
-def free_port() -> int:
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
-class ServerProcess:
-    """A server subprocess listening on 127.0.0.1:port; started by ``start``, stopped by ``stop``."""
-
-    def __init__(
-        self, argv: Sequence[str], port: int, log_dir: Path, *, env: dict[str, str] | None = None, path: str = "/mcp"
-    ) -> None:
-        self.argv = list(argv)
-        self.port = port
-        self.url = f"http://127.0.0.1:{port}{path}"
-        self.base = f"http://127.0.0.1:{port}"
-        self.stderr_path = log_dir / f"server-{port}.log"
-        self.env = env
-        self.proc: subprocess.Popen[bytes] | None = None
-
-    def start(self, timeout: float = 30.0) -> ServerProcess:
-        with open(self.stderr_path, "wb") as err:
-            self.proc = subprocess.Popen(
-                self.argv,
-                stdin=subprocess.DEVNULL,
-                stdout=err,
-                stderr=subprocess.STDOUT,
-                env=self.env,
-                start_new_session=True,
-            )
-        deadline = time.monotonic() + timeout
-        while True:
-            if self.proc.poll() is not None:
-                raise AssertionError(
-                    f"{self.argv} exited with {self.proc.returncode} before listening: {self.output()[-2000:]}"
-                )
-            try:
-                with socket.create_connection(("127.0.0.1", self.port), timeout=0.5):
-                    return self
-            except OSError:
-                pass
-            if time.monotonic() > deadline:
-                self.stop()
-                raise AssertionError(
-                    f"{self.argv} did not listen on port {self.port} within {timeout}s: {self.output()[-2000:]}"
-                )
-            time.sleep(0.05)
-
-    def output(self) -> str:
-        try:
-            return self.stderr_path.read_text(errors="replace")
-        except FileNotFoundError:
-            return ""
-
-    def stop(self) -> None:
-        proc = self.proc
-        if proc is None or proc.poll() is not None:
-            if proc is not None:
-                proc.wait()
-            return
-        # The server may have children of its own (npx/node); it leads its own process group.
-        with _suppress_lookup():
-            os.killpg(proc.pid, signal.SIGTERM)
-        try:
-            proc.wait(timeout=5)
-        except subprocess.TimeoutExpired:
-            with _suppress_lookup():
-                os.killpg(proc.pid, signal.SIGKILL)
-            proc.wait(timeout=5)
-
-
-class _suppress_lookup:
-    def __enter__(self) -> None:
-        return None
-
-    def __exit__(self, kind: type[BaseException] | None, *_: object) -> bool:
-        return kind is not None and issubclass(kind, ProcessLookupError)
-
-
 @pytest.fixture
 def spawn(tmp_path: Path) -> Iterator[Any]:
     """Factory: spawn(argv) -> a started ServerProcess on a free port, stopped in teardown."""
@@ -151,10 +69,8 @@ def spawn(tmp_path: Path) -> Iterator[Any]:
 
     def start(argv: Sequence[str], *, port_env: str | None = None, path: str = "/mcp") -> ServerProcess:
         """The port goes in ``--port N``, or in the environment variable ``port_env``."""
-        port = free_port()
-        full = list(argv) if port_env else [*argv, "--port", str(port)]
-        env = {**os.environ, port_env: str(port)} if port_env else None
-        server = ServerProcess(full, port, tmp_path, env=env, path=path)
+        full = list(argv) if port_env else [*argv, "--port", "{port}"]
+        server = ServerProcess(full, env={port_env: "{port}"} if port_env else None, path=path, log_dir=tmp_path)
         started.append(server)
         return server.start()
 
@@ -166,11 +82,11 @@ def spawn(tmp_path: Path) -> Iterator[Any]:
 def _module_server(
     tmp_path_factory: pytest.TempPathFactory, argv: Sequence[str], path: str = "/mcp"
 ) -> Iterator[ServerProcess]:
-    port = free_port()
-    server = ServerProcess([*argv, "--port", str(port)], port, tmp_path_factory.mktemp("http"), path=path)
+    server = ServerProcess([*argv, "--port", "{port}"], path=path, log_dir=tmp_path_factory.mktemp("http"))
     server.start()
     try:
         yield server
+        server.assert_alive()  # a module server that died mid-module fails here, with its output
     finally:
         server.stop()
 
@@ -422,9 +338,7 @@ def test_sdk_client_runtime_http_server(runtime_http: ServerProcess, mode: str) 
 
 
 @pytest.mark.slow
-@pytest.mark.skipif(
-    NODE is None or not EVERYTHING_JS.exists(), reason="node or tests/peers/node_modules missing (run `make setup`)"
-)
+@needs_peer(NODE is None or not EVERYTHING_JS.exists(), "node or tests/peers/node_modules (run `make setup`)")
 @pytest.mark.parametrize("protocol", ["auto", "legacy"])
 def test_runtime_client_everything_streamable_http(spawn: Any, protocol: str) -> None:
     # server-everything listens on every interface; the preload pins it to 127.0.0.1.

@@ -1,0 +1,107 @@
+"""Security-relevant changes between two tool lists: what a server changed about what a tool *means*.
+
+A typed call does not break when a description changes or a tool becomes destructive, yet both
+matter: descriptions are read by models (prompt injection hides there) and the hints tell a
+host what a tool may do. Classified here, in the runtime, so that the drift check on connect
+and `mcpgen diff` (which imports this module) report the same classes. Standard library only
+(this module is vendored too).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Iterator, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+# The behaviour hints of MCP tool annotations, with the spec's defaults for a tool that does not
+# set them (schema.ts ToolAnnotations: readOnlyHint false, destructiveHint true, openWorldHint
+# true). A hint left out and the same hint set to its default mean the same: not a flip.
+HINT_DEFAULTS: Mapping[str, bool] = {"readOnlyHint": False, "destructiveHint": True, "openWorldHint": True}
+
+# Kinds of security change, as `mcpgen diff` and the drift check name them.
+DESCRIPTION_CHANGED = "description_changed"
+HINT_FLIPPED = "hint_flipped"
+WRITING_TOOL_ADDED = "writing_tool_added"
+_MAX_DEPTH = 64  # schema nesting walked for descriptions (deeper is compared as a whole)
+_NAME_MAPS = frozenset({"properties", "patternProperties", "$defs", "definitions", "dependentSchemas"})
+
+
+@dataclass(frozen=True)
+class SecurityChange:
+    tool: str
+    kind: str  # DESCRIPTION_CHANGED, HINT_FLIPPED or WRITING_TOOL_ADDED
+    where: str  # JSON pointer inside the tool
+    detail: str
+
+    def describe(self) -> str:
+        return f"{self.tool}{self.where}: {self.detail}"
+
+
+def hints(tool: Mapping[str, Any]) -> dict[str, bool]:
+    """The tool's behaviour hints, defaults filled in (a non-boolean value counts as absent)."""
+    annotations = tool.get("annotations")
+    given = annotations if isinstance(annotations, Mapping) else {}
+    return {k: given[k] if isinstance(given.get(k), bool) else default for k, default in HINT_DEFAULTS.items()}
+
+
+def may_write(tool: Mapping[str, Any]) -> bool:
+    """True unless the tool says it is read-only."""
+    return not hints(tool)["readOnlyHint"]
+
+
+def security_changes(old: Iterable[Mapping[str, Any]], new: Iterable[Mapping[str, Any]]) -> list[SecurityChange]:
+    """Every security-relevant change from `old` to `new` tool objects, in a stable order."""
+    olds = {str(t.get("name")): t for t in old}
+    news = {str(t.get("name")): t for t in new}
+    out: list[SecurityChange] = []
+    for name in sorted(news.keys() - olds.keys()):
+        if may_write(news[name]):
+            out.append(
+                SecurityChange(name, WRITING_TOOL_ADDED, "", "new tool that may write (readOnlyHint is not true)")
+            )
+    for name in sorted(olds.keys() & news.keys()):
+        out += tool_security_changes(name, olds[name], news[name])
+    return out
+
+
+def tool_security_changes(name: str, old: Mapping[str, Any], new: Mapping[str, Any]) -> list[SecurityChange]:
+    out: list[SecurityChange] = []
+    before, after = hints(old), hints(new)
+    for hint in HINT_DEFAULTS:
+        if before[hint] != after[hint]:
+            detail = f"{hint} {str(before[hint]).lower()} -> {str(after[hint]).lower()}"
+            out.append(SecurityChange(name, HINT_FLIPPED, f"/annotations/{hint}", detail))
+    if old.get("description") != new.get("description"):
+        out.append(SecurityChange(name, DESCRIPTION_CHANGED, "/description", "tool description changed"))
+    for key in ("inputSchema", "outputSchema"):
+        for where in _description_changes(old.get(key), new.get(key), f"/{key}", 0):
+            out.append(SecurityChange(name, DESCRIPTION_CHANGED, where, "argument or result description changed"))
+    return out
+
+
+def _description_changes(old: Any, new: Any, where: str, depth: int, names: bool = False) -> Iterator[str]:
+    """Pointers to every `description` that differs between two schemas, walked side by side."""
+    if not isinstance(old, dict) or not isinstance(new, dict):
+        if isinstance(old, list) and isinstance(new, list) and depth < _MAX_DEPTH:
+            for i, (a, b) in enumerate(zip(old, new, strict=False)):
+                yield from _description_changes(a, b, f"{where}/{i}", depth + 1)
+        return
+    if depth >= _MAX_DEPTH:
+        if _canon(old) != _canon(new):
+            yield where
+        return
+    if not names and old.get("description") != new.get("description"):
+        yield f"{where}/description"
+    for key in sorted(old.keys() & new.keys()):
+        if not names and key == "description":
+            continue
+        child = f"{where}/{key.replace('~', '~0').replace('/', '~1')}"
+        yield from _description_changes(old[key], new[key], child, depth + 1, names=not names and key in _NAME_MAPS)
+    for key in sorted(new.keys() - old.keys()):  # a new argument's description is new text too
+        if names and isinstance(new[key], dict) and "description" in new[key]:
+            yield f"{where}/{key.replace('~', '~0').replace('/', '~1')}/description"
+
+
+def _canon(value: Any) -> str:
+    return json.dumps(value, sort_keys=True, separators=(",", ":"))
