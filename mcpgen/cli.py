@@ -643,6 +643,7 @@ def diff_cmd(
 
 
 @cli.command("lint")
+@_with_output_options
 @click.argument("source")
 @click.option(
     "--provider",
@@ -672,6 +673,12 @@ def lint_cmd(
     SOURCE is a schema file or snapshot, an http(s):// URL or "stdio:COMMAND ARGS...". Warnings
     (rules of a provider's optional strict mode) print but exit 0. --fix writes the tools with
     schemas rewritten where the rewrite accepts exactly the same instances, and says what it refused.
+
+    \b
+    Examples:
+      mcpgen lint schemas/
+      mcpgen lint --provider gemini "stdio:python -m weather_server"
+      mcpgen lint schemas/ --fix portable.json
     """
     import json
 
@@ -701,7 +708,10 @@ def lint_cmd(
         for f in findings:
             click.echo(f.line())
         errors = sum(f.rule.severity == "error" for f in findings)
-        click.echo(f"{len(findings)} findings: {errors} errors, {len(findings) - errors} warnings")
+        click.echo(
+            f"{counted(len(findings), 'finding')}: {counted(errors, 'error')}, "
+            f"{counted(len(findings) - errors, 'warning')}"
+        )
     sys.exit(EXIT_DIFFERENT if any(f.rule.severity == "error" for f in findings) else 0)
 
 

@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from buildsteps_support import cli, write_json
+from buildsteps.buildsteps_support import cli, write_json
 
 from mcpgen.catalog.diff import diff_tools
 
