@@ -169,7 +169,7 @@ def test_lint_command_exit_codes_and_fix(tmp_path: Path) -> None:
     warn_only["inputSchema"]["required"] = []
     (tmp_path / "warn.json").write_text(json.dumps({"tools": [warn_only]}))
     done = _lint("warn.json", "--provider", "openai", cwd=tmp_path)
-    assert done.returncode == 0 and "warning: openai" in done.stdout and "0 errors, 1 warnings" in done.stdout
+    assert done.returncode == 0 and "warning: openai" in done.stdout and "1 finding: 0 errors, 1 warning" in done.stdout
 
     (tmp_path / "refs.json").write_text(json.dumps({"tools": [{"name": "find", "inputSchema": FIXABLE[0]}]}))
     done = _lint("refs.json", "--provider", "gemini", cwd=tmp_path)
