@@ -449,6 +449,73 @@ def _diff_source(text: str, headers: Sequence[str], connect_timeout: float) -> S
     return cli_source([text], [], None, [], None, None, connect_timeout)
 
 
+@cli.command("mock")
+@click.argument("source", required=False)
+@click.option("--seed", type=int, default=0, show_default=True, help="Same seed, same calls: same results.")
+@click.option(
+    "--overrides",
+    "overrides_file",
+    type=click.Path(dir_okay=False),
+    default=None,
+    help="JSON/YAML file: canned results, scripted errors, latency, faults per tool.",
+)
+@click.option(
+    "--replay",
+    "cassette",
+    type=click.Path(dir_okay=False),
+    default=None,
+    help="Serve a cassette from `mcpgen record` (SOURCE optional: checked against it when given).",
+)
+@click.option("--http", "http", is_flag=True, help="Serve Streamable HTTP instead of stdio.")
+@click.option("--host", default="127.0.0.1", show_default=True, help="HTTP bind address.")
+@click.option("--port", type=int, default=8000, show_default=True, help="HTTP port.")
+@click.option("--path", "http_path", default="/mcp", show_default=True, help="HTTP endpoint path.")
+@_with_source_options
+@click.pass_context
+def mock_cmd(
+    ctx: click.Context,
+    source: str | None,
+    seed: int,
+    overrides_file: str | None,
+    cassette: str | None,
+    http: bool,
+    host: str,
+    port: int,
+    http_path: str,
+    url: str | None,
+    headers: tuple[str, ...],
+    config: str | None,
+    server: str | None,
+    connect_timeout: float,
+) -> None:
+    """Serve a fake of SOURCE: its tools, prompts and resources verbatim, results drawn from
+    each outputSchema (or scripted by --overrides), or a recorded session (--replay)."""
+    from .testing.serve import MockRequest, serve_mock
+
+    catalog: Catalog | None = None
+    if source or url or config or ctx.obj.get("command"):
+        spec = cli_source(
+            [source] if source else [], ctx.obj.get("command", ()), url, headers, config, server, connect_timeout
+        )
+        catalog = load_source(spec)
+    elif cassette is None:
+        _fail([Problem("usage", "give a SOURCE (or --replay CASSETTE)")])
+    problems = serve_mock(
+        MockRequest(
+            catalog=catalog,
+            seed=seed,
+            overrides=Path(overrides_file) if overrides_file else None,
+            cassette=Path(cassette) if cassette else None,
+            http=http,
+            host=host,
+            port=port,
+            path=http_path,
+        )
+    )
+    if problems:
+        _fail(problems)
+
+
 def main(argv: Sequence[str] | None = None) -> None:
     """Entry point. Everything after the first `--` is a server command (kept out of click's hands)."""
     args = list(sys.argv[1:] if argv is None else argv)
