@@ -516,6 +516,46 @@ def mock_cmd(
         _fail(problems)
 
 
+@cli.command("record")
+@click.option("-o", "--output", "output", required=True, type=click.Path(dir_okay=False), help="Cassette to write.")
+@click.option("--url", "url", type=str, default=None, help="Record a Streamable HTTP server instead of a command.")
+@click.option(
+    "--header", "headers", multiple=True, metavar="NAME:VALUE", help="HTTP header for --url (never recorded)."
+)
+@click.option(
+    "--redact",
+    "redact",
+    multiple=True,
+    metavar="FIELD",
+    help="Field whose values never reach the cassette (repeatable).",
+)
+@click.option("--connect-timeout", type=float, default=30.0, show_default=True, help="Seconds the server gets.")
+@click.pass_context
+def record_cmd(
+    ctx: click.Context,
+    output: str,
+    url: str | None,
+    headers: tuple[str, ...],
+    redact: tuple[str, ...],
+    connect_timeout: float,
+) -> None:
+    """Serve stdio as a proxy to the real server (-- COMMAND ARGS... or --url), writing the
+    session to a cassette that `mcpgen mock --replay` serves back."""
+    from .testing.record import RecordRequest, run_record
+
+    spec = cli_source([], ctx.obj.get("command", ()), url, headers, None, None, connect_timeout)
+    run_record(
+        RecordRequest(
+            output=Path(output),
+            command=spec.command,
+            url=spec.url,
+            headers=spec.headers,
+            redact_fields=redact,
+            connect_timeout=connect_timeout,
+        )
+    )
+
+
 def main(argv: Sequence[str] | None = None) -> None:
     """Entry point. Everything after the first `--` is a server command (kept out of click's hands)."""
     args = list(sys.argv[1:] if argv is None else argv)
