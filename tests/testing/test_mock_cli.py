@@ -35,7 +35,7 @@ async def list_and_call_everything(client: Any, source: str) -> None:
 
 @pytest.mark.slow
 @pytest.mark.parametrize("mode", ERAS)
-@pytest.mark.parametrize("source", ["everything", "time"])
+@pytest.mark.parametrize("source", ["everything", "time", "conformance"])
 def test_the_official_sdk_client_drives_the_stdio_mock(source: str, mode: str) -> None:
     from mcp import StdioServerParameters
     from mcp.client import Client
