@@ -13,9 +13,7 @@ import pytest
 try:
     from mcpgen.testing.contract import ContractCase, check_contract, contract_cases
 except ImportError:  # a vendored server without mcpgen installed: nothing to run these with
-    pytest.skip(
-        "the contract tests need mcpgen installed (pip install mcpgen)", allow_module_level=True
-    )
+    pytest.skip("the contract tests need mcpgen installed", allow_module_level=True)
 
 from ._generated import build_server
 from ._generated.tables import TOOLS_JSON
