@@ -728,6 +728,113 @@ def _diff_source(text: str, headers: Sequence[str], connect_timeout: float) -> S
     return cli_source([text], [], None, [], None, None, connect_timeout)
 
 
+@cli.command("mock")
+@click.argument("source", required=False)
+@click.option("--seed", type=int, default=0, show_default=True, help="Same seed, same calls: same results.")
+@click.option(
+    "--overrides",
+    "overrides_file",
+    type=click.Path(dir_okay=False),
+    default=None,
+    help="JSON/YAML file: canned results, scripted errors, latency, faults per tool.",
+)
+@click.option(
+    "--replay",
+    "cassette",
+    type=click.Path(dir_okay=False),
+    default=None,
+    help="Serve a cassette from `mcpgen record` (SOURCE optional: checked against it when given).",
+)
+@click.option("--http", "http", is_flag=True, help="Serve Streamable HTTP instead of stdio.")
+@click.option("--host", default="127.0.0.1", show_default=True, help="HTTP bind address.")
+@click.option("--port", type=int, default=8000, show_default=True, help="HTTP port.")
+@click.option("--path", "http_path", default="/mcp", show_default=True, help="HTTP endpoint path.")
+@_with_source_options
+@click.pass_context
+def mock_cmd(
+    ctx: click.Context,
+    source: str | None,
+    seed: int,
+    overrides_file: str | None,
+    cassette: str | None,
+    http: bool,
+    host: str,
+    port: int,
+    http_path: str,
+    url: str | None,
+    headers: tuple[str, ...],
+    config: str | None,
+    server: str | None,
+    connect_timeout: float,
+) -> None:
+    """Serve a fake of SOURCE: its tools, prompts and resources verbatim, results drawn from
+    each outputSchema (or scripted by --overrides), or a recorded session (--replay)."""
+    from .testing.serve import MockRequest, serve_mock
+
+    catalog: Catalog | None = None
+    if source or url or config or ctx.obj.get("command"):
+        spec = cli_source(
+            [source] if source else [], ctx.obj.get("command", ()), url, headers, config, server, connect_timeout
+        )
+        catalog = load_source(spec)
+    elif cassette is None:
+        _fail([Problem("usage", "give a SOURCE (or --replay CASSETTE)")])
+    problems = serve_mock(
+        MockRequest(
+            catalog=catalog,
+            seed=seed,
+            overrides=Path(overrides_file) if overrides_file else None,
+            cassette=Path(cassette) if cassette else None,
+            http=http,
+            host=host,
+            port=port,
+            path=http_path,
+        )
+    )
+    if problems:
+        _fail(problems)
+
+
+@cli.command("record")
+@click.option("-o", "--output", "output", required=True, type=click.Path(dir_okay=False), help="Cassette to write.")
+@click.option("--url", "url", type=str, default=None, help="Record a Streamable HTTP server instead of a command.")
+@click.option(
+    "--header", "headers", multiple=True, metavar="NAME:VALUE", help="HTTP header for --url (never recorded)."
+)
+@click.option(
+    "--redact",
+    "redact",
+    multiple=True,
+    metavar="FIELD",
+    help="Field whose values never reach the cassette (repeatable).",
+)
+@click.option("--connect-timeout", type=float, default=30.0, show_default=True, help="Seconds the server gets.")
+@click.pass_context
+def record_cmd(
+    ctx: click.Context,
+    output: str,
+    url: str | None,
+    headers: tuple[str, ...],
+    redact: tuple[str, ...],
+    connect_timeout: float,
+) -> None:
+    """Serve stdio as a proxy to the real server (-- COMMAND ARGS... or --url), writing the
+    session to a cassette that `mcpgen mock --replay` serves back."""
+    from .testing.record import RecordRequest, run_record
+
+    spec = cli_source([], ctx.obj.get("command", ()), url, headers, None, None, connect_timeout)
+    run_record(
+        RecordRequest(
+            output=Path(output),
+            command=spec.command,
+            url=spec.url,
+            headers=spec.headers,
+            redact_fields=redact,
+            connect_timeout=connect_timeout,
+        )
+    )
+
+
 def main(argv: Sequence[str] | None = None) -> None:
     """Entry point. Everything after the first `--` is a server command (kept out of click's hands)."""
     args = list(sys.argv[1:] if argv is None else argv)

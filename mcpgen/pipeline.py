@@ -16,8 +16,9 @@ from .catalog.snapshot import catalog_digest
 from .config import SourceSpec, Target
 from .console import console
 from .models import dcg
-from .options import ClientOptions, DocsOptions, Mode, ServerOptions
+from .options import ClientOptions, DocsOptions, Mode, Runtime, ServerOptions
 from .output.compare import FileChange, compare, unified_diff
+from .output.contract_file import contract_file_name, plan_contract
 from .output.files import warm_formatter
 from .output.handlers_file import HANDLERS_FILE, plan_handlers
 from .output.manifest import MANIFEST_NAME, Manifest, build_manifest, read_manifest
@@ -195,13 +196,16 @@ def _server(t: Target, options: ServerOptions, catalog: Catalog, mode: Mode, old
 
     result = generate_server(catalog, options, t.package, templates=_templates(t), skip_invalid=t.skip_invalid)
     files = result.files.files
-    manifest = build_manifest("server", _manifest_options(t), catalog_digest(catalog), files, (HANDLERS_FILE,))
+    contract_name = contract_file_name(t.package)
+    manifest = build_manifest(
+        "server", _manifest_options(t), catalog_digest(catalog), files, (HANDLERS_FILE, contract_name)
+    )
     outcome = Outcome(warnings=list(result.files.warnings), tools=_generated_count(catalog, result.files.warnings))
     if mode is not Mode.WRITE:
         # handlers.py is the user's: never part of the comparison.
         return _compared(t, mode, files, manifest, old, outcome)
     tree = walk(t.output)
-    users = {HANDLERS_FILE}
+    users = {HANDLERS_FILE, contract_name}
     legacy = old is None and legacy_server(t.output, tree)
     if old is not None:
         owned = owned_files(t.output, tree, old, users)
@@ -210,6 +214,12 @@ def _server(t: Target, options: ServerOptions, catalog: Catalog, mode: Mode, old
     extra, messages, problems = plan_handlers(result, t.output, tree, add_missing=options.add_missing)
     if problems:
         return Outcome(problems=problems)
+    # The contract tests run on mcpgen's testing kit: a vendored package, made to need no
+    # installed mcpgen, gets none.
+    contract = plan_contract(result.contract, contract_name, tree) if options.runtime is Runtime.IMPORT else {}
+    if contract:
+        extra.update(contract)
+        messages.append(f"wrote {t.output / contract_name}: run pytest there for the tools' contract tests")
     # Once mcpgen made the package, the user's modules beside it are its normal state.
     problems = _write(t, tree, {**files, **extra}, manifest, owned, users, expected_others=old is not None or legacy)
     if problems:

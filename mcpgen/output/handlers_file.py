@@ -27,6 +27,7 @@ class ServerFiles:
     handlers: str
     stubs: dict[str, str] = field(default_factory=dict)  # python method name -> stub source (class-indented)
     methods: dict[str, str] = field(default_factory=dict)  # python method name -> "tool 'wire-name'"
+    contract: str = ""  # the contract test file's text (see contract_file.py)
 
 
 def implemented_methods(handlers_source: str) -> set[str] | None:

@@ -32,6 +32,9 @@ GENERATED_FILES = (
 )
 # Stubs are rendered as `stub/<method>.py` so that black formats each on its own.
 STUB_PREFIX = "stub/"
+# The contract test file, formatted with the rest, then taken out like handlers.py (its real
+# name, output/contract_file.py's, depends on the package).
+CONTRACT_RENDERED = "contract/test_contract.py"
 
 
 def render_server(
@@ -74,6 +77,7 @@ def render_server(
     )
     for method, stub in stubs.items():
         fs.add(f"{STUB_PREFIX}{method}.py", "class Handlers:\n" + stub)
+    fs.add(CONTRACT_RENDERED, render(env, "server/contract_test.py.jinja", **ctx))
     if options.runtime is Runtime.VENDOR:
         for path, text in runtime_files():
             fs.add(f"_runtime/{path}", text, format=False)
@@ -97,4 +101,5 @@ def split_formatted(fs: FileSet, labels: Mapping[str, str]) -> ServerFiles:
         if path.startswith(STUB_PREFIX)
     }
     handlers = fs.files.pop(HANDLERS_FILE)
-    return ServerFiles(fs, handlers, stubs, dict(labels))
+    contract = fs.files.pop(CONTRACT_RENDERED)
+    return ServerFiles(fs, handlers, stubs, dict(labels), contract=contract)

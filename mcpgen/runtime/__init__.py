@@ -17,7 +17,7 @@ from .client.options import (
     SamplingCallback,
     StdioOptions,
 )
-from .client.session import ClientSession, connect_http, connect_stdio
+from .client.session import ClientSession, connect_http, connect_memory, connect_stdio
 from .client.subscriptions import ChangeEvent, Subscription
 from .core.errors import (
     ConnectionClosed,
@@ -68,6 +68,7 @@ __all__ = [
     "StdioOptions",
     "Subscription",
     "connect_http",
+    "connect_memory",
     "compare_tools",
     "connect_stdio",
     "error_result",

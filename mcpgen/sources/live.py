@@ -56,9 +56,15 @@ class _PeerOutput(logging.Handler):
 
 
 class _Progress:
-    """Notes while a live server is read: the console's updating line (a terminal only)."""
+    """Notes while a live server is read: the console's updating line (a terminal only).
+    `enabled=False` for callers that are themselves a stdio server (mcpgen record)."""
+
+    def __init__(self, enabled: bool = True) -> None:
+        self.enabled = enabled
 
     def __call__(self, text: str) -> None:
+        if not self.enabled:
+            return
         from ..console import console
 
         console.status(text)

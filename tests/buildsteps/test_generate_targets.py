@@ -51,7 +51,8 @@ def test_generate_writes_both_targets_with_manifests(project: Path) -> None:
     assert set(manifest["files"]) == {"__init__.py", "_catalog.py", "client.py", "models.py", "py.typed"}
     assert len(manifest["source_sha256"]) == 64 and manifest["black_version"] and manifest["mcpgen_version"]
     smanifest = json.loads((server / ".mcpgen-manifest.json").read_text())
-    assert "handlers.py" not in smanifest["files"] and smanifest["user_files"] == ["handlers.py"]
+    assert "handlers.py" not in smanifest["files"]
+    assert smanifest["user_files"] == ["handlers.py", "test_weather_server_contract.py"]
     assert str(project) not in (client / ".mcpgen-manifest.json").read_text()  # no absolute paths
 
 

@@ -272,6 +272,10 @@ class ClientHttpKwargs(HttpKwargs, ClientKwargs, total=False):
     """AsyncClient.connect_http's keywords."""
 
 
+class ClientMemoryKwargs(ConnectKwargs, ClientKwargs, total=False):
+    """AsyncClient.connect_memory's keywords."""
+
+
 class ClientConnectKwargs(ConnectKwargs, _StdioOnlyKwargs, _HttpOnlyKwargs, ClientKwargs, total=False):
     """AsyncClient.connect's keywords: the transport's own ones only for that transport."""
 
@@ -282,6 +286,7 @@ __all__ = [
     "ClientConnectKwargs",
     "ClientHttpKwargs",
     "ClientKwargs",
+    "ClientMemoryKwargs",
     "ClientOptions",
     "ClientStdioKwargs",
     "ConnectKwargs",

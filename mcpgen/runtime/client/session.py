@@ -34,6 +34,7 @@ from ..core.protocol import (
 )
 from ..core.session import Session
 from ..transports.base import EraAwareTransport, Transport
+from ..transports.memory import MemoryLink, MemoryServable
 from ..transports.stdio import StdioClientTransport
 from ..transports.wirelog import open_wire_log
 from .options import ConnectKwargs, ConnectOptions, HttpKwargs, HttpOptions, ProgressCallback, StdioKwargs, StdioOptions
@@ -662,4 +663,28 @@ async def connect_http(
         await client.aclose()
 
 
-__all__ = ["ClientSession", "connect_http", "connect_stdio", "McpError"]
+@contextlib.asynccontextmanager
+async def connect_memory(
+    server: MemoryServable,
+    *,
+    options: ConnectOptions | None = None,
+    **overrides: Unpack[ConnectKwargs],
+) -> AsyncIterator[ClientSession]:
+    """Connect to a `runtime.server.Server` (a generated server's `build_server(...)`, a mock) in
+    this process and event loop: no subprocess, no socket, either era (`protocol=`).
+
+    Messages still travel as encoded JSON, so the server sees exactly what a wire would carry.
+    `wire_log` is ignored: nothing crosses a process boundary.
+    """
+    opts = ConnectOptions.build(options, overrides, caller="connect_memory")
+    link = MemoryLink(server)
+    client = ClientSession(link.client, opts)
+    try:
+        await client.connect()
+        yield client
+    finally:
+        await client.aclose()
+        await link.close()
+
+
+__all__ = ["ClientSession", "connect_http", "connect_memory", "connect_stdio", "McpError"]

@@ -47,7 +47,8 @@ from .options import (
 if TYPE_CHECKING:
     from typing_extensions import Unpack
 
-    from .options import CallKwargs, ClientConnectKwargs, ClientHttpKwargs, ClientStdioKwargs
+    from ..transports.memory import MemoryServable
+    from .options import CallKwargs, ClientConnectKwargs, ClientHttpKwargs, ClientMemoryKwargs, ClientStdioKwargs
     from .session import ClientSession
 
 _T = TypeVar("_T")
@@ -188,6 +189,30 @@ class AsyncClientBase(AsyncFeatures):
         opts = HttpOptions.build(options, given, caller="connect_http")
         client_opts = ClientOptions(**own)
         async with connect_http(url, options=opts) as session:
+            await _check_drift(cls._catalog, session, client_opts.drift)
+            yield cls(session, validate_output=client_opts.validate_output)
+
+    @classmethod
+    @contextlib.asynccontextmanager
+    async def connect_memory(
+        cls: type[_A],
+        server: MemoryServable,
+        *,
+        options: ConnectOptions | None = None,
+        **overrides: Unpack[ClientMemoryKwargs],
+    ) -> AsyncIterator[_A]:
+        """Connect to a server object in this process: a generated server's
+        `build_server(Handlers())`, a `runtime.server.Server`, or a mock. No subprocess, no
+        socket, either era (`protocol="legacy"` or a version); the fastest way to test handlers
+        and the code that calls them. Takes the connection options and this client's own, as
+        connect_stdio does.
+        """
+        from .session import connect_memory
+
+        given, own = split_options(overrides, ConnectOptions, ClientOptions, caller="connect_memory")
+        opts = ConnectOptions.build(options, given, caller="connect_memory")
+        client_opts = ClientOptions(**own)
+        async with connect_memory(server, options=opts) as session:
             await _check_drift(cls._catalog, session, client_opts.drift)
             yield cls(session, validate_output=client_opts.validate_output)
 
@@ -410,6 +435,20 @@ class SyncClientBase(SyncFeatures, Generic[_A]):
     ) -> Iterator[_S]:
         """Connect to an MCP server at `url` (see AsyncClient.connect_http; callbacks run on the loop thread)."""
         with _hold(cls._async_client.connect_http(url, options=options, **overrides)) as (inner, runner):
+            yield cls(inner, runner)
+
+    @classmethod
+    @contextlib.contextmanager
+    def connect_memory(
+        cls: type[_S],
+        server: MemoryServable,
+        *,
+        options: ConnectOptions | None = None,
+        **overrides: Unpack[ClientMemoryKwargs],
+    ) -> Iterator[_S]:
+        """Connect to a server object in this process (see AsyncClient.connect_memory); the server's
+        handlers and the client's callbacks run on the client's loop thread."""
+        with _hold(cls._async_client.connect_memory(server, options=options, **overrides)) as (inner, runner):
             yield cls(inner, runner)
 
     @classmethod

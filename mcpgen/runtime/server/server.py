@@ -105,6 +105,12 @@ class RequestContext:
         self.answered: JSONObject = {}
         self._asks = 0
 
+    async def drop_connection(self) -> None:
+        """End this connection without answering anything more, as a crashing server would (for
+        fault injection: the client sees the connection close)."""
+        # The transport, not the session: closing the session would cancel this very handler.
+        await self._session.transport.close()
+
     async def report_progress(self, progress: float, total: float | None = None, message: str | None = None) -> None:
         """Send notifications/progress if the client asked for it; progress must increase."""
         if self.progress_token is None:

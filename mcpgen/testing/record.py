@@ -1,0 +1,138 @@
+"""`mcpgen record`: a stdio MCP server that proxies a real one and writes the session to a cassette.
+
+The proxy connects to the real server (a command or a URL) with the runtime's own client, reads
+its catalog, and serves that catalog over stdio: every tools/call, prompts/get and
+resources/read goes upstream and its answer, or its JSON-RPC error, is written down (redacted)
+before it goes back. Recording at this level, not byte for byte, keeps cassettes independent
+of the era and transport either side spoke, which is what lets `mcpgen mock --replay` serve one
+over any of them.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from collections.abc import AsyncIterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from ..catalog.model import Catalog
+from ..runtime.client.session import ClientSession, connect_http, connect_stdio
+from ..runtime.core.errors import RpcError
+from ..runtime.server.features import template_pattern
+from ..runtime.server.server import RequestContext, Server
+from ..sources.live import _Progress, _read_catalog
+from .cassette import CassetteWriter, Redactor
+
+
+@dataclass(frozen=True)
+class RecordRequest:
+    output: Path
+    command: tuple[str, ...] = ()
+    url: str | None = None
+    headers: tuple[tuple[str, str], ...] = ()
+    redact_fields: tuple[str, ...] = ()
+    connect_timeout: float = 30.0
+    secrets: tuple[str, ...] = field(default=())
+
+
+@contextlib.asynccontextmanager
+async def _upstream(request: RecordRequest) -> AsyncIterator[ClientSession]:
+    if request.url:
+        async with connect_http(
+            request.url, headers=dict(request.headers), connect_timeout=request.connect_timeout
+        ) as session:
+            yield session
+    else:
+        command, *args = request.command
+        async with connect_stdio(command, args, connect_timeout=request.connect_timeout) as session:
+            yield session
+
+
+def redactor_for(request: RecordRequest) -> Redactor:
+    # Every header value is a secret (it may be a token under any name); so are --redact fields.
+    secrets = [value for _name, value in request.headers] + list(request.secrets)
+    return Redactor.build(request.redact_fields, secrets)
+
+
+async def record(request: RecordRequest) -> None:
+    """Proxy stdin/stdout to the real server until the client goes, writing the cassette."""
+    async with _upstream(request) as upstream:
+        catalog = await _read_catalog(upstream, asyncio.Event(), _Progress(enabled=False), None)
+        writer = CassetteWriter(
+            request.output,
+            catalog,
+            redactor_for(request),
+            redacted_headers=[name for name, _value in request.headers],
+        )
+        try:
+            await proxy_server(catalog, upstream, writer).serve_stdio()
+        finally:
+            writer.close()
+
+
+def proxy_server(catalog: Catalog, upstream: ClientSession, writer: CassetteWriter) -> Server:
+    info = catalog.server_info or {}
+    server = Server(
+        str(info.get("name") or "mcpgen-record"), str(info.get("version") or "0"), instructions=catalog.instructions
+    )
+
+    async def forward(method: str, params: dict[str, Any]) -> Any:
+        try:
+            result = await upstream.request(method, params)
+        except RpcError as exc:
+            writer.exchange(method, params, error=exc)
+            raise
+        writer.exchange(method, params, result=result)
+        return result
+
+    for tool in catalog.tools:
+        server.add_tool(tool.raw, _forward_tool(tool.name, forward))
+    for prompt in catalog.prompts:
+        server.add_prompt(prompt, _forward_prompt(str(prompt.get("name")), forward))
+    for resource in catalog.resources:
+        server.add_resource(resource, _forward_resource(forward))
+    for template in catalog.resource_templates:
+        if template_pattern(str(template.get("uriTemplate", ""))) is not None:
+            server.add_resource_template(template, _forward_template(forward))
+    return server
+
+
+def _forward_tool(name: str, forward: Any) -> Any:
+    async def call(arguments: dict[str, Any], ctx: RequestContext) -> Any:
+        return await forward("tools/call", {"name": name, "arguments": arguments})
+
+    return call
+
+
+def _forward_prompt(name: str, forward: Any) -> Any:
+    async def get(arguments: dict[str, str], ctx: RequestContext) -> Any:
+        params: dict[str, Any] = {"name": name}
+        if arguments:
+            params["arguments"] = arguments
+        return await forward("prompts/get", params)
+
+    return get
+
+
+def _forward_resource(forward: Any) -> Any:
+    async def read(uri: str, ctx: RequestContext) -> Any:
+        return await forward("resources/read", {"uri": uri})
+
+    return read
+
+
+def _forward_template(forward: Any) -> Any:
+    async def read(uri: str, variables: dict[str, str], ctx: RequestContext) -> Any:
+        return await forward("resources/read", {"uri": uri})
+
+    return read
+
+
+def run_record(request: RecordRequest) -> None:
+    with contextlib.suppress(KeyboardInterrupt):
+        asyncio.run(record(request))
+
+
+__all__ = ["RecordRequest", "proxy_server", "record", "redactor_for", "run_record"]
