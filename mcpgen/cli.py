@@ -12,7 +12,7 @@ import click
 from . import __version__
 from .catalog.model import Catalog, Problem
 from .config import SourceSpec, Target, package_for
-from .options import ClientOptions, Mode, Runtime, ServerOptions
+from .options import ClientOptions, Layout, Mode, Runtime, ServerOptions
 
 EXIT_DIFFERENT = 1
 EXIT_BAD_INPUT = 2
@@ -184,6 +184,13 @@ def _cli_target(output: str, name: str | None, source: SourceSpec, **options: An
     show_default=True,
     help="Also generate `Client`, the synchronous twin of `AsyncClient`.",
 )
+@click.option(
+    "--layout",
+    type=click.Choice([layout.value for layout in Layout]),
+    default=Layout.FLAT.value,
+    show_default=True,
+    help="flat: one client.py; code-mode: also one module per tool, a searchable index and a SKILL.md for agents.",
+)
 @_with_source_options
 @_with_mode_options
 @click.pass_context
@@ -196,6 +203,7 @@ def client_cmd(
     templates: str | None,
     skip_invalid: bool,
     sync: bool,
+    layout: str,
     url: str | None,
     headers: tuple[str, ...],
     config: str | None,
@@ -213,7 +221,7 @@ def client_cmd(
         output,
         name,
         spec,
-        generator=ClientOptions(runtime=Runtime(runtime), sync=sync),
+        generator=ClientOptions(runtime=Runtime(runtime), sync=sync, layout=Layout(layout)),
         templates=Path(templates) if templates else None,
         force=force,
         skip_invalid=skip_invalid,

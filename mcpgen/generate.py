@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from .catalog.model import Catalog, Problem, StageError
 from .models import ModelsOutput, bind_plan, generate_models
-from .options import ClientOptions, Runtime, ServerOptions
+from .options import ClientOptions, Layout, Runtime, ServerOptions
 from .output.files import FileSet, format_files
 from .output.handlers_file import ServerFiles
 from .plan.build import build_plan
@@ -36,11 +36,24 @@ def _formatted(fs: FileSet) -> FileSet:
 
 
 def generate_client(
-    catalog: Catalog, options: ClientOptions, *, templates: str | None = None, skip_invalid: bool = False
+    catalog: Catalog,
+    options: ClientOptions,
+    *,
+    templates: str | None = None,
+    skip_invalid: bool = False,
+    package: str = "client",
 ) -> FileSet:
-    """Every file of the client package, formatted; raises StageError with all problems found."""
+    """Every file of the client package, formatted; raises StageError with all problems found.
+
+    `package` is the import name a code-mode package tells its reader (a flat client's imports
+    are all relative, so it does not need one)."""
     plan, models, problems = _plan_and_models(catalog, skip_invalid, options.runtime, nested=False)
-    fs = render_client(plan, models, options, templates)
+    if options.layout is Layout.CODE_MODE:
+        from .render.code_mode import render_code_mode
+
+        fs = render_code_mode(plan, models, options, templates, package)
+    else:
+        fs = render_client(plan, models, options, templates)
     fs.warnings = [p for p in problems if p.warning]
     return _formatted(fs)
 

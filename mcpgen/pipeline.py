@@ -15,7 +15,7 @@ from .catalog.model import Catalog, Problem, StageError
 from .catalog.snapshot import catalog_digest
 from .config import SourceSpec, Target
 from .models import dcg
-from .options import ClientOptions, Mode, ServerOptions
+from .options import ClientOptions, Layout, Mode, ServerOptions
 from .output.compare import FileChange, compare, unified_diff
 from .output.files import warm_formatter
 from .output.handlers_file import HANDLERS_FILE, plan_handlers
@@ -88,6 +88,10 @@ def _manifest_options(t: Target) -> dict[str, Any]:
     opts: dict[str, Any] = {"templates": _templates_digest(t.templates), "runtime": t.generator.runtime.value}
     if isinstance(t.generator, ServerOptions):
         opts["name"] = t.package
+    elif t.generator.layout is not Layout.FLAT:
+        # A code-mode package names itself in its SKILL.md and docstrings.
+        opts["layout"] = t.generator.layout.value
+        opts["name"] = t.package
     return opts
 
 
@@ -136,7 +140,7 @@ def _templates(t: Target) -> str | None:
 def _client(t: Target, options: ClientOptions, catalog: Catalog, mode: Mode, old: Manifest | None) -> Outcome:
     from .generate import generate_client
 
-    fs = generate_client(catalog, options, templates=_templates(t), skip_invalid=t.skip_invalid)
+    fs = generate_client(catalog, options, templates=_templates(t), skip_invalid=t.skip_invalid, package=t.package)
     manifest = build_manifest("client", _manifest_options(t), catalog_digest(catalog), fs.files)
     outcome = Outcome(warnings=list(fs.warnings), tools=_generated_count(catalog, fs.warnings))
     if mode is not Mode.WRITE:

@@ -18,6 +18,7 @@ from ..client.features import (
     TextResourceContents,
     expand_uri_template,
 )
+from ..client.tool_index import ToolIndex, ToolInfo
 from ..client.typed import AsyncClientBase, SyncClientBase, ToolCatalog, sync_method
 from ..core.errors import ConnectionClosed, McpError, ProtocolError, RequestTimeout, RpcError
 from ..core.results import (
@@ -67,6 +68,8 @@ __all__ = [
     "TextResourceContents",
     "ToolCatalog",
     "ToolError",
+    "ToolIndex",
+    "ToolInfo",
     "ToolOutputError",
     "ToolOutputWarning",
     "ToolResult",
