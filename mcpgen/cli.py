@@ -35,10 +35,14 @@ def cli_source(
     url: str | None,
     headers: Sequence[str],
     config: str | None,
-    server: str | None,
+    server: Sequence[str],
     connect_timeout: float,
+    *,
+    many: bool = False,
 ) -> SourceSpec:
-    """Exactly one of: file(s), --url, --config F --server N, or a command after `--`."""
+    """Exactly one of: file(s), --url, --config F --server N, or a command after `--`.
+
+    `many`: the command also takes --config without --server (every server) or with several."""
     given = sum(bool(x) for x in (files, command, url, config))
     if given != 1:
         _fail(
@@ -49,8 +53,10 @@ def cli_source(
                 )
             ]
         )
-    if config and not server:
-        _fail([Problem("usage", "--config needs --server NAME")])
+    if server and not config:
+        _fail([Problem("usage", "--server needs --config FILE")])
+    if config and len(server) != 1 and not many:
+        _fail([Problem("usage", "--config needs exactly one --server NAME")])
     pairs: list[tuple[str, str]] = []
     for h in headers:
         key, sep, value = h.partition(":")
@@ -65,7 +71,8 @@ def cli_source(
         headers=tuple(pairs),
         command=tuple(command),
         config=Path(config) if config else None,
-        server=server,
+        server=server[0] if len(server) == 1 else None,
+        servers=tuple(server) if len(server) != 1 else (),
         connect_timeout=connect_timeout,
     )
 
@@ -99,7 +106,13 @@ source_options = [
         "--header", "headers", multiple=True, metavar="NAME:VALUE", help="HTTP header for --url (repeatable)."
     ),
     click.option("--config", "config", type=str, default=None, help="mcpServers JSON file (with --server)."),
-    click.option("--server", "server", type=str, default=None, help="Server name inside --config."),
+    click.option(
+        "--server",
+        "server",
+        type=str,
+        multiple=True,
+        help="Server name inside --config (`client` takes it repeated, or none: a package for many servers).",
+    ),
     click.option(
         "--connect-timeout", type=float, default=30.0, show_default=True, help="Seconds a live server gets to answer."
     ),
@@ -207,7 +220,7 @@ def client_cmd(
     url: str | None,
     headers: tuple[str, ...],
     config: str | None,
-    server: str | None,
+    server: tuple[str, ...],
     connect_timeout: float,
     check: bool,
     show_diff: bool,
@@ -215,7 +228,7 @@ def client_cmd(
 ) -> None:
     """Generate a typed client package from SOURCE (file), --url, --config/--server, or -- COMMAND ARGS..."""
     spec = cli_source(
-        [source] if source else [], ctx.obj.get("command", ()), url, headers, config, server, connect_timeout
+        [source] if source else [], ctx.obj.get("command", ()), url, headers, config, server, connect_timeout, many=True
     )
     target = _cli_target(
         output,
@@ -250,7 +263,7 @@ def server_cmd(
     url: str | None,
     headers: tuple[str, ...],
     config: str | None,
-    server: str | None,
+    server: tuple[str, ...],
     connect_timeout: float,
     check: bool,
     show_diff: bool,
@@ -350,7 +363,7 @@ def inspect_cmd(
     url: str | None,
     headers: tuple[str, ...],
     config: str | None,
-    server: str | None,
+    server: tuple[str, ...],
     connect_timeout: float,
 ) -> None:
     """Print the tools, prompts and resources of SOURCE as a table."""
@@ -375,7 +388,7 @@ def snapshot_cmd(
     url: str | None,
     headers: tuple[str, ...],
     config: str | None,
-    server: str | None,
+    server: tuple[str, ...],
     connect_timeout: float,
 ) -> None:
     """Save the whole catalog of SOURCE (usually a live server) as stable, sorted JSON.
@@ -448,13 +461,13 @@ def _diff_source(text: str, headers: Sequence[str], connect_timeout: float) -> S
     import shlex
 
     if text.startswith(("http://", "https://")):
-        return cli_source([], [], text, headers, None, None, connect_timeout)
+        return cli_source([], [], text, headers, None, (), connect_timeout)
     if text.startswith("stdio:"):
         argv = shlex.split(text[len("stdio:") :])
         if not argv:
             _fail([Problem(text, "stdio: needs a command")])
-        return cli_source([], argv, None, [], None, None, connect_timeout)
-    return cli_source([text], [], None, [], None, None, connect_timeout)
+        return cli_source([], argv, None, [], None, (), connect_timeout)
+    return cli_source([text], [], None, [], None, (), connect_timeout)
 
 
 def main(argv: Sequence[str] | None = None) -> None:

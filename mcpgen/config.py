@@ -70,12 +70,20 @@ class SourceSpec:
     cwd: Path | None = None  # where a command runs (the project folder for pyproject targets)
     # The command had ${VAR}s in it: never record it in generated code (it may hold a secret).
     secret_command: bool = False
+    # config without one `server`: a package for many servers (these, or every one of the file).
+    servers: tuple[str, ...] = ()
+
+    @property
+    def many(self) -> bool:
+        return self.config is not None and self.server is None
 
     def describe(self) -> str:
         if self.files:
             return ", ".join(str(f) for f in self.files)
         if self.url:
             return self.url
+        if self.config and self.many:
+            return f"{self.config} (servers: {', '.join(self.servers) or 'all'})"
         if self.config:
             return f"{self.config} --server {self.server}"
         return " ".join(self.command)

@@ -18,6 +18,7 @@ from ..client.features import (
     TextResourceContents,
     expand_uri_template,
 )
+from ..client.many import AsyncManyClientBase, ServersConfigError, SyncManyClientBase, config_path
 from ..client.tool_index import ToolIndex, ToolInfo
 from ..client.typed import AsyncClientBase, SyncClientBase, ToolCatalog, sync_method
 from ..core.errors import ConnectionClosed, McpError, ProtocolError, RequestTimeout, RpcError
@@ -38,6 +39,10 @@ from ..core.results import (
 )
 
 __all__ = [
+    "AsyncManyClientBase",
+    "ServersConfigError",
+    "SyncManyClientBase",
+    "config_path",
     "AsyncClientBase",
     "AudioContent",
     "BlobResourceContents",
