@@ -19,7 +19,6 @@ from ..client.features import (
     expand_uri_template,
 )
 from ..client.many import AsyncManyClientBase, ServersConfigError, SyncManyClientBase, config_path
-from ..client.tool_index import ToolIndex, ToolInfo
 from ..client.typed import AsyncClientBase, SyncClientBase, ToolCatalog, sync_method
 from ..core.errors import ConnectionClosed, McpError, ProtocolError, RequestTimeout, RpcError
 from ..core.results import (
@@ -73,8 +72,6 @@ __all__ = [
     "TextResourceContents",
     "ToolCatalog",
     "ToolError",
-    "ToolIndex",
-    "ToolInfo",
     "ToolOutputError",
     "ToolOutputWarning",
     "ToolResult",
