@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from .catalog.model import Problem
-from .options import ClientOptions, GeneratorOptions, Runtime, ServerOptions
+from .options import ClientOptions, GeneratorOptions, Layout, Runtime, ServerOptions
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -34,6 +34,7 @@ else:  # pragma: no cover - Python 3.10 only (tomli is a dependency there)
 PYPROJECT = "pyproject.toml"
 KINDS = ("client", "server")
 RUNTIMES = tuple(r.value for r in Runtime)
+LAYOUTS = tuple(layout.value for layout in Layout)
 _VAR = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}")
 # Keys of one target table (kebab-case; snake_case is accepted too).
 _KEYS = {
@@ -53,6 +54,7 @@ _KEYS = {
     "connect-timeout",
     "skip-invalid",
     "sync",
+    "layout",
 }
 
 
@@ -217,7 +219,10 @@ def parse_target(
     package = text("name")
     add_missing, force, skip_invalid = flag("add-missing"), flag("force"), flag("skip-invalid")
     sync = flag("sync", True)
-    for key, only in (("sync", "client"), ("add-missing", "server")):
+    layout = text("layout") or Layout.FLAT.value
+    if layout not in LAYOUTS:
+        problems.append(Problem(where, f"'layout' must be one of {', '.join(LAYOUTS)}"))
+    for key, only in (("sync", "client"), ("layout", "client"), ("add-missing", "server")):
         if key in opts and kind in KINDS and kind != only:
             problems.append(Problem(where, f"{key!r} applies to {only} targets only"))
     if problems or kind is None or output is None or source is None:
@@ -233,7 +238,7 @@ def parse_target(
             output=out,
             package=pkg,
             generator=(
-                ClientOptions(runtime=Runtime(runtime), sync=sync)
+                ClientOptions(runtime=Runtime(runtime), sync=sync, layout=Layout(layout))
                 if kind == "client"
                 else ServerOptions(runtime=Runtime(runtime), add_missing=add_missing)
             ),
