@@ -62,7 +62,8 @@ class ToolIndex:
         return [(t.name, t.summary) for _, _, t in scored[: max(limit, 0)]]
 
     def info(self, name: str) -> ToolInfo:
-        """The tool by its Python name or its wire name; LookupError (with close names) otherwise."""
+        """The tool by its Python name, else by its MCP name (a string that is both, for two
+        tools, means the Python one: what `search` returns); LookupError with close names otherwise."""
         found = self._by_name.get(name) or self._by_wire.get(name)
         if found is None:
             close = difflib.get_close_matches(name, list(self._by_name), n=3)
