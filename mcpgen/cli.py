@@ -35,7 +35,7 @@ def cli_source(
     url: str | None,
     headers: Sequence[str],
     config: str | None,
-    server: Sequence[str],
+    server: str | Sequence[str] | None,
     connect_timeout: float,
     *,
     many: bool = False,
@@ -43,6 +43,7 @@ def cli_source(
     """Exactly one of: file(s), --url, --config F --server N, or a command after `--`.
 
     `many`: the command also takes --config without --server (every server) or with several."""
+    server = (server,) if isinstance(server, str) else tuple(server or ())
     given = sum(bool(x) for x in (files, command, url, config))
     if given != 1:
         _fail(
