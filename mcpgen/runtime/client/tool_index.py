@@ -77,5 +77,5 @@ class ToolIndex:
         hints = ", ".join(f"{k}={v}" for k, v in t.hints.items()) or "none declared"
         return (
             f"from {self.package}.tools.{t.name} import {t.name}\n\n"
-            f"{t.signature}\n\n{t.doc}\n\nMCP tool: {t.wire!r}; hints: {hints}\n"
+            f"{t.signature}\n\n{t.doc}\n\nhints: {hints}\n"
         )
