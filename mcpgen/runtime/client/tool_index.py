@@ -75,7 +75,4 @@ class ToolIndex:
         """How to import and call one tool: its signature, docstring and behaviour hints."""
         t = self.info(name)
         hints = ", ".join(f"{k}={v}" for k, v in t.hints.items()) or "none declared"
-        return (
-            f"from {self.package}.tools.{t.name} import {t.name}\n\n"
-            f"{t.signature}\n\n{t.doc}\n\nhints: {hints}\n"
-        )
+        return f"from {self.package}.tools.{t.name} import {t.name}\n\n{t.signature}\n\n{t.doc}\n\nhints: {hints}\n"
