@@ -13,7 +13,7 @@ from . import __version__
 from .catalog.model import Catalog, Problem
 from .config import SourceSpec, Target, package_for
 from .console import Verbosity, console
-from .options import ClientOptions, DocsOptions, Mode, Runtime, ServerOptions
+from .options import ClientOptions, DocsOptions, Layout, Mode, Runtime, ServerOptions
 from .wording import counted, verb
 
 EXIT_DIFFERENT = 1
@@ -67,10 +67,15 @@ def cli_source(
     url: str | None,
     headers: Sequence[str],
     config: str | None,
-    server: str | None,
+    server: str | Sequence[str] | None,
     connect_timeout: float,
+    *,
+    many: bool = False,
 ) -> SourceSpec:
-    """Exactly one of: file(s), --url, --config F --server N, or a command after `--`."""
+    """Exactly one of: file(s), --url, --config F --server N, or a command after `--`.
+
+    `many`: the command also takes --config without --server (every server) or with several."""
+    server = (server,) if isinstance(server, str) else tuple(server or ())
     given = sum(bool(x) for x in (files, command, url, config))
     if given != 1:
         _fail(
@@ -81,8 +86,10 @@ def cli_source(
                 )
             ]
         )
-    if config and not server:
-        _fail([Problem("usage", "--config needs --server NAME")])
+    if server and not config:
+        _fail([Problem("usage", "--server needs --config FILE")])
+    if config and len(server) != 1 and not many:
+        _fail([Problem("usage", "--config needs exactly one --server NAME")])
     pairs: list[tuple[str, str]] = []
     for h in headers:
         key, sep, value = h.partition(":")
@@ -97,7 +104,8 @@ def cli_source(
         headers=tuple(pairs),
         command=tuple(command),
         config=Path(config) if config else None,
-        server=server,
+        server=server[0] if len(server) == 1 else None,
+        servers=tuple(server) if len(server) != 1 else (),
         connect_timeout=connect_timeout,
     )
 
@@ -142,7 +150,13 @@ source_options = [
         "--header", "headers", multiple=True, metavar="NAME:VALUE", help="HTTP header for --url (repeatable)."
     ),
     click.option("--config", "config", type=str, default=None, help="mcpServers JSON file (with --server)."),
-    click.option("--server", "server", type=str, default=None, help="Server name inside --config."),
+    click.option(
+        "--server",
+        "server",
+        type=str,
+        multiple=True,
+        help="Server name inside --config (`client` takes it repeated, or none: a package for many servers).",
+    ),
     click.option(
         "--connect-timeout", type=float, default=30.0, show_default=True, help="Seconds a live server gets to answer."
     ),
@@ -264,6 +278,13 @@ def _cli_target(output: str, name: str | None, source: SourceSpec, **options: An
     show_default=True,
     help="Also generate `Client`, the synchronous twin of `AsyncClient`.",
 )
+@click.option(
+    "--layout",
+    type=click.Choice([layout.value for layout in Layout]),
+    default=Layout.FLAT.value,
+    show_default=True,
+    help="flat: one client.py; code-mode: also one module per tool, a searchable index and a SKILL.md for agents.",
+)
 @_with_source_options
 @_with_mode_options
 @click.pass_context
@@ -276,10 +297,11 @@ def client_cmd(
     templates: str | None,
     skip_invalid: bool,
     sync: bool,
+    layout: str,
     url: str | None,
     headers: tuple[str, ...],
     config: str | None,
-    server: str | None,
+    server: tuple[str, ...],
     connect_timeout: float,
     check: bool,
     show_diff: bool,
@@ -297,13 +319,13 @@ def client_cmd(
       mcpgen client schemas/weather.yaml -o weather_client --check
     """
     spec = cli_source(
-        [source] if source else [], ctx.obj.get("command", ()), url, headers, config, server, connect_timeout
+        [source] if source else [], ctx.obj.get("command", ()), url, headers, config, server, connect_timeout, many=True
     )
     target = _cli_target(
         output,
         name,
         spec,
-        generator=ClientOptions(runtime=Runtime(runtime), sync=sync),
+        generator=ClientOptions(runtime=Runtime(runtime), sync=sync, layout=Layout(layout)),
         templates=Path(templates) if templates else None,
         force=force,
         skip_invalid=skip_invalid,
@@ -333,7 +355,7 @@ def server_cmd(
     url: str | None,
     headers: tuple[str, ...],
     config: str | None,
-    server: str | None,
+    server: tuple[str, ...],
     connect_timeout: float,
     check: bool,
     show_diff: bool,
@@ -391,7 +413,7 @@ def docs_cmd(
     url: str | None,
     headers: tuple[str, ...],
     config: str | None,
-    server: str | None,
+    server: tuple[str, ...],
     connect_timeout: float,
     check: bool,
     show_diff: bool,
@@ -517,7 +539,7 @@ def inspect_cmd(
     url: str | None,
     headers: tuple[str, ...],
     config: str | None,
-    server: str | None,
+    server: tuple[str, ...],
     connect_timeout: float,
 ) -> None:
     """Print the tools, prompts and resources of SOURCE (file), --url, --config/--server, or -- COMMAND ARGS...
@@ -550,7 +572,7 @@ def snapshot_cmd(
     url: str | None,
     headers: tuple[str, ...],
     config: str | None,
-    server: str | None,
+    server: tuple[str, ...],
     connect_timeout: float,
 ) -> None:
     """Save the whole catalog of SOURCE (usually a live server) as stable, sorted JSON.
@@ -719,13 +741,13 @@ def _diff_source(text: str, headers: Sequence[str], connect_timeout: float) -> S
     import shlex
 
     if text.startswith(("http://", "https://")):
-        return cli_source([], [], text, headers, None, None, connect_timeout)
+        return cli_source([], [], text, headers, None, (), connect_timeout)
     if text.startswith("stdio:"):
         argv = shlex.split(text[len("stdio:") :])
         if not argv:
             _fail([Problem(text, "stdio: needs a command")])
-        return cli_source([], argv, None, [], None, None, connect_timeout)
-    return cli_source([text], [], None, [], None, None, connect_timeout)
+        return cli_source([], argv, None, [], None, (), connect_timeout)
+    return cli_source([text], [], None, [], None, (), connect_timeout)
 
 
 @cli.command("mock")
@@ -764,7 +786,7 @@ def mock_cmd(
     url: str | None,
     headers: tuple[str, ...],
     config: str | None,
-    server: str | None,
+    server: tuple[str, ...],
     connect_timeout: float,
 ) -> None:
     """Serve a fake of SOURCE: its tools, prompts and resources verbatim, results drawn from

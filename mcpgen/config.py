@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from .catalog.model import Problem
-from .options import ClientOptions, DocsOptions, GeneratorOptions, Runtime, ServerOptions
+from .options import ClientOptions, DocsOptions, GeneratorOptions, Layout, Runtime, ServerOptions
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -34,6 +34,7 @@ else:  # pragma: no cover - Python 3.10 only (tomli is a dependency there)
 PYPROJECT = "pyproject.toml"
 KINDS = ("client", "server", "docs")
 RUNTIMES = tuple(r.value for r in Runtime)
+LAYOUTS = tuple(layout.value for layout in Layout)
 _VAR = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}")
 # Keys of one target table (kebab-case; snake_case is accepted too).
 _KEYS = {
@@ -53,6 +54,7 @@ _KEYS = {
     "connect-timeout",
     "skip-invalid",
     "sync",
+    "layout",
 }
 
 
@@ -70,12 +72,20 @@ class SourceSpec:
     cwd: Path | None = None  # where a command runs (the project folder for pyproject targets)
     # The command had ${VAR}s in it: never record it in generated code (it may hold a secret).
     secret_command: bool = False
+    # config without one `server`: a package for many servers (these, or every one of the file).
+    servers: tuple[str, ...] = ()
+
+    @property
+    def many(self) -> bool:
+        return self.config is not None and self.server is None
 
     def describe(self) -> str:
         if self.files:
             return ", ".join(str(f) for f in self.files)
         if self.url:
             return self.url
+        if self.config and self.many:
+            return f"{self.config} (servers: {', '.join(self.servers) or 'all'})"
         if self.config:
             return f"{self.config} --server {self.server}"
         return " ".join(self.command)
@@ -221,7 +231,10 @@ def parse_target(
     package = text("name")
     add_missing, force, skip_invalid = flag("add-missing"), flag("force"), flag("skip-invalid")
     sync = flag("sync", True)
-    for key, only in (("sync", "client"), ("add-missing", "server")):
+    layout = text("layout") or Layout.FLAT.value
+    if layout not in LAYOUTS:
+        problems.append(Problem(where, f"'layout' must be one of {', '.join(LAYOUTS)}"))
+    for key, only in (("sync", "client"), ("layout", "client"), ("add-missing", "server")):
         if key in opts and kind in KINDS and kind != only:
             problems.append(Problem(where, f"{key!r} applies to {only} targets only"))
     for key in ("runtime", "name"):
@@ -236,7 +249,7 @@ def parse_target(
     generator: GeneratorOptions = (
         DocsOptions()
         if kind == "docs"
-        else ClientOptions(runtime=Runtime(runtime), sync=sync)
+        else ClientOptions(runtime=Runtime(runtime), sync=sync, layout=Layout(layout))
         if kind == "client"
         else ServerOptions(runtime=Runtime(runtime), add_missing=add_missing)
     )

@@ -5,10 +5,14 @@ Nothing here touches the output folder; `pipeline.py` decides what to write, che
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from dataclasses import replace
+from typing import TYPE_CHECKING
+
 from .catalog.model import Catalog, Problem, StageError
 from .console import console
 from .models import ModelsOutput, bind_plan, generate_models
-from .options import ClientOptions, Runtime, ServerOptions
+from .options import ClientOptions, Layout, Runtime, ServerOptions
 from .output.files import FileSet, format_files
 from .output.handlers_file import ServerFiles
 from .plan.build import build_plan
@@ -16,6 +20,9 @@ from .plan.types import Plan
 from .render.client import render_client, runtime_module
 from .render.server import render_server, split_formatted
 from .wording import counted
+
+if TYPE_CHECKING:
+    from .plan.many import ManyPlan
 
 
 def _plan_and_models(
@@ -41,11 +48,24 @@ def _formatted(fs: FileSet) -> FileSet:
 
 
 def generate_client(
-    catalog: Catalog, options: ClientOptions, *, templates: str | None = None, skip_invalid: bool = False
+    catalog: Catalog,
+    options: ClientOptions,
+    *,
+    templates: str | None = None,
+    skip_invalid: bool = False,
+    package: str = "client",
 ) -> FileSet:
-    """Every file of the client package, formatted; raises StageError with all problems found."""
+    """Every file of the client package, formatted; raises StageError with all problems found.
+
+    `package` is the import name a code-mode package tells its reader (a flat client's imports
+    are all relative, so it does not need one)."""
     plan, models, problems = _plan_and_models(catalog, skip_invalid, options.runtime, nested=False)
-    fs = render_client(plan, models, options, templates)
+    if options.layout is Layout.CODE_MODE:
+        from .render.code_mode import render_code_mode
+
+        fs = render_code_mode(plan, models, options, templates, package)
+    else:
+        fs = render_client(plan, models, options, templates)
     fs.warnings = [p for p in problems if p.warning]
     return _formatted(fs)
 
@@ -62,3 +82,31 @@ def generate_server(
     fs, labels = render_server(plan, models, options, package, templates)
     fs.warnings = [p for p in problems if p.warning]
     return split_formatted(_formatted(fs), labels)
+
+
+def generate_many(
+    catalogs: Mapping[str, Catalog],
+    options: ClientOptions,
+    *,
+    config_file: str,
+    templates: str | None = None,
+    skip_invalid: bool = False,
+) -> tuple[FileSet, ManyPlan]:
+    """One client package for {server name: catalog}: a namespace per server (render/many.py).
+
+    `config_file` is the servers config's path relative to the package: connect() reads it
+    again, so nothing from it but the server names enters the package."""
+    from .plan.many import build_many_plan
+    from .render.many import render_many
+
+    bound: dict[str, tuple[Plan, ModelsOutput]] = {}
+    warnings: list[Problem] = []
+    for server in sorted(catalogs):
+        plan, models, problems = _plan_and_models(catalogs[server], skip_invalid, options.runtime, nested=False)
+        bound[server] = (plan, models)
+        warnings += [replace(p, where=f"{server}: {p.where}") for p in problems if p.warning]
+    many = build_many_plan({server: [t.wire for t in plan.tools] for server, (plan, _) in bound.items()})
+    by_namespace = {s.namespace: bound[s.server] for s in many.servers}
+    fs = render_many(many, by_namespace, options, templates, config_file)
+    fs.warnings = warnings
+    return _formatted(fs), many

@@ -22,10 +22,20 @@ class Runtime(str, enum.Enum):
     VENDOR = "vendor"  # a copy inside the generated package (`_runtime/`): no mcpgen needed at run time
 
 
+class Layout(str, enum.Enum):
+    """How a client package is laid out."""
+
+    FLAT = "flat"  # one client.py with a typed method per tool
+    # The same client underneath, plus one small module per tool and a searchable index, so an
+    # agent writing code reads only the tools it needs.
+    CODE_MODE = "code-mode"
+
+
 @dataclass(frozen=True)
 class ClientOptions:
     runtime: Runtime = Runtime.IMPORT
     sync: bool = True  # also generate `Client`, the synchronous twin of `AsyncClient`
+    layout: Layout = Layout.FLAT
 
 
 @dataclass(frozen=True)

@@ -16,7 +16,7 @@ from .catalog.snapshot import catalog_digest
 from .config import SourceSpec, Target
 from .console import console
 from .models import dcg
-from .options import ClientOptions, DocsOptions, Mode, Runtime, ServerOptions
+from .options import ClientOptions, DocsOptions, Layout, Mode, Runtime, ServerOptions
 from .output.compare import FileChange, compare, unified_diff
 from .output.contract_file import contract_file_name, plan_contract
 from .output.files import warm_formatter
@@ -94,6 +94,10 @@ def _manifest_options(t: Target) -> dict[str, Any]:
     opts["runtime"] = t.generator.runtime.value
     if isinstance(t.generator, ServerOptions):
         opts["name"] = t.package
+    elif t.generator.layout is not Layout.FLAT:
+        # A code-mode package names itself in its SKILL.md and docstrings.
+        opts["layout"] = t.generator.layout.value
+        opts["name"] = t.package
     return opts
 
 
@@ -114,6 +118,8 @@ def run_target(t: Target, mode: Mode, cwd: Path) -> Outcome:
     try:
         if dcg.parallel():
             warm_formatter()  # black too loads while the worker loads datamodel-code-generator
+        if t.source.many and isinstance(t.generator, ClientOptions):
+            return _many_clients(t, t.generator, mode, old)
         console.stage("reading", t.source.describe())
         catalog, problems = load_catalog(t.source)
         # Problems that refuse single tools travel in catalog.refused; the plan decides on them.
@@ -146,9 +152,60 @@ def _templates(t: Target) -> str | None:
 def _client(t: Target, options: ClientOptions, catalog: Catalog, mode: Mode, old: Manifest | None) -> Outcome:
     from .generate import generate_client
 
-    fs = generate_client(catalog, options, templates=_templates(t), skip_invalid=t.skip_invalid)
+    fs = generate_client(catalog, options, templates=_templates(t), skip_invalid=t.skip_invalid, package=t.package)
     manifest = build_manifest("client", _manifest_options(t), catalog_digest(catalog), fs.files)
     outcome = Outcome(warnings=list(fs.warnings), tools=_generated_count(catalog, fs.warnings))
+    if mode is not Mode.WRITE:
+        return _compared(t, mode, fs.files, manifest, old, outcome)
+    tree = walk(t.output)
+    owned = owned_files(t.output, tree, old, set()) if old else legacy_client_files(t.output, tree, set(fs.files))
+    problems = _write(t, tree, fs.files, manifest, owned, set(), expected_others=False)
+    if problems:
+        return Outcome(problems=problems)
+    outcome.written = len(fs.files)
+    return outcome
+
+
+def _many_clients(t: Target, options: ClientOptions, mode: Mode, old: Manifest | None) -> Outcome:
+    """One package for several servers of an mcpServers file (render/many.py)."""
+    import os
+
+    from .generate import generate_many
+    from .sources.servers_config import load_server, server_names
+
+    config = t.source.config
+    assert config is not None
+    if options.runtime is not Runtime.IMPORT:
+        return Outcome(problems=[Problem("--runtime", "a package for many servers imports the installed mcpgen")])
+    if options.layout is not Layout.FLAT:
+        return Outcome(problems=[Problem("--layout", f"{options.layout.value} takes one server: give --server NAME")])
+    names, problems = server_names(config, t.source.servers)
+    if problems:
+        return Outcome(problems=problems)
+    catalogs: dict[str, Catalog] = {}
+    for name in names:
+        # The command stays out of the catalog: connect() reads the config again.
+        catalog, found = load_server(config, name, connect_timeout=t.source.connect_timeout, record_command=False)
+        if catalog is None or not all(p.skippable for p in found):
+            return Outcome(
+                problems=[Problem(f"server {name!r}", str(p)) for p in found] or [Problem(name, "no catalog")]
+            )
+        catalogs[name] = catalog
+    relative = Path(os.path.relpath(config.resolve(), t.output.resolve())).as_posix()
+    try:
+        fs, many = generate_many(
+            catalogs, options, config_file=relative, templates=_templates(t), skip_invalid=t.skip_invalid
+        )
+    except StageError as exc:
+        return Outcome(problems=exc.problems)
+    digest = hashlib.sha256("".join(f"{n}\0{catalog_digest(c)}\0" for n, c in catalogs.items()).encode()).hexdigest()
+    opts = {**_manifest_options(t), "servers": names, "collisions": list(many.collisions)}
+    manifest = build_manifest("client", opts, digest, fs.files)
+    outcome = Outcome(
+        warnings=list(fs.warnings),
+        tools=len(many.tools),
+        messages=[f"name collision: {c}" for c in many.collisions],
+    )
     if mode is not Mode.WRITE:
         return _compared(t, mode, fs.files, manifest, old, outcome)
     tree = walk(t.output)

@@ -37,6 +37,11 @@ class Param:
     annotation: str = "Any"  # filled from the generated models (names qualified for client.py)
 
 
+# The behaviour hints of MCP tool annotations (2025-03-26 on).
+TOOL_HINTS = frozenset({"readOnlyHint", "destructiveHint", "idempotentHint", "openWorldHint"})
+ONE_LINE_MAX = 120
+
+
 @dataclass(frozen=True)
 class ToolPlan:
     spec: ToolSpec
@@ -59,6 +64,26 @@ class ToolPlan:
     @property
     def wire(self) -> str:
         return self.spec.name
+
+    @property
+    def hints(self) -> dict[str, bool]:
+        """The tool's behaviour hints (`readOnlyHint`, `destructiveHint`, ...) that are booleans,
+        sorted: a host gates calls on them (hints are the server's claims, not guarantees)."""
+        annotations = self.spec.raw.get("annotations")
+        if not isinstance(annotations, dict):
+            return {}
+        return {k: v for k, v in sorted(annotations.items()) if k in TOOL_HINTS and isinstance(v, bool)}
+
+    @property
+    def one_line(self) -> str:
+        """One line for a tool index: the description's first sentence, else the title."""
+        description, title = self.spec.raw.get("description"), self.spec.raw.get("title")
+        text = description if isinstance(description, str) and description.strip() else title
+        if not isinstance(text, str):
+            return ""
+        first = " ".join(text.split())
+        first = first.split(". ", 1)[0]
+        return first if len(first) <= ONE_LINE_MAX else first[: ONE_LINE_MAX - 4].rsplit(" ", 1)[0] + " ..."
 
     @property
     def args_model(self) -> str:

@@ -9,10 +9,7 @@ from .files import read_document
 from .live import load_live
 
 
-def load_server(
-    config: str | Path, server: str, *, connect_timeout: float = 30.0
-) -> tuple[Catalog | None, list[Problem]]:
-    where = str(config)
+def _servers(config: str | Path) -> tuple[dict[str, object] | None, list[Problem]]:
     doc, problems = read_document(Path(config))
     if problems:
         return None, problems
@@ -20,7 +17,34 @@ def load_server(
     if isinstance(doc, dict):
         servers = doc.get("mcpServers", doc.get("servers"))
     if not isinstance(servers, dict):
-        return None, [Problem(where, "no 'mcpServers' object in config file")]
+        return None, [Problem(str(config), "no 'mcpServers' object in config file")]
+    return {str(k): v for k, v in servers.items()}, []
+
+
+def server_names(config: str | Path, chosen: tuple[str, ...] = ()) -> tuple[list[str], list[Problem]]:
+    """The servers a multi-server package serves: those chosen (each must exist), else all, sorted."""
+    servers, problems = _servers(config)
+    if servers is None:
+        return [], problems
+    known = ", ".join(sorted(servers)) or "none"
+    missing = [Problem(str(config), f"no server named {n!r} (known: {known})") for n in chosen if n not in servers]
+    if missing:
+        return [], missing
+    names = sorted(set(chosen) if chosen else servers)
+    if not names:
+        return [], [Problem(str(config), "no servers in config file")]
+    return names, []
+
+
+def load_server(
+    config: str | Path, server: str, *, connect_timeout: float = 30.0, record_command: bool = True
+) -> tuple[Catalog | None, list[Problem]]:
+    """`record_command=False` keeps the command out of the catalog (a multi-server package reads
+    the config again at connect time instead)."""
+    where = str(config)
+    servers, problems = _servers(config)
+    if servers is None:
+        return None, problems
     entry = servers.get(server)
     if not isinstance(entry, dict):
         known = ", ".join(sorted(str(k) for k in servers)) or "none"
@@ -42,4 +66,4 @@ def load_server(
     if cwd is not None and not isinstance(cwd, str):
         # Ignoring it would start the server in the wrong folder and fail somewhere less clear.
         return None, [Problem(where, "'cwd' must be a string", f"/mcpServers/{server}/cwd")]
-    return load_live(command, args, env=env, cwd=cwd, connect_timeout=connect_timeout)
+    return load_live(command, args, env=env, cwd=cwd, connect_timeout=connect_timeout, record_command=record_command)

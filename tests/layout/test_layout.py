@@ -21,7 +21,12 @@ PACKAGE = REPO / "mcpgen"
 GOLDEN_INPUTS = REPO / "tests" / "golden" / "inputs"
 # The only runtime modules generated code may import (a change here is a change of the contract
 # between generated packages and the runtime: regenerate every example and golden copy).
-SUPPORT_MODULES = {"mcpgen.runtime.support.client", "mcpgen.runtime.support.server", "mcpgen.runtime.support.models"}
+SUPPORT_MODULES = {
+    "mcpgen.runtime.support.client",
+    "mcpgen.runtime.support.server",
+    "mcpgen.runtime.support.models",
+    "mcpgen.runtime.support.tools",
+}
 
 
 def _module_name(path: Path) -> str:

@@ -18,6 +18,7 @@ from ..client.features import (
     TextResourceContents,
     expand_uri_template,
 )
+from ..client.many import AsyncManyClientBase, ServersConfigError, SyncManyClientBase, config_path
 from ..client.typed import AsyncClientBase, SyncClientBase, ToolCatalog, sync_method
 from ..core.errors import ConnectionClosed, InvalidArguments, McpError, ProtocolError, RequestTimeout, RpcError
 from ..core.results import (
@@ -37,6 +38,10 @@ from ..core.results import (
 )
 
 __all__ = [
+    "AsyncManyClientBase",
+    "ServersConfigError",
+    "SyncManyClientBase",
+    "config_path",
     "AsyncClientBase",
     "AudioContent",
     "BlobResourceContents",

@@ -1,0 +1,52 @@
+"""Many plans -> one package: each server's flat client under `servers/<namespace>/`, and on top
+a client whose namespaces are those clients (`c.github.create_issue(...)`).
+
+```
+<package>/__init__.py  AsyncClient, Client, SERVERS, TOOL_NAMES, COLLISIONS
+<package>/client.py    connect() starts every server; tool_definitions()/dispatch() by `server__tool`
+<package>/_servers.py  data only: the config's path, namespaces, prefixed names, collisions
+<package>/servers/<namespace>/  the server's own typed client (client.py, models.py, _catalog.py)
+```
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from ..models import ModelsOutput
+from ..options import ClientOptions
+from ..output.files import FileSet
+from ..plan.many import ManyPlan
+from ..plan.types import Plan
+from .client import render_client, runtime_module
+from .environment import make_environment, render
+
+TOP_FILES = ("__init__.py", "client.py", "_servers.py")
+
+
+def render_many(
+    many: ManyPlan,
+    clients: Mapping[str, tuple[Plan, ModelsOutput]],
+    options: ClientOptions,
+    templates: str | None,
+    config_file: str,
+) -> FileSet:
+    """`clients` maps each namespace to its server's bound plan and models."""
+    env = make_environment(templates)
+    fs = FileSet()
+    context = {
+        "many": many,
+        "runtime_module": runtime_module(options.runtime),
+        "sync": options.sync,
+        "config_file": config_file,
+    }
+    for name in TOP_FILES:
+        fs.add(name, render(env, f"many/{name}.jinja", **context))
+    fs.add("py.typed", "")
+    fs.add("servers/__init__.py", render(env, "many/servers.__init__.py.jinja", **context))
+    for s in many.servers:
+        plan, models = clients[s.namespace]
+        sub = render_client(plan, models, options, templates)
+        for path, text in sub.files.items():
+            fs.add(f"servers/{s.namespace}/{path}", text, format=path not in sub.verbatim)
+    return fs

@@ -1,0 +1,155 @@
+"""One client for every server of an `mcpServers` config: what a generated multi-server package runs on.
+
+The generated package holds one typed client per server (a namespace each) and a table of
+prefixed tool names; this module connects them all and routes an LLM's calls. The config is
+read here, at connect time, and never at generation time into code: its `env` values and
+headers (tokens) never appear in a generated file.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+from collections.abc import AsyncIterator, Iterator, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, ClassVar, cast
+
+from ..core.results import ToolResult
+from .typed import AsyncClientBase, LoopThread, SyncClientBase, _hold
+
+if TYPE_CHECKING:
+    from .options import ClientStdioKwargs
+
+MAX_CONFIG_BYTES = 1 << 20  # a config file is small; a huge one is a mistake, not read into memory
+
+
+class ServersConfigError(ValueError):
+    """The config file is missing, unreadable, or lacks a server the package was generated for."""
+
+
+@dataclass(frozen=True)
+class ServerEntry:
+    """How to start one stdio server, exactly as the config says (its env merges into ours)."""
+
+    command: str
+    args: tuple[str, ...] = ()
+    env: Mapping[str, str] | None = None
+    cwd: str | None = None
+
+
+def _entry(where: str, name: str, raw: Any) -> ServerEntry:
+    if not isinstance(raw, dict):
+        raise ServersConfigError(f"{where}: no server named {name!r}")
+    command, args, env, cwd = raw.get("command"), raw.get("args", []), raw.get("env", {}), raw.get("cwd")
+    if not isinstance(command, str) or not command:
+        raise ServersConfigError(f"{where}: server {name!r} has no 'command' (only stdio servers are supported)")
+    if not isinstance(args, list) or not all(isinstance(a, str) for a in args):
+        raise ServersConfigError(f"{where}: server {name!r}: 'args' must be a list of strings")
+    if not isinstance(env, dict) or not all(isinstance(k, str) and isinstance(v, str) for k, v in env.items()):
+        raise ServersConfigError(f"{where}: server {name!r}: 'env' must map names to strings")
+    if cwd is not None and not isinstance(cwd, str):
+        raise ServersConfigError(f"{where}: server {name!r}: 'cwd' must be a string")
+    return ServerEntry(command, tuple(args), dict(env) or None, cwd)
+
+
+def read_servers_config(path: str | os.PathLike[str], names: Sequence[str]) -> dict[str, ServerEntry]:
+    """The entries for `names` from an `mcpServers` (or VS Code `servers`) JSON file."""
+    where = str(path)
+    try:
+        with open(path, "rb") as f:
+            data = f.read(MAX_CONFIG_BYTES + 1)
+    except OSError as exc:
+        raise ServersConfigError(f"{where}: cannot read the servers config: {exc.strerror or exc}") from None
+    if len(data) > MAX_CONFIG_BYTES:
+        raise ServersConfigError(f"{where}: larger than {MAX_CONFIG_BYTES} bytes")
+    try:
+        doc = json.loads(data)
+    except (ValueError, UnicodeDecodeError) as exc:
+        raise ServersConfigError(f"{where}: not JSON: {exc}") from None
+    servers = doc.get("mcpServers", doc.get("servers")) if isinstance(doc, dict) else None
+    if not isinstance(servers, dict):
+        raise ServersConfigError(f"{where}: no 'mcpServers' object")
+    return {name: _entry(where, name, servers.get(name)) for name in names}
+
+
+def config_path(given: str | os.PathLike[str] | None, package_file: str, relative: str) -> Path:
+    """The config to read: the one given, else the generation-time one, relative to the package."""
+    if given is not None:
+        return Path(given)
+    return Path(package_file).resolve().parent / relative
+
+
+class AsyncManyClientBase:
+    """What a generated multi-server AsyncClient inherits: routing by prefixed tool name.
+
+    A subclass sets `_servers` (namespace -> server name in the config), `_tool_names`
+    (prefixed name -> (namespace, wire name)) and builds itself from `_clients`.
+    """
+
+    _servers: ClassVar[Mapping[str, str]]
+    _tool_names: ClassVar[Mapping[str, tuple[str, str]]]
+
+    def __init__(self, clients: Mapping[str, AsyncClientBase]) -> None:
+        self._clients = dict(clients)
+
+    @classmethod
+    @contextlib.asynccontextmanager
+    async def _connect_all(
+        cls,
+        config: Path,
+        classes: Mapping[str, type[AsyncClientBase]],
+        options: Mapping[str, Any],
+    ) -> AsyncIterator[dict[str, AsyncClientBase]]:
+        """Start every server (in namespace order); all of them are closed however this ends."""
+        entries = read_servers_config(config, [cls._servers[ns] for ns in classes])
+        async with contextlib.AsyncExitStack() as stack:
+            clients: dict[str, AsyncClientBase] = {}
+            for ns, client_cls in classes.items():
+                e = entries[cls._servers[ns]]
+                given = cast("ClientStdioKwargs", {**options, "env": e.env, "cwd": e.cwd})
+                clients[ns] = await stack.enter_async_context(client_cls.connect_stdio(e.command, e.args, **given))
+            yield clients
+
+    def tool_definitions(self) -> list[dict[str, Any]]:
+        """Every server's tools as function-calling definitions, named `server__tool`."""
+        by_ns = {ns: {d["name"]: d for d in c.tool_definitions()} for ns, c in self._clients.items()}
+        return [{**by_ns[ns][wire], "name": prefixed} for prefixed, (ns, wire) in self._tool_names.items()]
+
+    async def dispatch(self, name: str, arguments: Mapping[str, Any] | str | None = None) -> Any:
+        """Run an LLM's call of a prefixed tool on its server (see AsyncClient.dispatch of each)."""
+        target = self._tool_names.get(name)
+        if target is None:
+            return ToolResult.error(f"Unknown tool {name!r}. Available tools: {', '.join(sorted(self._tool_names))}")
+        ns, wire = target
+        return await self._clients[ns].dispatch(wire, arguments)
+
+
+class SyncManyClientBase:
+    """The synchronous twin: every server's sync client shares one loop thread."""
+
+    _async_client: ClassVar[type[AsyncManyClientBase]]
+    _sync_classes: ClassVar[Mapping[str, type[SyncClientBase[Any]]]]
+
+    def __init__(
+        self, inner: AsyncManyClientBase, clients: Mapping[str, SyncClientBase[Any]], runner: LoopThread
+    ) -> None:
+        self._inner = inner
+        self._clients = dict(clients)
+        self._runner = runner
+
+    @classmethod
+    @contextlib.contextmanager
+    def _connect_sync(cls, connecting: contextlib.AbstractAsyncContextManager[Any]) -> Iterator[Any]:
+        with _hold(connecting) as (inner, runner):
+            clients = {ns: sync_cls(inner._clients[ns], runner) for ns, sync_cls in cls._sync_classes.items()}
+            yield cls(inner, clients, runner)
+
+    def tool_definitions(self) -> list[dict[str, Any]]:
+        """Every server's tools as function-calling definitions, named `server__tool`."""
+        return self._inner.tool_definitions()
+
+    def dispatch(self, name: str, arguments: Mapping[str, Any] | str | None = None) -> Any:
+        """Run an LLM's call of a prefixed tool on its server."""
+        return self._runner.run(self._inner.dispatch(name, arguments))

@@ -1,0 +1,78 @@
+"""The searchable index of a code-mode client package: what an agent reads before it imports a tool.
+
+A generated `_index.py` holds one `ToolInfo` per tool as plain literals; searching it never
+imports a tool module, the client or the models, so an agent pays only for the tools it uses.
+"""
+
+from __future__ import annotations
+
+import difflib
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+
+SEARCH_LIMIT = 20
+
+
+@dataclass(frozen=True)
+class ToolInfo:
+    """One tool as the index shows it."""
+
+    name: str  # the Python name: `from <package>.tools.<name> import <name>`
+    wire: str  # the name the server knows it by
+    summary: str  # one line
+    signature: str  # `async def name(*, arg: type, ...) -> result`
+    doc: str  # the function's docstring
+    hints: Mapping[str, bool] = field(default_factory=dict)  # readOnlyHint, destructiveHint, ...
+
+    @property
+    def read_only(self) -> bool:
+        return self.hints.get("readOnlyHint", False)
+
+    @property
+    def destructive(self) -> bool:
+        """The MCP default: a tool that is not read-only may be destructive unless it says otherwise."""
+        return not self.read_only and self.hints.get("destructiveHint", True)
+
+
+class ToolIndex:
+    """`search_tools`, `describe` and `info` over a package's static table of tools."""
+
+    def __init__(self, package: str, tools: Sequence[ToolInfo]) -> None:
+        self.package = package
+        self.tools = tuple(tools)
+        self._by_name = {t.name: t for t in self.tools}
+        self._by_wire = {t.wire: t for t in self.tools}
+
+    def search(self, query: str = "", limit: int = SEARCH_LIMIT) -> list[tuple[str, str]]:
+        """(name, one-line summary) of the tools matching every word of `query`, best first.
+
+        A word in the tool's name counts more than one in its summary or docstring; an empty
+        query lists the first `limit` tools by name.
+        """
+        words = [w for w in query.lower().split() if w]
+        scored: list[tuple[int, str, ToolInfo]] = []
+        for t in self.tools:
+            name_text = f"{t.name} {t.wire}".lower()
+            body = f"{t.summary} {t.doc}".lower()
+            if not all(w in name_text or w in body for w in words):
+                continue
+            score = sum(3 if w in name_text else 1 for w in words)
+            scored.append((-score, t.name, t))
+        scored.sort(key=lambda item: (item[0], item[1]))
+        return [(t.name, t.summary) for _, _, t in scored[: max(limit, 0)]]
+
+    def info(self, name: str) -> ToolInfo:
+        """The tool by its Python name, else by its MCP name (a string that is both, for two
+        tools, means the Python one: what `search` returns); LookupError with close names otherwise."""
+        found = self._by_name.get(name) or self._by_wire.get(name)
+        if found is None:
+            close = difflib.get_close_matches(name, list(self._by_name), n=3)
+            hint = f"; did you mean {', '.join(close)}?" if close else "; search_tools() lists them"
+            raise LookupError(f"no tool named {name!r}{hint}")
+        return found
+
+    def describe(self, name: str) -> str:
+        """How to import and call one tool: its signature, docstring and behaviour hints."""
+        t = self.info(name)
+        hints = ", ".join(f"{k}={v}" for k, v in t.hints.items()) or "none declared"
+        return f"from {self.package}.tools.{t.name} import {t.name}\n\n{t.signature}\n\n{t.doc}\n\nhints: {hints}\n"

@@ -1,0 +1,7 @@
+"""What a code-mode tool module and its package's index import: the few names they need, from
+modules that load no session, transport or event loop (one tool's import stays cheap)."""
+
+from ..client.tool_index import ToolIndex, ToolInfo
+from ..core.results import UNSET, ToolError, ToolResult, Unset
+
+__all__ = ["ToolError", "ToolIndex", "ToolInfo", "ToolResult", "UNSET", "Unset"]

@@ -1,0 +1,59 @@
+"""A code-mode package from tools with awkward names and hostile text: every tool gets its own
+importable module, and no name, title, description or annotation becomes code."""
+
+from __future__ import annotations
+
+import builtins
+import importlib
+import sys
+import uuid
+from pathlib import Path
+
+from generation import AWKWARD, tool
+
+from mcpgen.generate import generate_client
+from mcpgen.options import ClientOptions, Layout
+from mcpgen.output.write import write_atomic
+from mcpgen.sources.files import catalog_from_document
+
+# Were any of it code, importing the package would set builtins.PWNED.
+HOSTILE_TEXT = '"""\nimport builtins; builtins.PWNED = 1\n"""\x00\u2028 \'; builtins.PWNED = 2 #'
+
+
+def test_awkward_names_and_hostile_text_stay_data(tmp_path: Path) -> None:
+    tools = [
+        tool(
+            name,
+            {"x": {"type": "string", "description": HOSTILE_TEXT}},
+            description=HOSTILE_TEXT,
+            title=HOSTILE_TEXT,
+            annotations={"readOnlyHint": True, "destructiveHint": "yes", "x-evil": HOSTILE_TEXT},
+        )
+        for name in AWKWARD
+    ]
+    catalog, problems = catalog_from_document({"tools": tools}, "inline")
+    assert catalog is not None and not problems, problems
+    package = f"cm_{uuid.uuid4().hex[:8]}"
+    files = generate_client(catalog, ClientOptions(layout=Layout.CODE_MODE), package=package)
+    assert "PWNED" not in files.files["SKILL.md"]
+    write_atomic(files, tmp_path / package)
+    sys.path.insert(0, str(tmp_path))
+    try:
+        index = importlib.import_module(package)
+        names = index.tool_names()
+        assert len(names) == len(set(names)) == len(AWKWARD)
+        for name in names:
+            module = importlib.import_module(f"{package}.tools.{name}")
+            assert callable(getattr(module, name))
+            # Only booleans among the known hints survive; the rest of `annotations` is not code.
+            assert dict(module.HINTS) == {"readOnlyHint": True}
+            info = index.tool_info(name)
+            assert info.wire == module.WIRE_NAME and "builtins.PWNED = 1" in info.doc  # kept, as text
+        assert not hasattr(builtins, "PWNED")
+        # A string that is one tool's Python name and another's MCP name means the Python one.
+        assert index.tool_info("get_weather").wire == "get-weather"
+        assert len(index.search_tools("", 100)) == len(AWKWARD)
+    finally:
+        sys.path.remove(str(tmp_path))
+        for mod in [m for m in sys.modules if m == package or m.startswith(package + ".")]:
+            del sys.modules[mod]
