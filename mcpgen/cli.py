@@ -750,7 +750,8 @@ def _diff_source(text: str, headers: Sequence[str], connect_timeout: float) -> S
     return cli_source([text], [], None, [], None, (), connect_timeout)
 
 
-@cli.command("mock")
+@cli.command("mock", cls=LiveSourceCommand)
+@_with_output_options
 @click.argument("source", required=False)
 @click.option("--seed", type=int, default=0, show_default=True, help="Same seed, same calls: same results.")
 @click.option(
@@ -790,7 +791,15 @@ def mock_cmd(
     connect_timeout: float,
 ) -> None:
     """Serve a fake of SOURCE: its tools, prompts and resources verbatim, results drawn from
-    each outputSchema (or scripted by --overrides), or a recorded session (--replay)."""
+    each outputSchema (or scripted by --overrides), or a recorded session (--replay).
+
+    \b
+    Examples:
+      mcpgen mock weather.snapshot.json --seed 1
+      mcpgen mock schemas/ --overrides overrides.yaml --http --port 8765
+      mcpgen mock --replay session.jsonl
+      mcpgen client -o everything_client -- mcpgen mock everything.snapshot.json
+    """
     from .testing.serve import MockRequest, serve_mock
 
     catalog: Catalog | None = None
@@ -817,7 +826,8 @@ def mock_cmd(
         _fail(problems)
 
 
-@cli.command("record")
+@cli.command("record", cls=LiveSourceCommand)
+@_with_output_options
 @click.option("-o", "--output", "output", required=True, type=click.Path(dir_okay=False), help="Cassette to write.")
 @click.option("--url", "url", type=str, default=None, help="Record a Streamable HTTP server instead of a command.")
 @click.option(
@@ -841,7 +851,14 @@ def record_cmd(
     connect_timeout: float,
 ) -> None:
     """Serve stdio as a proxy to the real server (-- COMMAND ARGS... or --url), writing the
-    session to a cassette that `mcpgen mock --replay` serves back."""
+    session to a cassette that `mcpgen mock --replay` serves back.
+
+    \b
+    Examples:
+      mcpgen record -o session.jsonl -- npx -y @modelcontextprotocol/server-everything
+      mcpgen record -o session.jsonl --url http://127.0.0.1:8000/mcp --header "Authorization: Bearer $TOKEN"
+      mcpgen record -o session.jsonl --redact api_key -- python -m weather_server
+    """
     from .testing.record import RecordRequest, run_record
 
     spec = cli_source([], ctx.obj.get("command", ()), url, headers, None, None, connect_timeout)
