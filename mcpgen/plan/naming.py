@@ -27,6 +27,7 @@ CLIENT_MEMBERS = frozenset(
         "connect",
         "connect_stdio",
         "connect_http",
+        "connect_memory",
         "close",
         "aclose",
         "session",
