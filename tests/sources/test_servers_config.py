@@ -136,8 +136,12 @@ def test_a_file_that_is_not_a_config_is_refused(tmp_path: Path, content: str, re
 
 def test_config_needs_server_and_a_server_that_starts(tmp_path: Path) -> None:
     write_config(tmp_path, {"gone": {"command": str(tmp_path / "no-such-binary")}})
+    # Commands that read one server need exactly one --server (`client` alone takes none: every
+    # server of the file, tested in tests/functional/client/test_many_servers.py).
+    done = mcpgen("inspect", "--config", "mcp.json", cwd=tmp_path)
+    assert done.returncode != 0 and "--config needs exactly one --server NAME" in done.stderr, done.stderr
     done = mcpgen("client", "--config", "mcp.json", "-o", "out", cwd=tmp_path)
-    assert done.returncode != 0 and "--config needs --server NAME" in done.stderr
+    assert done.returncode != 0 and "Traceback" not in done.stderr and "no-such-binary" in done.stderr, done.stderr
     done = mcpgen("client", "--config", "mcp.json", "--server", "gone", "-o", "out", cwd=tmp_path)
     assert done.returncode != 0 and "Traceback" not in done.stderr and "no-such-binary" in done.stderr, done.stderr
     assert not (tmp_path / "out").exists()
