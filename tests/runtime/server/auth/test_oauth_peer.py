@@ -28,6 +28,11 @@ def test_client_credentials_token_is_a_jwt_for_the_resource(oauth_peer: OAuthPee
     assert claims["client_id"] == oauth_peer.client_id
 
 
+def test_the_short_lived_client_gets_one_second_tokens(oauth_peer: OAuthPeer) -> None:
+    claims = claims_of(oauth_peer.client_credentials(RESOURCE, "mcp:tools", short_lived=True).access_token)
+    assert claims["exp"] - claims["iat"] == 1
+
+
 def test_scripted_login_gives_a_user_token_and_a_refresh_token(oauth_peer: OAuthPeer) -> None:
     tokens = oauth_peer.authorization_code(RESOURCE, "mcp:tools mcp:admin", login="bob")
     assert claims_of(tokens.access_token)["sub"] == "bob"
