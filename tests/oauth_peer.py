@@ -44,6 +44,8 @@ CLIENT_ID = "mcpgen-tests"
 CLIENT_SECRET = "mcpgen-tests-secret-0123456789abcdef"
 # The same, but its access tokens live one second: for expiry tests.
 SHORT_CLIENT_ID = "mcpgen-tests-short"
+# The same, but its access tokens are opaque: only introspection (RFC 7662) can check them.
+OPAQUE_CLIENT_ID = "mcpgen-tests-opaque"
 # A redirect URI nothing listens on: the scripted login stops at the redirect and reads the code.
 REDIRECT_URI = "http://127.0.0.1:9/callback"
 DEFAULT_SCOPES = ("mcp:tools", "mcp:admin")
@@ -82,11 +84,13 @@ class OAuthPeer:
     def metadata_url(self) -> str:
         return f"{self.issuer}/.well-known/openid-configuration"
 
-    def client_credentials(self, resource: str, scope: str, *, short_lived: bool = False) -> Tokens:
-        """An access token for `resource` with `scope`, for the static client itself (or, with
-        `short_lived`, for its twin whose tokens expire after one second)."""
+    def client_credentials(
+        self, resource: str, scope: str, *, short_lived: bool = False, opaque: bool = False
+    ) -> Tokens:
+        """An access token for `resource` with `scope`, for the static client itself (or for its
+        twin whose tokens expire after one second, or the one whose tokens are opaque)."""
         form = {"grant_type": "client_credentials", "resource": resource, "scope": scope}
-        client = SHORT_CLIENT_ID if short_lived else self.client_id
+        client = SHORT_CLIENT_ID if short_lived else OPAQUE_CLIENT_ID if opaque else self.client_id
         return self._token(form, client=client)
 
     def authorization_code(self, resource: str, scope: str, *, login: str = "alice") -> Tokens:
@@ -119,6 +123,13 @@ class OAuthPeer:
 
     def refresh(self, refresh_token: str, resource: str) -> Tokens:
         return self._token({"grant_type": "refresh_token", "refresh_token": refresh_token, "resource": resource})
+
+    def revoke(self, token: str) -> None:
+        """Revoke an (opaque) access token at the authorization server (RFC 7009)."""
+        response = httpx.post(
+            f"{self.issuer}/token/revocation", data={"token": token}, auth=(OPAQUE_CLIENT_ID, self.client_secret)
+        )
+        assert response.status_code == 200, response.text
 
     def follow_authorization(self, authorization_url: str, *, login: str = "alice") -> str:
         """Walk an authorization URL through the provider's login and consent forms, as a user who
@@ -201,7 +212,9 @@ def oauth_provider(
     short = {**client, "client_id": SHORT_CLIENT_ID, "grant_types": ["client_credentials"], "access_token_ttl": 1}
     short.pop("redirect_uris")
     short["response_types"] = []
-    clients = [client, short, *extra_clients]
+    opaque = {**short, "client_id": OPAQUE_CLIENT_ID, "access_token_format": "opaque"}
+    opaque.pop("access_token_ttl")
+    clients = [client, short, opaque, *extra_clients]
     config = {"accessTokenTTL": access_token_ttl, "scopes": list(scopes), "clients": clients}
     # "{port}" inside the JSON is replaced by serving() with the free port it picked.
     argv = [node_for_peers(), str(SCRIPT), json.dumps(config)[:-1] + ', "port": {port}}']

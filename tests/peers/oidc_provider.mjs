@@ -2,7 +2,8 @@
 // 127.0.0.1 only. Usage: node oidc_provider.mjs '<json config>'; the config (all optional but port):
 //   {"port": 4000, "accessTokenTTL": 300, "scopes": ["mcp:tools", ...],
 //    "clients": [{client_id, client_secret, redirect_uris, grant_types, ...}]}
-// A client may carry "access_token_ttl" (seconds): its access tokens live that long instead.
+// A client may carry "access_token_ttl" (seconds): its access tokens live that long instead; and
+// "access_token_format": "opaque": its access tokens are opaque (for introspection, RFC 7662).
 // Access tokens are JWTs (RS256) for the resource indicator the client names (RFC 8707); any
 // http(s) resource on 127.0.0.1/localhost is accepted. Dynamic client registration, client
 // credentials, refresh tokens, introspection and revocation are on. Login and consent are the
@@ -38,7 +39,7 @@ const provider = new Provider(issuer, {
   jwks: { keys: [signingKey] },
   scopes: ["openid", "offline_access", ...resourceScopes],
   // A test account: any login name signs in (the dev login form has no real password check).
-  extraClientMetadata: { properties: ["access_token_ttl"] },
+  extraClientMetadata: { properties: ["access_token_ttl", "access_token_format"] },
   findAccount: async (_ctx, sub) => ({ accountId: sub, claims: async () => ({ sub }) }),
   features: {
     devInteractions: { enabled: true },
@@ -52,12 +53,14 @@ const provider = new Provider(issuer, {
       useGrantedResource: async () => true,
       getResourceServerInfo: async (_ctx, indicator, client) => {
         if (!isLoopbackResource(indicator)) throw new Provider.errors.InvalidTarget();
+        const metadata = client?.metadata() ?? {};
+        const opaque = metadata.access_token_format === "opaque";
         return {
           scope: resourceScopes.join(" "),
           audience: indicator,
-          accessTokenTTL: Number(client?.metadata()?.access_token_ttl ?? ttl),
-          accessTokenFormat: "jwt",
-          jwt: { sign: { alg: "RS256" } },
+          accessTokenTTL: Number(metadata.access_token_ttl ?? ttl),
+          accessTokenFormat: opaque ? "opaque" : "jwt",
+          ...(opaque ? {} : { jwt: { sign: { alg: "RS256" } } }),
         };
       },
     },

@@ -41,7 +41,7 @@ class Handlers(ToolsBase):
         auth = ctx.auth
         assert auth is not None
         seen = {"subject": auth.subject, "client_id": auth.client_id, "scopes": sorted(auth.scopes)}
-        return json.dumps({**seen, "jti": auth.claims["jti"]})
+        return json.dumps({**seen, "jti": auth.claims.get("jti")})
 
     @requires_scopes("mcp:admin")
     async def erase(self, args: models.EraseArgs, ctx: Context) -> ToolOutput:
@@ -325,3 +325,30 @@ def test_the_official_sdk_client_logs_in_and_calls(protected: Protected) -> None
 
     asyncio.run(main())
     assert len(redirects) == 1  # one login: discovery, registration and the code exchange worked
+
+
+# -- introspection (RFC 7662) instead of local JWT checks, configured from the environment -------
+
+
+def test_introspection_accepts_live_opaque_tokens_and_refuses_revoked_ones(
+    package_dir: Path, oauth_peer: OAuthPeer
+) -> None:
+    argv = [sys.executable, "-m", "authsrv", "--http", "--port", "{port}"]
+    argv += ["--auth-resource", "http://127.0.0.1:{port}/mcp"]
+    env = {
+        "PYTHONPATH": str(package_dir),
+        "MCPGEN_AUTH_ISSUER": oauth_peer.issuer,
+        "MCPGEN_AUTH_INTROSPECTION_URL": oauth_peer.introspection_url,
+        "MCPGEN_AUTH_CLIENT_ID": oauth_peer.client_id,
+        "MCPGEN_AUTH_CLIENT_SECRET": oauth_peer.client_secret,
+        "MCPGEN_AUTH_SCOPES": "mcp:tools",
+    }
+    with serving(argv, cwd=package_dir, env=env) as url:
+        token = oauth_peer.client_credentials(url, "mcp:tools", opaque=True).access_token
+        seen = json.loads(text_of(call(url, token, "whoami")))
+        assert seen["client_id"] == "mcpgen-tests-opaque" and seen["scopes"] == ["mcp:tools"]
+        assert call(url, token, "erase").status_code == 403
+        elsewhere = oauth_peer.client_credentials("http://127.0.0.1:1/other", "mcp:tools", opaque=True).access_token
+        assert_invalid_token(call(url, elsewhere, "whoami"), "audience", url)
+        oauth_peer.revoke(token)
+        assert_invalid_token(call(url, token, "whoami"), "not active", url)
