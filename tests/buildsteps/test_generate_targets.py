@@ -285,3 +285,24 @@ output = "gen/srv"
     assert cmd.source.command[-1] == "s3cret" and cmd.source.secret_command and cmd.source.cwd == tmp_path
     with pytest.raises(AttributeError):
         live.kind = "server"  # type: ignore[misc]  # frozen
+
+
+def test_the_auth_table_belongs_to_the_servers_not_to_the_targets(tmp_path: Path) -> None:
+    """[tool.mcpgen.auth] is read by protected servers at run time; the build steps leave it alone."""
+    from mcpgen.config import load_project
+
+    (tmp_path / "pyproject.toml").write_text(
+        """
+[tool.mcpgen.targets.srv]
+kind = "server"
+source = "tools.json"
+output = "srv"
+
+[tool.mcpgen.auth]
+issuer = "https://auth.example.com"
+resource = "https://mcp.example.com/mcp"
+""",
+        encoding="utf-8",
+    )
+    project, problems = load_project(tmp_path, {})
+    assert problems == [] and project is not None
