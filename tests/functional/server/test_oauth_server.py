@@ -209,6 +209,15 @@ def test_a_token_from_another_issuer_gets_401(package_dir: Path, oauth_peer: OAu
         assert_invalid_token(initialize(url, token), "another authorization server", url)
 
 
+def test_metadata_naming_another_issuer_is_not_used(package_dir: Path, oauth_peer: OAuthPeer) -> None:
+    # Keys are discovered from the issuer's metadata, which must name that very issuer (RFC 8414
+    # section 3.3): here it says "127.0.0.1" where the server was told "localhost", so no key is
+    # trusted and the token cannot be checked (503, not 200).
+    with start(package_dir, oauth_peer.issuer.replace("127.0.0.1", "localhost")) as url:
+        token = oauth_peer.client_credentials(url, "mcp:tools").access_token
+        assert initialize(url, token).status_code == 503
+
+
 def test_badly_signed_tokens_get_401(protected: Protected) -> None:
     token = protected.peer.client_credentials(protected.url, "mcp:tools").access_token
     header, payload, signature = token.split(".")

@@ -54,10 +54,12 @@ async def discover_jwks_url(client: httpx.AsyncClient, issuer: str) -> str:
     base = issuer.rstrip("/")
     split = httpx.URL(base)
     path = split.path if split.path != "/" else ""
-    candidates = [
-        f"{split.scheme}://{split.netloc.decode()}/.well-known/oauth-authorization-server{path}",
-        f"{base}/.well-known/openid-configuration",
-    ]
+    origin = f"{split.scheme}://{split.netloc.decode()}"
+    # The order MCP clients use too: RFC 8414 path insertion, then OpenID Connect's two forms.
+    candidates = [f"{origin}/.well-known/oauth-authorization-server{path}"]
+    if path:
+        candidates.append(f"{origin}/.well-known/openid-configuration{path}")
+    candidates.append(f"{base}/.well-known/openid-configuration")
     problems = []
     for url in candidates:
         try:
