@@ -48,7 +48,7 @@ def requires_scopes(*scopes: str) -> Callable[[F], F]:
     the handler runs. Without auth (stdio, or HTTP with auth off) it has no effect.
     """
     for scope in scopes:
-        if not scope or any(ch.isspace() or ch in '"\\' for ch in scope):
+        if not is_scope_token(scope):
             raise ValueError(f"not an OAuth scope: {scope!r}")
 
     def mark(handler: F) -> F:
@@ -56,6 +56,12 @@ def requires_scopes(*scopes: str) -> Callable[[F], F]:
         return handler
 
     return mark
+
+
+def is_scope_token(text: str) -> bool:
+    """RFC 6749 section 3.3: printable ASCII without space, quote or backslash (so it can also sit
+    inside a WWW-Authenticate quoted string as is)."""
+    return bool(text) and all("!" <= ch <= "~" and ch not in '"\\' for ch in text)
 
 
 def scopes_of(handler: object) -> frozenset[str]:

@@ -13,7 +13,7 @@ from urllib.parse import urlsplit
 import httpx
 
 from ..server import Server
-from .info import current_auth
+from .info import current_auth, is_scope_token
 from .remote import Unavailable
 from .settings import AuthSettings
 from .verify import InvalidToken, TokenVerifier, make_verifier
@@ -104,7 +104,7 @@ class ProtectedResource:
                 send,
                 403,
                 error="insufficient_scope",
-                scope=sorted(auth.scopes | needed),
+                scope=sorted({s for s in auth.scopes if is_scope_token(s)} | needed),
                 description=f"needs scope {' '.join(sorted(missing))}",
             )
             return

@@ -15,6 +15,8 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
+from .info import is_scope_token
+
 if sys.version_info >= (3, 11):
     import tomllib
 else:  # pragma: no cover - Python 3.10 only (tomli is a dependency there)
@@ -123,10 +125,8 @@ def _settings(raw: dict[str, tuple[Any, str]]) -> AuthSettings:
         if name not in raw:
             return None
         value, source = raw[name]
-        if not isinstance(value, (list, tuple)) or not all(
-            isinstance(v, str) and v and v.split() == [v] for v in value
-        ):
-            raise SystemExit(f"{source} must be a list of words without spaces")
+        if not isinstance(value, (list, tuple)) or not all(isinstance(v, str) and is_scope_token(v) for v in value):
+            raise SystemExit(f"{source} must be a list of words (printable ASCII, no spaces or quotes)")
         return tuple(value)
 
     issuer = _url(text("issuer"), raw["issuer"][1])

@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from mcpgen.runtime.server.auth.info import requires_scopes
 from mcpgen.runtime.server.auth.settings import AuthSettings, add_auth_arguments, auth_from_args
 
 ISSUER = "https://auth.example.com"
@@ -112,3 +113,14 @@ def test_unknown_pyproject_keys_are_refused(tmp_path: Path) -> None:
     pyproject(tmp_path, f'issuer = "{ISSUER}"\nresource = "{RESOURCE}"\naudience = "x"')
     with pytest.raises(SystemExit, match="unknown key 'audience'"):
         settings([], cwd=tmp_path)
+
+
+def test_scopes_are_scope_tokens_so_they_cannot_break_the_challenge_header(tmp_path: Path) -> None:
+    base = ["--auth-issuer", ISSUER, "--auth-resource", RESOURCE]
+    with pytest.raises(SystemExit, match="list of words"):
+        settings(base, {"MCPGEN_AUTH_SCOPES": 'read x"y'}, cwd=tmp_path)
+    with pytest.raises(SystemExit, match="list of words"):
+        settings([*base, "--auth-scope", "caf\u00e9"], cwd=tmp_path)
+    for bad in ("", "a b", 'a"', "a\\b", "a\r\nb"):
+        with pytest.raises(ValueError, match="not an OAuth scope"):
+            requires_scopes(bad)
