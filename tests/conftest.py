@@ -1,10 +1,11 @@
 """Shared by every test folder: being here puts tests/ on sys.path, so `import serving` and
-`import generation` work, and registers the `generate` fixture for every folder."""
+`import generation` work, and registers the `generate` and `oauth_peer` fixtures for every folder."""
 
 import os
 
 import pytest
 from generation import generate  # noqa: F401
+from oauth_peer import oauth_peer  # noqa: F401
 
 
 def pytest_configure(config: pytest.Config) -> None:

@@ -167,10 +167,9 @@ def test_a_server_target_can_vendor_the_runtime(project: Path, capsys: pytest.Ca
     assert cli(["generate", "--target", "weather-server"], capsys)[0] == 0
     assert (server / "_runtime" / "server" / "adapter.py").is_file()
     assert "from .._runtime.support.server import" in (server / "_generated" / "base.py").read_text()
-    assert (
-        "from ._runtime.support.server import add_limit_arguments, limits_from_args, serve_http"
-        in (server / "__main__.py").read_text()
-    )
+    main = (server / "__main__.py").read_text()
+    assert "from ._runtime.support.server import (" in main and "    auth_from_args,\n" in main
+    assert (server / "_runtime" / "server" / "auth" / "resource.py").is_file()  # auth ships vendored too
     manifest = json.loads((server / ".mcpgen-manifest.json").read_text())
     assert manifest["options"]["runtime"] == "vendor" and "_runtime/server/adapter.py" in manifest["files"]
     # Back to importing the installed runtime: the vendored copy goes, handlers.py stays.
@@ -286,3 +285,24 @@ output = "gen/srv"
     assert cmd.source.command[-1] == "s3cret" and cmd.source.secret_command and cmd.source.cwd == tmp_path
     with pytest.raises(AttributeError):
         live.kind = "server"  # type: ignore[misc]  # frozen
+
+
+def test_the_auth_table_belongs_to_the_servers_not_to_the_targets(tmp_path: Path) -> None:
+    """[tool.mcpgen.auth] is read by protected servers at run time; the build steps leave it alone."""
+    from mcpgen.config import load_project
+
+    (tmp_path / "pyproject.toml").write_text(
+        """
+[tool.mcpgen.targets.srv]
+kind = "server"
+source = "tools.json"
+output = "srv"
+
+[tool.mcpgen.auth]
+issuer = "https://auth.example.com"
+resource = "https://mcp.example.com/mcp"
+""",
+        encoding="utf-8",
+    )
+    project, problems = load_project(tmp_path, {})
+    assert problems == [] and project is not None

@@ -6,7 +6,13 @@ from __future__ import annotations
 import argparse
 from collections.abc import Sequence
 
-from mcpgen.runtime.support.server import add_limit_arguments, limits_from_args, serve_http
+from mcpgen.runtime.support.server import (
+    add_auth_arguments,
+    add_limit_arguments,
+    auth_from_args,
+    limits_from_args,
+    serve_http,
+)
 
 from ._generated import build_server
 from .handlers import Handlers
@@ -44,6 +50,7 @@ def main(argv: Sequence[str] | None = None) -> None:
         help="log one line per HTTP request to stderr (off: it costs speed)",
     )
     add_limit_arguments(parser)
+    add_auth_arguments(parser)
     args = parser.parse_args(argv)
     server = build_server(Handlers())
     if args.http:
@@ -57,6 +64,7 @@ def main(argv: Sequence[str] | None = None) -> None:
             allowed_origins=args.allowed_origin,
             limits=limits_from_args(args),
             access_log=args.access_log,
+            auth=auth_from_args(args),
         )
     else:
         server.run_stdio(wire_log=args.wire_log)
