@@ -42,6 +42,11 @@ SKIP = {
     "server-side changes; tests/functional/client/test_everything_features.py covers subscriptions",
     "mcpgen generate                               # every target": "needs the [tool.mcpgen] table above, "
     "whose 'live' target is a remote server with a login",
+    "mcpgen client --config mcp.json --server github --server linear": "names github and linear servers the "
+    "example's mcp.json does not have; tests/functional/client/test_many_servers.py runs the same commands "
+    "over two scaffolded servers whose tools collide",
+    "await c.github.create_issue": "the package of the block above (github and linear servers); "
+    "tests/functional/client/test_many_servers.py calls through such a package",
 }
 
 
