@@ -103,6 +103,7 @@ class OAuth:
         self._store = store
         self._timeout = timeout
         self._logins: dict[str, Login] = {}
+        self._absent: set[str] = set()  # resources the store had no login for (asked once)
         self._servers: dict[str, ServerMetadata] = {}
         self._step_ups = 0
         self._lock = asyncio.Lock()
@@ -509,10 +510,12 @@ class OAuth:
 
     def _current(self, resource: str) -> Login | None:
         login = self._logins.get(resource)
-        if login is None:
+        if login is None and resource not in self._absent:
             login = self.store.load(resource)
             if login is not None:
                 self._logins[resource] = login
+            else:
+                self._absent.add(resource)
         return login
 
     def _save(self, login: Login) -> None:
@@ -523,6 +526,7 @@ class OAuth:
         """Log out of resource_url: its stored login (tokens and registration) is deleted."""
         resource = canonical_resource(resource_url)
         self._logins.pop(resource, None)
+        self._absent.add(resource)
         return self.store.delete(resource)
 
     def _http(self) -> httpx.AsyncClient:
