@@ -139,7 +139,9 @@ def parse_project(table: Any, path: Path, environ: Mapping[str, str]) -> tuple[P
     if not isinstance(table, dict):
         return None, [Problem(where, "must be a table")]
     problems = [
-        Problem(where, f"unknown key {k!r} (targets go in [tool.mcpgen.targets.NAME])") for k in table if k != "targets"
+        Problem(where, f"unknown key {k!r} (targets go in [tool.mcpgen.targets.NAME])")
+        for k in table
+        if k not in ("targets", "auth")
     ]
     targets_raw = table.get("targets")
     if not isinstance(targets_raw, dict) or not targets_raw:

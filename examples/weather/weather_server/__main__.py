@@ -6,7 +6,13 @@ from __future__ import annotations
 import argparse
 from collections.abc import Sequence
 
-from mcpgen.runtime.support.server import add_limit_arguments, limits_from_args, serve_http
+from mcpgen.runtime.support.server import (
+    add_auth_arguments,
+    add_limit_arguments,
+    auth_from_args,
+    limits_from_args,
+    serve_http,
+)
 
 from ._generated import build_server
 from .handlers import Handlers
@@ -39,6 +45,7 @@ def main(argv: Sequence[str] | None = None) -> None:
         "--wire-log", default=None, help="append every message to this file (stdio)"
     )
     add_limit_arguments(parser)
+    add_auth_arguments(parser)
     args = parser.parse_args(argv)
     server = build_server(Handlers())
     if args.http:
@@ -51,6 +58,7 @@ def main(argv: Sequence[str] | None = None) -> None:
             allowed_hosts=args.allowed_host,
             allowed_origins=args.allowed_origin,
             limits=limits_from_args(args),
+            auth=auth_from_args(args),
         )
     else:
         server.run_stdio(wire_log=args.wire_log)

@@ -23,6 +23,7 @@ from ..core.jsonrpc import INTERNAL_ERROR, INVALID_PARAMS, JSONObject
 from ..core.protocol import ERA_MODERN
 from ..core.results import ToolError, ToolResult
 from ..core.validation import EXACT_CONTEXT_KEY, compile_validator
+from .auth.info import scopes_of
 from .features import PromptHandler, ResourceHandler, TemplateHandler
 from .server import RequestContext, Server, ToolHandler, error_result
 
@@ -110,8 +111,11 @@ def bind_handlers(handlers: object, tables: ServerTables, models: ModuleType) ->
     tools = _by_key(tables.TOOLS_JSON, "name")
     for wire, (method, args_model, result_model, mode) in tables.TOOLS.items():
         result = _model(models, result_model) if result_model is not None else None
-        handler = _tool(wire, tools[wire], _method(handlers, method), _model(models, args_model), result, mode)
-        server.add_tool(tools[wire], handler)
+        bound = _method(handlers, method)
+        server.add_tool(tools[wire], _tool(wire, tools[wire], bound, _model(models, args_model), result, mode))
+        scopes = scopes_of(bound)
+        if scopes:
+            server.tool_scopes[wire] = scopes
     prompts = _by_key(tables.PROMPTS_JSON, "name")
     for wire, (method, model) in tables.PROMPTS.items():
         server.add_prompt(prompts[wire], _prompt(wire, _method(handlers, method), _model(models, model)))

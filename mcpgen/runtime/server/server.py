@@ -36,6 +36,7 @@ from ..core.session import Session
 from ..transports.base import Transport
 from ..transports.stdio import StdioServerTransport
 from ..transports.wirelog import open_wire_log
+from .auth.info import AuthInfo, current_auth
 from .features import CompletionHandler, Features, PromptHandler, ResourceHandler, SubscribeHandler, TemplateHandler
 from .request_state import InputRequired, issue_request_state, open_request_state
 from .subscriptions import SubscriptionHub, honored_filter
@@ -92,6 +93,8 @@ class RequestContext:
         self.protocol_version = protocol_version
         self.client_capabilities = client_capabilities
         self.log_level = log_level
+        # The caller's verified access token on a protected HTTP server; None otherwise.
+        self.auth: AuthInfo | None = current_auth.get()
         meta = params.get("_meta")
         self.meta: JSONObject = meta if isinstance(meta, dict) else {}
         token = self.meta.get("progressToken")
@@ -247,6 +250,8 @@ class Server:
         self.instructions = instructions
         self.extra_capabilities = dict(capabilities or {})
         self._tools: dict[str, _Tool] = {}
+        # OAuth scopes each tool needs beyond the server-wide ones (enforced by the HTTP auth layer).
+        self.tool_scopes: dict[str, frozenset[str]] = {}
         self._methods: dict[str, MethodHandler] = {}
         self.features = Features()
         self.subscriptions = SubscriptionHub()

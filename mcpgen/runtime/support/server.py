@@ -14,10 +14,14 @@ from ..server.adapter import (
     ToolOutput,
     bind_handlers,
 )
+from ..server.auth.info import AuthInfo, requires_scopes
+from ..server.auth.settings import AuthSettings, add_auth_arguments, auth_from_args
 from ..server.server import RequestContext, Server, error_result
 from ..transports.http_server import HttpLimits, add_limit_arguments, limits_from_args, serve_http
 
 __all__ = [
+    "AuthInfo",
+    "AuthSettings",
     "CompletionHook",
     "Context",
     "HttpLimits",
@@ -29,9 +33,12 @@ __all__ = [
     "ToolError",
     "ToolOutput",
     "ToolResult",
+    "add_auth_arguments",
     "add_limit_arguments",
+    "auth_from_args",
     "bind_handlers",
     "limits_from_args",
+    "requires_scopes",
     "serve_http",
     # Imported by servers generated before the adapter moved into the runtime: they keep
     # running on this runtime until regenerated.

@@ -22,7 +22,7 @@ import secrets
 import time
 from collections.abc import Awaitable, Callable, Iterable, Mapping, MutableMapping
 from dataclasses import dataclass, field, fields
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
 from ..core import jsonrpc
@@ -31,7 +31,11 @@ from ..core.headers import param_headers_of
 from ..core.jsonrpc import JSONObject, RequestId
 from ..core.protocol import HANDSHAKE_VERSIONS, META_PROTOCOL_VERSION, MODERN_VERSIONS
 from ..core.session import current_request
+from ..server.auth.info import current_auth
 from ..server.server import Server, ServerConnection
+
+if TYPE_CHECKING:
+    from ..server.auth.settings import AuthSettings
 
 Scope = MutableMapping[str, Any]
 Message = MutableMapping[str, Any]
@@ -262,6 +266,9 @@ class _LegacySession:
     transport: HttpServerTransport
     last_seen: float = field(default_factory=time.monotonic)
     busy: int = 0  # requests in flight and open GET streams: a busy session never expires
+    # Who opened it, on a protected server: another token's holder cannot use its id (the MCP
+    # spec binds a session to its user), it gets 404 as for an unknown id.
+    owner: tuple[str | None, str | None, str | None] | None = None
 
 
 class StreamableHttpApp:
@@ -386,7 +393,7 @@ class StreamableHttpApp:
                     )
                     return
                 new_id = secrets.token_urlsafe(24)
-                opened = _LegacySession(connection, transport)
+                opened = _LegacySession(connection, transport, owner=_principal())
                 self.sessions[new_id] = opened
                 opened.busy += 1
                 try:
@@ -455,7 +462,7 @@ class StreamableHttpApp:
         """The live session with this id; an idle-expired one is closed here and counts as unknown."""
         self._sweep()
         legacy = self.sessions.get(session_id)
-        if legacy is None:
+        if legacy is None or legacy.owner != _principal():
             return None
         now = time.monotonic()
         if self._expired(legacy, now):
@@ -687,6 +694,12 @@ class _DisconnectWatch:
             self.task.cancel()
 
 
+def _principal() -> tuple[str | None, str | None, str | None] | None:
+    """The caller a protected server verified for this request (issuer, subject, client), or None."""
+    auth = current_auth.get()
+    return None if auth is None else (auth.issuer, auth.subject, auth.client_id)
+
+
 def _modern_header_problem(server: Server, message: JSONObject, headers: dict[str, str]) -> tuple[int, str] | None:
     """2026-07-28 requests repeat key body fields in headers; they must be there and agree."""
     raw_params = message.get("params")
@@ -909,12 +922,14 @@ def serve_http(
     allowed_origins: Iterable[str] = (),
     log_level: str = "warning",
     limits: HttpLimits | None = None,
+    auth: AuthSettings | None = None,
 ) -> None:
-    """Run the server under uvicorn (blocking). Binds 127.0.0.1 unless told otherwise."""
+    """Run the server under uvicorn (blocking). Binds 127.0.0.1 unless told otherwise; with
+    `auth`, an OAuth resource server (every request to `path` needs a valid access token)."""
     import uvicorn
 
     limits = limits or HttpLimits()
-    app = StreamableHttpApp(
+    app: Any = StreamableHttpApp(
         server,
         path=path,
         stateless=stateless,
@@ -922,6 +937,12 @@ def serve_http(
         security=HttpSecurity(list(allowed_hosts), list(allowed_origins)),
         limits=limits,
     )
+    if auth is not None:
+        try:
+            from ..server.auth.resource import protect
+        except ImportError as exc:  # joserfc: the `oauth` extra
+            raise SystemExit(f"auth needs the oauth extra (pip install 'mcpgen[oauth]'): {exc}") from None
+        app = protect(app, server, auth, path=path, max_body_bytes=limits.max_body_bytes)
     # uvicorn formats every access-log line's arguments before the logger drops them by level:
     # turned off unless that level would show it.
     access_log = log_level.lower() in ("trace", "debug", "info")

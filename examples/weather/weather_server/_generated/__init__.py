@@ -3,12 +3,14 @@
 
 # What handlers.py imports from here (`import X as X` re-exports X).
 from mcpgen.runtime.support.server import (
+    AuthInfo as AuthInfo,
     Context as Context,
     PromptOutput as PromptOutput,
     ResourceOutput as ResourceOutput,
     ToolError as ToolError,
     ToolOutput as ToolOutput,
     ToolResult as ToolResult,
+    requires_scopes as requires_scopes,
 )
 
 from . import models as models

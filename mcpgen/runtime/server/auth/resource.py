@@ -1,0 +1,225 @@
+"""The resource-server layer in front of the MCP endpoint (ASGI): protected resource metadata
+(RFC 9728), bearer token checks with the MCP spec's 401/403 answers, and the scopes each tool
+needs, all before anything reaches the MCP server."""
+
+from __future__ import annotations
+
+import json
+import logging
+from collections.abc import Awaitable, Callable, MutableMapping
+from typing import Any
+from urllib.parse import urlsplit
+
+import httpx
+
+from ..server import Server
+from .info import current_auth
+from .remote import Unavailable
+from .settings import AuthSettings
+from .verify import InvalidToken, TokenVerifier, make_verifier
+
+Scope = MutableMapping[str, Any]
+Message = MutableMapping[str, Any]
+Receive = Callable[[], Awaitable[Message]]
+Send = Callable[[Message], Awaitable[None]]
+App = Callable[[Scope, Receive, Send], Awaitable[None]]
+
+log = logging.getLogger("mcpgen.runtime.auth")
+WELL_KNOWN = "/.well-known/oauth-protected-resource"
+
+
+class ProtectedResource:
+    """Wraps the MCP app: every request to `path` needs a valid bearer token (and the scopes the
+    server, and for tools/call the tool, require); the metadata is public."""
+
+    def __init__(
+        self,
+        app: App,
+        server: Server,
+        settings: AuthSettings,
+        *,
+        path: str,
+        max_body_bytes: int,
+        verifier: TokenVerifier | None = None,
+    ) -> None:
+        self.app = app
+        self.server = server
+        self.settings = settings
+        self.path = path.rstrip("/") or "/"
+        self.max_body_bytes = max_body_bytes
+        self._client = httpx.AsyncClient()
+        self.verifier = verifier or make_verifier(settings, self._client)
+        resource_path = urlsplit(settings.resource).path.rstrip("/")
+        # Clients look at the path form first (RFC 9728 section 3.1); the root form serves a server
+        # that is the only resource on its host.
+        self.metadata_paths = {WELL_KNOWN + resource_path, WELL_KNOWN}
+        scopes = sorted(set(settings.scopes).union(*server.tool_scopes.values()))
+        metadata: dict[str, Any] = {
+            "resource": settings.resource,
+            "authorization_servers": [settings.issuer],
+            "bearer_methods_supported": ["header"],
+            "resource_name": server.info.get("name"),
+        }
+        if scopes:
+            metadata["scopes_supported"] = scopes
+        self.metadata = json.dumps(metadata).encode()
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        route = scope["path"].rstrip("/") or "/"
+        if route in self.metadata_paths:
+            await self._metadata(scope, send)
+            return
+        if route != self.path or scope["method"] == "OPTIONS":
+            await self.app(scope, receive, send)
+            return
+        token = _bearer(scope)
+        if token is None:
+            # No credentials: the challenge without an error code (RFC 6750 section 3.1).
+            await self._challenge(send, 401, scope=self.settings.scopes)
+            return
+        try:
+            auth = await self.verifier.verify(token)
+        except InvalidToken as exc:
+            await self._challenge(send, 401, error="invalid_token", description=str(exc))
+            return
+        except Unavailable as exc:
+            log.warning("cannot check an access token: %s", exc)
+            await _reply(send, 503, b"The authorization server cannot be reached", {"retry-after": "10"})
+            return
+        needed = set(self.settings.scopes)
+        if scope["method"] == "POST":
+            body = await _read_body(receive, self.max_body_bytes)
+            if body is None:
+                await _reply(send, 413, b"Request body too large")
+                return
+            needed |= self.server.tool_scopes.get(_tool_name(body) or "", frozenset())
+            receive = _replay(body, receive)
+        missing = needed - auth.scopes
+        if missing:
+            # Ask for what the token has plus what is missing, so one re-authorization suffices.
+            await self._challenge(
+                send,
+                403,
+                error="insufficient_scope",
+                scope=sorted(auth.scopes | needed),
+                description=f"needs scope {' '.join(sorted(missing))}",
+            )
+            return
+        reset = current_auth.set(auth)
+        try:
+            await self.app(scope, receive, send)
+        finally:
+            current_auth.reset(reset)
+
+    async def _metadata(self, scope: Scope, send: Send) -> None:
+        if scope["method"] not in ("GET", "HEAD"):
+            await _reply(send, 405, b"Method not allowed", {"allow": "GET"})
+            return
+        await _reply(
+            send,
+            200,
+            self.metadata,
+            {"content-type": "application/json", "access-control-allow-origin": "*", "cache-control": "max-age=3600"},
+        )
+
+    async def _challenge(
+        self,
+        send: Send,
+        status: int,
+        *,
+        error: str | None = None,
+        description: str | None = None,
+        scope: Any = (),
+    ) -> None:
+        params = []
+        if error:
+            params.append(f'error="{error}"')
+        if description:
+            params.append(f'error_description="{_quoted(description)}"')
+        if scope:
+            params.append(f'scope="{" ".join(scope)}"')
+        params.append(f'resource_metadata="{self.settings.metadata_url}"')
+        body = json.dumps({"error": error or "unauthorized", "error_description": description or "Bearer token needed"})
+        await _reply(
+            send,
+            status,
+            body.encode(),
+            {"content-type": "application/json", "www-authenticate": "Bearer " + ", ".join(params)},
+        )
+
+    async def aclose(self) -> None:
+        await self._client.aclose()
+
+
+def protect(app: App, server: Server, settings: AuthSettings, *, path: str, max_body_bytes: int) -> App:
+    """`app` behind the resource-server checks (what serve_http calls when auth is on)."""
+    return ProtectedResource(app, server, settings, path=path, max_body_bytes=max_body_bytes)
+
+
+def _bearer(scope: Scope) -> str | None:
+    """The token of the one `Authorization: Bearer` header (RFC 6750 section 2.1); never the query."""
+    values = [v for k, v in scope.get("headers", []) if k.lower() == b"authorization"]
+    if len(values) != 1:
+        return None
+    header: bytes = values[0]
+    kind, _, token = header.decode("latin-1").partition(" ")
+    token = token.strip()
+    if kind.lower() != "bearer" or not token or " " in token:
+        return None
+    return token
+
+
+def _tool_name(body: bytes) -> str | None:
+    """The tool a tools/call request names; None for anything else (the MCP app judges the rest)."""
+    try:
+        message = json.loads(body)
+    except (ValueError, UnicodeDecodeError, RecursionError):
+        return None
+    if not isinstance(message, dict) or message.get("method") != "tools/call":
+        return None
+    params = message.get("params")
+    name: object = params.get("name") if isinstance(params, dict) else None
+    return name if isinstance(name, str) else None
+
+
+async def _read_body(receive: Receive, limit: int) -> bytes | None:
+    body = bytearray()
+    while True:
+        message = await receive()
+        if message["type"] != "http.request":
+            return bytes(body)
+        body += message.get("body", b"")
+        if len(body) > limit:
+            return None
+        if not message.get("more_body"):
+            return bytes(body)
+
+
+def _replay(body: bytes, receive: Receive) -> Receive:
+    """A receive() that hands the MCP app the body already read, then the client's own events."""
+    sent = False
+
+    async def replay() -> Message:
+        nonlocal sent
+        if not sent:
+            sent = True
+            return {"type": "http.request", "body": body, "more_body": False}
+        return await receive()
+
+    return replay
+
+
+def _quoted(text: str) -> str:
+    """Safe inside a quoted-string of a header: printable ASCII, no quote or backslash."""
+    return "".join(ch if " " <= ch <= "~" and ch not in '"\\' else "?" for ch in text)
+
+
+async def _reply(send: Send, status: int, body: bytes, headers: dict[str, str] | None = None) -> None:
+    pairs = [
+        (k.encode(), v.encode()) for k, v in {"content-type": "text/plain; charset=utf-8", **(headers or {})}.items()
+    ]
+    await send({"type": "http.response.start", "status": status, "headers": pairs})
+    await send({"type": "http.response.body", "body": body})
