@@ -489,9 +489,9 @@ class OAuth:
                         "refresh_token": tokens.refresh_token,
                         "resource": login.resource,
                     }
-                    if login.scope:
-                        body["scope"] = login.scope
+                    # No scope: a refresh keeps what was granted (RFC 6749 §6).
                     login.tokens = await self._token_request(http, metadata, login.client, body, tokens)
+                    log.info("refreshed the access token for %s", login.resource)
             except AuthError as exc:
                 log.warning("refreshing the token for %s failed: %s", login.resource, exc)
                 login.tokens = None  # the next request goes without, and its 401 starts a login

@@ -17,9 +17,15 @@ class Tokens:
     refresh_token: str | None = None
     expires_at: float | None = None
     scope: str | None = None
+    lifetime: float | None = None
 
     def expiring(self, margin: float = REFRESH_MARGIN) -> bool:
-        return self.expires_at is not None and time.time() + margin >= self.expires_at
+        """Within `margin` seconds of expiry (a quarter of its lifetime, for a short-lived token)."""
+        if self.expires_at is None:
+            return False
+        if self.lifetime is not None:
+            margin = min(margin, self.lifetime / 4)
+        return time.time() + margin >= self.expires_at
 
     @classmethod
     def from_response(cls, body: dict[str, Any], previous: Tokens | None = None) -> Tokens:
@@ -37,6 +43,7 @@ class Tokens:
             refresh_token=refresh if isinstance(refresh, str) else (previous.refresh_token if previous else None),
             expires_at=time.time() + float(expires_in) if isinstance(expires_in, (int, float)) else None,
             scope=scope if isinstance(scope, str) else (previous.scope if previous else None),
+            lifetime=float(expires_in) if isinstance(expires_in, (int, float)) else None,
         )
 
 
