@@ -184,8 +184,7 @@ class HttpOptions(ConnectOptions):
     max_message_bytes: int = 16 * 1024 * 1024
     """The largest response body or SSE event accepted; a bigger one fails its call (MessageTooLarge)."""
     auth: AuthHook | None = None
-    """Logs in when the server asks (401/403): an OAuth(...) from mcpgen.runtime.auth, a
-    BearerToken(provider), or any AuthHook; its header goes to this server's origin only."""
+    """Logs in on a 401/403 (client.auth.OAuth, BearerToken, any AuthHook); its header goes to this origin only."""
 
 
 @dataclass(frozen=True, kw_only=True)
