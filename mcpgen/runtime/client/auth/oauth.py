@@ -446,7 +446,10 @@ class OAuth:
     ) -> Tokens:
         status, answer = await self._post(http, metadata.token_endpoint, self._authenticate(client, metadata, body))
         if status != 200:
-            raise AuthError(f"the token request ({body['grant_type']}) failed: {_error_of(status, answer)}")
+            # A hostile server may echo what it was sent: no secret of the request in the message.
+            secrets = [body.get(k) for k in ("refresh_token", "code", "code_verifier", "client_assertion")]
+            message = _scrub(_error_of(status, answer), [*secrets, client.client_secret])
+            raise AuthError(f"the token request ({body['grant_type']}) failed: {message}")
         try:
             return Tokens.from_response(answer, previous)
         except (ValueError, TypeError) as exc:
@@ -547,6 +550,13 @@ def _json_object(body: bytes) -> dict[str, Any]:
     except ValueError:
         return {}
     return data if isinstance(data, dict) else {}
+
+
+def _scrub(text: str, secrets: list[str | None]) -> str:
+    for secret in secrets:
+        if secret:
+            text = text.replace(secret, "[redacted]")
+    return text
 
 
 def _error_of(status: int, answer: dict[str, Any]) -> str:

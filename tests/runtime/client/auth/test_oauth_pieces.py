@@ -4,17 +4,29 @@ generated client's import needs none of the oauth extra."""
 
 from __future__ import annotations
 
+import asyncio
 import json
+import logging
 import os
 import stat
 import subprocess
 import sys
+import threading
 import time
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import pytest
 
-from mcpgen.runtime.client.auth import AuthError, FileTokenStore, Login, Tokens, parse_challenge
+from mcpgen.runtime.client.auth import (
+    AuthError,
+    FileTokenStore,
+    Login,
+    MemoryTokenStore,
+    OAuth,
+    Tokens,
+    parse_challenge,
+)
 from mcpgen.runtime.client.auth.discovery import (
     check_endpoint,
     check_resource,
@@ -109,3 +121,52 @@ def test_a_generated_client_imports_without_the_oauth_extra(tmp_path: Path) -> N
     env = {**os.environ, "PYTHONPATH": str(tmp_path)}
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=60)
     assert done.returncode == 0, done.stderr
+
+
+class EchoingServer(ThreadingHTTPServer):
+    """An authorization server that refuses every token request, echoing the form it got."""
+
+
+class _Echo(BaseHTTPRequestHandler):
+    def do_GET(self) -> None:  # noqa: N802
+        issuer = f"http://127.0.0.1:{self.server.server_address[1]}"
+        self._send(200, {"issuer": issuer, "token_endpoint": f"{issuer}/token"})
+
+    def do_POST(self) -> None:  # noqa: N802
+        form = self.rfile.read(int(self.headers.get("content-length", "0"))).decode()
+        self._send(400, {"error": "invalid_grant", "error_description": f"{form} {self.headers.get('authorization')}"})
+
+    def _send(self, status: int, body: dict[str, str]) -> None:
+        data = json.dumps(body).encode()
+        self.send_response(status)
+        self.send_header("content-type", "application/json")
+        self.send_header("content-length", str(len(data)))
+        self.end_headers()
+        self.wfile.write(data)
+
+    def log_message(self, *args: object) -> None:
+        pass
+
+
+def test_a_server_echoing_the_refresh_token_does_not_get_it_into_messages(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    monkeypatch.setenv("MCPGEN_CONFIG_DIR", str(tmp_path))
+    server = EchoingServer(("127.0.0.1", 0), _Echo)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        issuer = f"http://127.0.0.1:{server.server_address[1]}"
+        store = MemoryTokenStore()
+        client = Client("cid", "client-secret-xyz", "client_secret_post")
+        tokens = Tokens("access-abc", "Bearer", "refresh-secret-123", expires_at=time.time() - 5)
+        store.save(Login("http://127.0.0.1:1/mcp", issuer, client, tokens))
+        oauth = OAuth(store=store, interactive=False)
+        with caplog.at_level(logging.INFO, logger="mcpgen.runtime.auth"):
+            header = asyncio.run(oauth.authorization("http://127.0.0.1:1/mcp"))
+    finally:
+        server.shutdown()
+    assert header is None  # the refresh failed: the next request goes without, and gets a 401
+    assert "invalid_grant" in caplog.text
+    for secret in ("refresh-secret-123", "client-secret-xyz", "access-abc"):
+        assert secret not in caplog.text
