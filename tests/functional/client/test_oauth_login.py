@@ -262,3 +262,27 @@ def test_two_processes_refreshing_at_once_redeem_the_refresh_token_once(
     refreshes = sum(int(out[2]) for out in outputs)
     assert refreshes == 1, outputs  # one process redeemed the refresh token; the other took its result
     assert len(headers) == 1 and old not in headers.pop()
+
+
+def test_the_browser_login_comes_back_to_the_loopback_listener(url: str, peer: OAuthPeer, home: dict[str, str]) -> None:
+    import threading
+
+    import httpx
+
+    from mcpgen.runtime.client.auth import LoopbackBrowser, MemoryTokenStore
+
+    opened: list[str] = []
+
+    def browser(authorization_url: str) -> None:
+        # The system browser: the user logs in, and the provider's redirect lands on 127.0.0.1.
+        def visit() -> None:
+            redirect = peer.follow_authorization(authorization_url)
+            opened.append(redirect)
+            httpx.get(redirect, timeout=10)
+
+        threading.Thread(target=visit, daemon=True).start()
+
+    oauth = OAuth(authorizer=LoopbackBrowser(open_url=browser, timeout=60), store=MemoryTokenStore())
+    login = asyncio.run(oauth.login(url))
+    assert login.tokens is not None and login.client is not None
+    assert opened and opened[0].startswith("http://127.0.0.1:") and "/callback?" in opened[0]
