@@ -874,6 +874,11 @@ def record_cmd(
     )
 
 
+from .cli_auth import register as _register_auth  # noqa: E402 (after cli exists)
+
+_register_auth(cli)
+
+
 def main(argv: Sequence[str] | None = None) -> None:
     """Entry point. Everything after the first `--` is a server command (kept out of click's hands)."""
     args = list(sys.argv[1:] if argv is None else argv)

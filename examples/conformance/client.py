@@ -24,6 +24,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from conformance_client import AsyncClient  # noqa: E402
 
 from mcpgen.runtime import McpError, connect_http  # noqa: E402
+from mcpgen.runtime.client.auth import MemoryTokenStore, OAuth  # noqa: E402
 
 Scenario = Callable[[AsyncClient, dict[str, Any]], Awaitable[None]]
 
@@ -132,8 +133,60 @@ SCENARIOS: dict[str, Scenario] = {
 }
 
 
+# The Client ID Metadata Document URL the harness expects a client to present as its client_id.
+CLIENT_METADATA_URL = "https://conformance-test.local/client-metadata.json"
+
+
+class FollowRedirect:
+    """The user of an auth/* scenario: the harness's authorization endpoint approves at once and
+    redirects; the URL it redirects to (with the code) is what a browser would come back with."""
+
+    async def redirect_uri(self) -> str:
+        return "http://127.0.0.1:3000/callback"
+
+    async def authorize(self, authorization_url: str) -> str:
+        import httpx
+
+        async with httpx.AsyncClient(follow_redirects=False, timeout=30) as http:
+            reply = await http.get(authorization_url)
+        return reply.headers.get("location", "")
+
+
+def oauth_for(scenario: str, context: dict[str, Any]) -> OAuth | None:
+    """The auth object a scenario calls for: client credentials where the harness hands out a
+    secret or a key without a user, else a login (pre-registered when given a client_id)."""
+    if not scenario.startswith("auth/"):
+        return None
+    text = {k: v for k, v in context.items() if isinstance(v, str)}
+    machine = scenario.startswith("auth/client-credentials")
+    return OAuth(
+        grant="client_credentials" if machine else "authorization_code",
+        client_id=text.get("client_id"),
+        client_secret=text.get("client_secret"),
+        private_key=text.get("private_key_pem"),
+        signing_algorithm=text.get("signing_algorithm", "RS256"),
+        client_metadata_url=CLIENT_METADATA_URL,
+        authorizer=FollowRedirect(),
+        store=MemoryTokenStore(),
+    )
+
+
+async def call_every_tool(client: AsyncClient, context: dict[str, Any]) -> None:
+    """auth/* scenarios: connect (the login happens on the first 401), list, call what is listed
+    (a scope-protected tool asks for a step-up)."""
+    for tool in await client.session.list_tools():
+        name = tool.get("name")
+        if isinstance(name, str):
+            print(f"{name}: {(await client.session.call_tool(name, {}))}")
+
+
 async def run(scenario: str, url: str, context: dict[str, Any]) -> None:
     protocol = os.environ.get("MCP_CONFORMANCE_PROTOCOL_VERSION") or "auto"
+    auth = oauth_for(scenario, context)
+    if auth is not None:
+        async with connect_http(url, protocol=protocol, auth=auth, timeout=30) as session:
+            await call_every_tool(AsyncClient(session), context)
+        return
     async with connect_http(url, protocol=protocol, on_elicitation=accept_with_defaults, timeout=30) as session:
         # Unknown scenario: connect and list, which is what most of them check.
         await SCENARIOS.get(scenario, list_only)(AsyncClient(session), context)

@@ -113,14 +113,19 @@ async def fetch_catalog_http(
     timeout: float = 60.0,
 ) -> Catalog:
     from ..runtime import connect_http
+    from ..runtime.client.auth.environment import auth_for_run
 
     progress = _Progress()
     changed = asyncio.Event()
     progress(f"connecting to {url} ...")
+    # A given Authorization header wins; else client credentials from the environment or the
+    # login `mcpgen login URL` stored (never a new interactive login in the middle of a build).
+    given = any(name.lower() == "authorization" for name in headers or {})
     try:
         async with connect_http(
             url,
             headers=headers,
+            auth=None if given else auth_for_run(),
             timeout=timeout,
             connect_timeout=connect_timeout,
             on_list_changed=_on_tools_changed(changed),

@@ -45,6 +45,11 @@ SKIP = {
     "mcpgen client --config mcp.json --server github --server linear": "names github and linear servers the "
     "example's mcp.json does not have; tests/functional/client/test_many_servers.py runs the same commands "
     "over two scaffolded servers whose tools collide",
+    "$ mcpgen login https://mcp.example.com/mcp": "a transcript against a remote server that needs a "
+    "browser login; tests/functional/client/test_oauth_login.py runs login, status, client --url and logout "
+    "against a local authorization server",
+    "auth = OAuth(authorizer=PasteBack()": "needs a remote server that asks for a login; "
+    "tests/functional/client/test_oauth_login.py connects a generated client with auth= to one",
     "await c.github.create_issue": "the package of the block above (github and linear servers); "
     "tests/functional/client/test_many_servers.py calls through such a package",
 }

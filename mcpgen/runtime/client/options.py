@@ -23,6 +23,7 @@ from typing import Any, Literal, TypedDict, TypeVar, Union, get_args, get_origin
 
 from ..core.jsonrpc import JSONObject
 from ..core.session import ProgressCallback
+from ..transports.auth_hook import AuthHook
 
 # -- callbacks: what the server asks of the client, and what it tells it -------------
 
@@ -182,6 +183,8 @@ class HttpOptions(ConnectOptions):
     """"streamable", "sse" (the 2024-11-05 HTTP+SSE transport), or "auto": the first, then the second."""
     max_message_bytes: int = 16 * 1024 * 1024
     """The largest response body or SSE event accepted; a bigger one fails its call (MessageTooLarge)."""
+    auth: AuthHook | None = None
+    """Logs in on a 401/403 (client.auth.OAuth, BearerToken, any AuthHook); its header goes to this origin only."""
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -236,6 +239,7 @@ class _HttpOnlyKwargs(TypedDict, total=False):
     headers: Mapping[str, str] | None
     transport: HttpTransport
     max_message_bytes: int
+    auth: AuthHook | None
 
 
 class StdioKwargs(ConnectKwargs, _StdioOnlyKwargs, total=False):
@@ -292,6 +296,7 @@ __all__ = [
     "ConnectKwargs",
     "ConnectOptions",
     "DriftMode",
+    "AuthHook",
     "ElicitationCallback",
     "HttpKwargs",
     "HttpOptions",

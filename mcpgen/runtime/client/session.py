@@ -628,6 +628,7 @@ async def connect_http(
             wire_log=open_wire_log(opts.wire_log),
             timeout=opts.timeout,
             max_message_bytes=opts.max_message_bytes,
+            auth=opts.auth,
         )
         client = ClientSession(streamable, opts)
         try:

@@ -22,6 +22,7 @@ from ..core.headers import encode_header_value
 from ..core.jsonrpc import JSONObject, RequestId
 from ..core.protocol import META_PROTOCOL_VERSION
 from . import guard, sse
+from .auth_hook import AuthHook
 from .guard import DEFAULT_MAX_MESSAGE_BYTES
 from .http_lean import LeanPool, headers_ok, lean_target
 from .wirelog import WireLog
@@ -37,6 +38,10 @@ _ACCEPT = "application/json, text/event-stream"
 _SHARDS = 8
 _SHARD_CONNECTIONS = 8
 _NAME_FIELD = {"tools/call": "name", "prompts/get": "name", "resources/read": "uri"}
+# One request is sent at most this many times while its auth object logs in, refreshes or steps
+# up its scope (the auth object bounds step-ups itself; this bounds everything else).
+_AUTH_ATTEMPTS = 4
+_Challenge = tuple[int, str]
 
 
 class HttpError(McpError):
@@ -84,10 +89,12 @@ class StreamableHttpTransport:
         client: httpx.AsyncClient | None = None,
         timeout: float | None = 60.0,
         max_message_bytes: int = DEFAULT_MAX_MESSAGE_BYTES,
+        auth: AuthHook | None = None,
     ) -> None:
         self.url = url
         self.max_message_bytes = max_message_bytes
         self.headers = dict(headers or {})
+        self.auth = auth
         self.protocol_version: str | None = None
         self.session_id: str | None = None
         self.modern = False
@@ -101,7 +108,7 @@ class StreamableHttpTransport:
         # alive (httpx's default keeps 20), so calls in flight never re-connect.
         self._client = client or self._new_pool(timeout)
         # POSTs to a plain http:// URL (no proxy, no caller-supplied client) skip httpx: see http_lean.
-        target = lean_target(url) if client is None and headers_ok(self.headers) else None
+        target = lean_target(url) if client is None and auth is None and headers_ok(self.headers) else None
         self._lean = LeanPool(target) if target is not None else None
         self._shards = [self._client]
         self._load = [0]
@@ -155,10 +162,14 @@ class StreamableHttpTransport:
             return
         # Notifications and our responses: accepted with 202, no body.
         try:
-            async with self._client.stream(
-                "POST", self.url, follow_redirects=False, content=data, headers=headers
-            ) as response:
-                await guard.read_body(response, self.max_message_bytes)
+            for attempt in range(_AUTH_ATTEMPTS):
+                async with self._client.stream(
+                    "POST", self.url, follow_redirects=False, content=data, headers=await self._authorized(headers)
+                ) as response:
+                    await guard.read_body(response, self.max_message_bytes)
+                challenge = self._challenge_of(response)
+                if challenge is None or attempt == _AUTH_ATTEMPTS - 1 or not await self._retry_after(challenge):
+                    break
         except McpError as exc:
             raise ConnectionClosed(f"the server's answer to a {method or 'response'} POST: {exc}") from None
         except Exception as exc:  # httpx errors: refused, reset, timeout: the caller gets a runtime error
@@ -167,6 +178,27 @@ class StreamableHttpTransport:
             raise SessionExpired("the server ended the session")
         if response.status_code >= 400:
             log.warning("the server refused a %s with HTTP %d", method or "response", response.status_code)
+
+    async def _authorized(self, headers: dict[str, str]) -> dict[str, str]:
+        """headers with the auth object's Authorization (sent to self.url only: same origin)."""
+        if self.auth is None:
+            return headers
+        value = await self.auth.authorization(self.url)
+        without = {k: v for k, v in headers.items() if k.lower() != "authorization"}
+        return {**without, "authorization": value} if value else without
+
+    def _challenge_of(self, response: _Response) -> _Challenge | None:
+        """A 401, or a 403 with a Bearer challenge, when there is an auth object to answer it."""
+        if self.auth is None or response.status_code not in (401, 403):
+            return None
+        header = response.headers.get("www-authenticate", "")
+        if response.status_code == 403 and not header:
+            return None
+        return response.status_code, header
+
+    async def _retry_after(self, challenge: _Challenge) -> bool:
+        assert self.auth is not None
+        return await self.auth.challenged(self.url, *challenge)
 
     def _post_done(self, request_id: RequestId, _task: asyncio.Task[None]) -> None:
         self._posts.pop(request_id, None)
@@ -227,7 +259,24 @@ class StreamableHttpTransport:
         shard = self._pick_pool()
         self._load[shard] += 1
         try:
-            await self._exchange(self._shards[shard], request_id, data, headers, long_lived)
+            for attempt in range(_AUTH_ATTEMPTS):
+                last = attempt == _AUTH_ATTEMPTS - 1
+                sent = await self._authorized(headers)
+                challenge = await self._exchange(self._shards[shard], request_id, data, sent, long_lived, last)
+                if challenge is None:
+                    return
+                try:
+                    retry = await self._retry_after(challenge)
+                except McpError as exc:
+                    self._fail(request_id, exc)
+                    return
+                except Exception as exc:  # a bug or an I/O error in a custom auth object
+                    self._fail(request_id, ConnectionClosed(f"the auth object failed: {type(exc).__name__}"))
+                    return
+                if not retry:
+                    status = challenge[0]
+                    self._fail(request_id, HttpError(status, "not authorized" if status == 401 else "forbidden"))
+                    return
         finally:
             self._load[shard] -= 1
 
@@ -238,7 +287,10 @@ class StreamableHttpTransport:
         data: bytes,
         headers: dict[str, str],
         long_lived: bool = False,
-    ) -> None:
+        last_attempt: bool = True,
+    ) -> _Challenge | None:
+        """One POST; its answer goes to the session. A challenge the auth object may answer (and
+        this is not the last attempt) is returned instead, its body read and dropped."""
         import httpx
 
         timeout = httpx.Timeout(None, connect=10.0) if long_lived else client.timeout
@@ -246,6 +298,10 @@ class StreamableHttpTransport:
             async with client.stream(
                 "POST", self.url, follow_redirects=False, content=data, headers=headers, timeout=timeout
             ) as response:
+                challenge = None if last_attempt else self._challenge_of(response)
+                if challenge is not None:
+                    await guard.read_body(response, self.max_message_bytes)
+                    return challenge
                 await self._take_response(response, request_id)
         except asyncio.CancelledError:
             raise
@@ -253,6 +309,7 @@ class StreamableHttpTransport:
             self._fail(request_id, exc)
         except Exception as exc:  # httpx errors: connection refused, reset, bad chunking
             self._fail(request_id, ConnectionClosed(f"HTTP request failed: {type(exc).__name__}: {exc}"))
+        return None
 
     async def _exchange_lean(
         self, pool: LeanPool, request_id: RequestId, data: bytes, headers: dict[str, str], long_lived: bool
@@ -307,7 +364,7 @@ class StreamableHttpTransport:
                 raise ConnectionClosed("the server closed the response stream before answering")
             attempts += 1
             await asyncio.sleep((retry_ms if retry_ms is not None else 1000) / 1000)
-            headers = {"accept": "text/event-stream", **self.headers, "last-event-id": last_id}
+            headers = await self._authorized({"accept": "text/event-stream", **self.headers, "last-event-id": last_id})
             if self.protocol_version:
                 headers["mcp-protocol-version"] = self.protocol_version
             if self.session_id is not None:
@@ -369,13 +426,13 @@ class StreamableHttpTransport:
             self._get_task = asyncio.get_running_loop().create_task(self._listen())
 
     async def _listen(self) -> None:
-        headers = {"accept": "text/event-stream", **self.headers}
-        if self.protocol_version:
-            headers["mcp-protocol-version"] = self.protocol_version
-        if self.session_id is not None:
-            headers["mcp-session-id"] = self.session_id
         cap = self.max_message_bytes
         try:
+            headers = await self._authorized({"accept": "text/event-stream", **self.headers})
+            if self.protocol_version:
+                headers["mcp-protocol-version"] = self.protocol_version
+            if self.session_id is not None:
+                headers["mcp-session-id"] = self.session_id
             async with self._client.stream(
                 "GET", self.url, follow_redirects=False, headers=headers, timeout=None
             ) as response:
@@ -409,7 +466,7 @@ class StreamableHttpTransport:
                     "DELETE",
                     self.url,
                     follow_redirects=False,
-                    headers={**self.headers, "mcp-session-id": self.session_id},
+                    headers=await self._authorized({**self.headers, "mcp-session-id": self.session_id}),
                     timeout=5.0,
                 ):
                     pass

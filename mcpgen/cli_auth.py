@@ -1,0 +1,133 @@
+"""`mcpgen login URL`, `mcpgen logout URL`, `mcpgen auth status`: the logins that `client --url`,
+`inspect --url`, `snapshot` and [tool.mcpgen] targets use (mcpgen.runtime.client.auth)."""
+
+from __future__ import annotations
+
+import asyncio
+import sys
+import time
+from typing import Any
+
+import click
+
+EXIT_FAILED = 2
+
+
+def _fail(message: str) -> None:
+    click.echo(f"mcpgen: error: {message}", err=True)
+    sys.exit(EXIT_FAILED)
+
+
+def _need_extra() -> None:
+    try:
+        import authlib  # noqa: F401
+        import filelock  # noqa: F401
+        import joserfc  # noqa: F401
+    except ImportError:
+        _fail("logging in needs the oauth extra: pip install 'mcpgen[oauth]'")
+
+
+@click.command("login")
+@click.argument("url")
+@click.option("--client-id", help="A client registered with the authorization server (default: register one).")
+@click.option("--client-secret", envvar="MCPGEN_OAUTH_CLIENT_SECRET", help="Its secret ($MCPGEN_OAUTH_CLIENT_SECRET).")
+@click.option("--scope", "scopes", multiple=True, help="A scope to ask for (repeatable; default: the server's).")
+@click.option("--headless", is_flag=True, help="Print the login URL and read the redirect URL back from stdin.")
+@click.option("--device", is_flag=True, help="Use the device flow (where the server offers it).")
+@click.option("--port", type=int, default=0, help="The loopback port for the browser's redirect (default: any).")
+@click.option("--redirect-uri", default="http://127.0.0.1:8976/callback", help="--headless: the redirect URI.")
+def login_cmd(
+    url: str,
+    client_id: str | None,
+    client_secret: str | None,
+    scopes: tuple[str, ...],
+    headless: bool,
+    device: bool,
+    port: int,
+    redirect_uri: str,
+) -> None:
+    """Log in to the MCP server at URL and keep the login (OS keyring, else a 0600 file)."""
+    _need_extra()
+    from .runtime import connect_http
+    from .runtime.client.auth import LoopbackBrowser, OAuth, PasteBack
+    from .runtime.core.errors import McpError
+
+    oauth = OAuth(
+        grant="device_code" if device else "authorization_code",
+        client_id=client_id,
+        client_secret=client_secret,
+        scopes=list(scopes) or None,
+        authorizer=PasteBack(redirect_uri) if headless else LoopbackBrowser(port),
+    )
+    oauth.forget(url)  # a login starts afresh: a stale token would only be refused
+
+    async def run() -> Any:
+        async with connect_http(url, auth=oauth) as session:
+            return await session.list_tools()
+
+    try:
+        tools = asyncio.run(run())
+    except (McpError, OSError) as exc:
+        _fail(f"login to {url} failed: {exc}")
+    login = oauth.store.load(_resource(url))
+    if login is None:
+        click.echo(f"{url} did not ask for a login ({len(tools)} tools listed); nothing stored")
+        return
+    click.echo(f"logged in to {url} (authorization server {login.issuer}; scope: {login.scope or '(default)'})")
+
+
+@click.command("logout")
+@click.argument("url")
+def logout_cmd(url: str) -> None:
+    """Forget the login (tokens and client registration) kept for URL."""
+    from .runtime.client.auth import OAuth
+
+    if OAuth().forget(url):
+        click.echo(f"logged out of {url}")
+    else:
+        click.echo(f"no login kept for {url}")
+
+
+@click.group("auth")
+def auth_group() -> None:
+    """Kept logins."""
+
+
+@auth_group.command("status")
+def status_cmd() -> None:
+    """List the servers logged in to: authorization server, scope, token expiry (never a token)."""
+    from .runtime.client.auth import default_store
+
+    store = default_store()
+    resources = store.resources()
+    if not resources:
+        click.echo("no logins kept")
+        return
+    for resource in resources:
+        login = store.load(resource)
+        if login is None:
+            continue
+        tokens = login.tokens
+        if tokens is None:
+            state = "no token (log in again)"
+        elif tokens.expires_at is None:
+            state = "token without expiry"
+        elif tokens.expires_at > time.time():
+            state = f"token valid for {int(tokens.expires_at - time.time())}s"
+        else:
+            state = "token expired" + (", refreshable" if tokens.refresh_token else " (log in again)")
+        client = login.client.client_id if login.client else "-"
+        click.echo(
+            f"{resource}\n  issuer: {login.issuer}\n  client: {client}\n  scope: {login.scope or '-'}\n  {state}"
+        )
+
+
+def _resource(url: str) -> str:
+    from .runtime.client.auth import canonical_resource
+
+    return canonical_resource(url)
+
+
+def register(cli: click.Group) -> None:
+    for command in (login_cmd, logout_cmd, auth_group):
+        cli.add_command(command)

@@ -1,0 +1,37 @@
+"""Logging in to MCP servers that need OAuth: `connect_http(url, auth=OAuth(...))`.
+
+`OAuth` implements the MCP authorization spec; `TokenProvider` is the smaller interface for
+bringing tokens from elsewhere (a secret manager, a cloud SDK); `TokenStore` is where logins are
+kept (keyring or a 0600 file). authlib, joserfc, keyring and filelock are the `oauth` extra:
+nothing here imports them until a login needs them.
+"""
+
+from .authorizers import Authorizer, LoopbackBrowser, PasteBack
+from .challenge import Challenge, parse_challenge
+from .discovery import AuthError, canonical_resource
+from .oauth import OAuth
+from .provider import BearerToken, TokenProvider
+from .store import FileTokenStore, KeyringTokenStore, MemoryTokenStore, TokenStore, config_dir, default_store
+from .tokens import Client, Login, Tokens
+
+__all__ = [
+    "AuthError",
+    "Authorizer",
+    "BearerToken",
+    "Challenge",
+    "Client",
+    "FileTokenStore",
+    "KeyringTokenStore",
+    "Login",
+    "LoopbackBrowser",
+    "MemoryTokenStore",
+    "OAuth",
+    "PasteBack",
+    "TokenProvider",
+    "TokenStore",
+    "Tokens",
+    "canonical_resource",
+    "config_dir",
+    "default_store",
+    "parse_challenge",
+]

@@ -1,0 +1,115 @@
+"""The one step of a login that needs the user: opening the authorization URL and getting back the
+redirect that carries the code.
+
+An `Authorizer` first says which redirect URI it will receive on (registration and the
+authorization request name it), then turns an authorization URL into the URL the browser was
+redirected to. Three come with the runtime: `LoopbackBrowser` (the system browser and a
+one-shot HTTP listener on 127.0.0.1, RFC 8252 §7.3), `PasteBack` (headless: print the URL, read
+the redirect URL pasted back), and any object with the same two methods (tests, GUIs).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import sys
+import webbrowser
+from collections.abc import Callable
+from typing import Protocol, TextIO
+
+from .discovery import AuthError
+
+_CALLBACK_PATH = "/callback"
+_MAX_REQUEST = 16 * 1024
+_PAGE = (
+    b"HTTP/1.1 200 OK\r\ncontent-type: text/html; charset=utf-8\r\nconnection: close\r\n\r\n"
+    b"<!doctype html><title>mcpgen</title><p>Login finished: you can close this tab.</p>"
+)
+
+
+class Authorizer(Protocol):
+    async def redirect_uri(self) -> str:
+        """Where the authorization server sends the browser back to (registered with the client)."""
+
+    async def authorize(self, authorization_url: str) -> str:
+        """Have the user visit authorization_url; return the full URL it redirected to."""
+
+
+class LoopbackBrowser:
+    """Opens the system browser and waits for the redirect on http://127.0.0.1:<port>/callback."""
+
+    def __init__(self, port: int = 0, timeout: float = 300.0, open_url: Callable[[str], object] | None = None) -> None:
+        self._port = port
+        self._timeout = timeout
+        self._open = open_url or webbrowser.open
+        self._server: asyncio.Server | None = None
+        self._arrived: asyncio.Future[str] | None = None
+
+    async def redirect_uri(self) -> str:
+        if self._server is None:
+            self._arrived = asyncio.get_running_loop().create_future()
+            self._server = await asyncio.start_server(self._serve, "127.0.0.1", self._port)
+            self._port = self._server.sockets[0].getsockname()[1]
+        return f"http://127.0.0.1:{self._port}{_CALLBACK_PATH}"
+
+    async def _serve(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        try:
+            line = await asyncio.wait_for(reader.readline(), 10.0)
+            parts = line[:_MAX_REQUEST].decode("latin-1").split()
+            if len(parts) >= 2 and parts[0] == "GET" and parts[1].split("?")[0] == _CALLBACK_PATH:
+                writer.write(_PAGE)
+                if self._arrived is not None and not self._arrived.done():
+                    self._arrived.set_result(f"http://127.0.0.1:{self._port}{parts[1]}")
+            else:
+                writer.write(b"HTTP/1.1 404 Not Found\r\ncontent-length: 0\r\nconnection: close\r\n\r\n")
+            await writer.drain()
+        except (OSError, asyncio.TimeoutError):
+            pass
+        finally:
+            writer.close()
+
+    async def authorize(self, authorization_url: str) -> str:
+        await self.redirect_uri()
+        assert self._arrived is not None
+        print(f"Opening the browser to log in; if it does not open, visit:\n  {authorization_url}", file=sys.stderr)
+        with contextlib.suppress(Exception):
+            self._open(authorization_url)
+        try:
+            return await asyncio.wait_for(asyncio.shield(self._arrived), self._timeout)
+        except asyncio.TimeoutError:
+            raise AuthError(f"no login arrived within {self._timeout:.0f} seconds") from None
+        finally:
+            await self.close()
+
+    async def close(self) -> None:
+        if self._server is not None:
+            self._server.close()
+            self._server = None
+
+
+class PasteBack:
+    """Headless: print the authorization URL, read back the URL the browser ended on (its page
+    may fail to load on a machine without the listener: the address bar still holds the code)."""
+
+    def __init__(
+        self,
+        redirect: str = "http://127.0.0.1:8976/callback",
+        *,
+        read: Callable[[], str] | None = None,
+        out: TextIO | None = None,
+    ) -> None:
+        self._redirect = redirect
+        self._read = read or sys.stdin.readline
+        self._out = out
+
+    async def redirect_uri(self) -> str:
+        return self._redirect
+
+    async def authorize(self, authorization_url: str) -> str:
+        out = self._out or sys.stderr
+        print(f"Open this URL in a browser and log in:\n  {authorization_url}", file=out)
+        print("Then paste the full URL the browser was sent to:", file=out, flush=True)
+        pasted = str(await asyncio.to_thread(self._read)).strip()
+        if not pasted:
+            raise AuthError("no redirect URL was pasted")
+        return pasted

@@ -1,0 +1,566 @@
+"""`OAuth`: the auth object `connect_http(..., auth=OAuth(...))` takes, following the MCP
+authorization spec (2025-11-25 and 2026-07-28).
+
+On a 401 it discovers the authorization server (discovery.py), registers if it must (a
+pre-registered client, a Client ID Metadata Document URL, or dynamic registration, RFC 7591),
+gets a token (authorization code + PKCE through an Authorizer, the device flow, or client
+credentials with a secret or a private_key_jwt assertion) with the `resource` parameter
+(RFC 8707) on every request, and keeps it in a TokenStore. A 403 `insufficient_scope` asks for
+the wider scope, a bounded number of times. A token close to its expiry is refreshed first,
+one process at a time (store.refresh_lock).
+
+PKCE and state come from authlib, the client assertion is signed by joserfc; the HTTP exchanges
+are plain httpx, with no redirects followed and every answer read under a size cap.
+
+Secrets (tokens, client secrets, codes) are never logged and never put in an exception message.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import base64
+import json
+import logging
+import time
+import uuid
+from dataclasses import replace
+from typing import TYPE_CHECKING, Any, Literal
+from urllib.parse import parse_qs, quote, urlencode, urlsplit
+
+from ...transports import guard
+from .authorizers import Authorizer, LoopbackBrowser
+from .challenge import Challenge, parse_challenge
+from .discovery import (
+    AuthError,
+    ResourceMetadata,
+    ServerMetadata,
+    canonical_resource,
+    discover_resource,
+    discover_server,
+    legacy_server_metadata,
+)
+from .store import TokenStore, default_store, refresh_lock
+from .tokens import Client, Login, Tokens
+
+if TYPE_CHECKING:
+    import httpx
+
+log = logging.getLogger("mcpgen.runtime.auth")
+
+Grant = Literal["authorization_code", "client_credentials", "device_code"]
+_MAX_ANSWER = 1024 * 1024
+_JWT_BEARER = "urn:ietf:params:oauth:client-assertion-type:jwt-bearer"
+_DEVICE_GRANT = "urn:ietf:params:oauth:grant-type:device_code"
+
+
+class OAuth:
+    """OAuth 2.1 for one or more MCP servers (each login is kept per server URL)."""
+
+    def __init__(
+        self,
+        *,
+        grant: Grant = "authorization_code",
+        client_id: str | None = None,
+        client_secret: str | None = None,
+        token_endpoint_auth_method: str | None = None,
+        private_key: str | None = None,
+        signing_algorithm: str = "RS256",
+        client_metadata_url: str | None = None,
+        client_name: str = "mcpgen",
+        scopes: list[str] | None = None,
+        authorizer: Authorizer | None = None,
+        store: TokenStore | None = None,
+        interactive: bool = True,
+        max_step_ups: int = 2,
+        timeout: float = 30.0,
+    ) -> None:
+        """
+        grant: "authorization_code" (a user logs in), "device_code" (a user logs in on another
+            device), or "client_credentials" (the client is the principal: CI and build steps;
+            needs client_id and client_secret or private_key).
+        client_id/client_secret/token_endpoint_auth_method: a pre-registered client; without
+            client_id, client_metadata_url is used where the server supports Client ID Metadata
+            Documents, else dynamic client registration.
+        private_key/signing_algorithm: PEM key for private_key_jwt client authentication.
+        scopes: the scopes to ask for; None: those the server's challenge or metadata names.
+        authorizer: the user-facing step of a login; None: the system browser and a loopback listener.
+        store: where logins are kept; None: the OS keyring, else a 0600 file (see store.py).
+        interactive: False: never start a login that needs a user (stored logins and refresh only).
+        max_step_ups: how many times one connection asks for a wider scope on insufficient_scope.
+        """
+        self.grant = grant
+        self.client_id = client_id
+        self.client_secret = client_secret
+        self.token_endpoint_auth_method = token_endpoint_auth_method
+        self.private_key = private_key
+        self.signing_algorithm = signing_algorithm
+        self.client_metadata_url = client_metadata_url
+        self.client_name = client_name
+        self.scopes = scopes
+        self.authorizer = authorizer
+        self.interactive = interactive
+        self.max_step_ups = max_step_ups
+        self._store = store
+        self._timeout = timeout
+        self._logins: dict[str, Login] = {}
+        self._absent: set[str] = set()  # resources the store had no login for (asked once)
+        self._servers: dict[str, ServerMetadata] = {}
+        self._step_ups = 0
+        self._lock = asyncio.Lock()
+
+    @property
+    def store(self) -> TokenStore:
+        if self._store is None:
+            self._store = default_store()
+        return self._store
+
+    # -- what the transport asks (transports.auth_hook.AuthHook) -------------------------
+
+    async def authorization(self, resource_url: str) -> str | None:
+        resource = canonical_resource(resource_url)
+        async with self._lock:
+            login = self._current(resource)
+            if login is None or login.tokens is None:
+                return None
+            if login.tokens.expiring():
+                await self._refresh(login)
+            tokens = login.tokens
+            return f"Bearer {tokens.access_token}" if tokens is not None else None
+
+    async def challenged(self, resource_url: str, status: int, www_authenticate: str) -> bool:
+        challenge = parse_challenge(status, www_authenticate)
+        async with self._lock:
+            if status == 403:
+                if not challenge.insufficient_scope:
+                    return False
+                self._step_ups += 1
+                if self._step_ups > self.max_step_ups:
+                    log.warning("the server still wants a wider scope after %d step-ups: giving up", self.max_step_ups)
+                    return False
+            await self.login(resource_url, challenge)
+            return True
+
+    # -- logging in ------------------------------------------------------------------
+
+    async def login(self, resource_url: str, challenge: Challenge | None = None) -> Login:
+        """Discover, register and get a token for resource_url; the login is stored and returned."""
+        challenge = challenge or Challenge(status=401)
+        resource = canonical_resource(resource_url)
+        async with self._http() as http:
+            protected = await discover_resource(http, resource_url, challenge.resource_metadata)
+            metadata = await self._server_metadata(http, resource_url, protected)
+            previous = self._current(resource)
+            if previous is not None and previous.issuer != metadata.issuer:
+                previous = None  # the server moved to another authorization server: nothing carries over
+            target = protected.resource if protected and protected.resource else resource
+            scope = self._scope(challenge, protected, metadata, previous)
+            login = Login(resource=resource, issuer=metadata.issuer, client=previous.client if previous else None)
+            if previous is not None and challenge.status == 401 and previous.tokens and previous.tokens.refresh_token:
+                # The token was refused before its time (revoked, or the server's clock): a refresh
+                # needs no user. Its scope stays what was granted.
+                previous.tokens.expires_at = 0.0
+                await self._refresh(previous)
+                if previous.tokens is not None:
+                    return previous
+            tokens = await self._obtain(http, metadata, login, target, scope)
+            login.tokens = tokens
+            login.scope = scope
+            self._save(login)
+            return login
+
+    def _scope(
+        self,
+        challenge: Challenge,
+        protected: ResourceMetadata | None,
+        metadata: ServerMetadata,
+        previous: Login | None,
+    ) -> str | None:
+        """The spec's order: configured scopes, the challenge's scope, scopes_supported, none.
+        A step-up keeps what was granted and adds what the challenge asks for."""
+        if self.scopes is not None:
+            wanted = list(self.scopes)
+        elif challenge.scope:
+            wanted = challenge.scope.split()
+        elif protected is not None and protected.scopes_supported:
+            wanted = list(protected.scopes_supported)
+        else:
+            wanted = []
+        if challenge.insufficient_scope and previous is not None and previous.scope:
+            wanted = [*previous.scope.split(), *wanted]
+        # A refresh token outlives the session only if asked for, where the server offers it.
+        if (
+            wanted
+            and self.grant != "client_credentials"
+            and metadata.scopes_supported
+            and "offline_access" in metadata.scopes_supported
+        ):
+            wanted.append("offline_access")
+        unique = list(dict.fromkeys(s for s in wanted if s))
+        return " ".join(unique) if unique else None
+
+    async def _server_metadata(
+        self, http: httpx.AsyncClient, resource_url: str, protected: ResourceMetadata | None
+    ) -> ServerMetadata:
+        if protected is not None:
+            if not protected.authorization_servers:
+                raise AuthError("the protected resource metadata names no authorization server")
+            issuer = protected.authorization_servers[0]
+            found = await discover_server(http, issuer)
+            if found is None:
+                raise AuthError(f"no authorization server metadata found for {issuer[:200]!r}")
+            return found
+        # 2025-03-26 servers: no resource metadata; the MCP server's origin is the authorization server.
+        legacy = legacy_server_metadata(resource_url)
+        found = await discover_server(http, legacy.issuer)
+        return found or legacy
+
+    async def _obtain(
+        self, http: httpx.AsyncClient, metadata: ServerMetadata, login: Login, resource: str, scope: str | None
+    ) -> Tokens:
+        if self.grant == "client_credentials":
+            login.client = self._configured_client(metadata)
+            body = {"grant_type": "client_credentials", "resource": resource}
+            if scope:
+                body["scope"] = scope
+            return await self._token_request(http, metadata, login.client, body)
+        if not self.interactive:
+            raise AuthError(f"not logged in to {login.resource[:200]} (run: mcpgen login {login.resource[:200]})")
+        if self.grant == "device_code":
+            return await self._device_flow(http, metadata, login, resource, scope)
+        return await self._code_flow(http, metadata, login, resource, scope)
+
+    async def _code_flow(
+        self, http: httpx.AsyncClient, metadata: ServerMetadata, login: Login, resource: str, scope: str | None
+    ) -> Tokens:
+        from authlib.common.security import generate_token
+        from authlib.oauth2.rfc7636 import create_s256_code_challenge
+
+        if metadata.authorization_endpoint is None:
+            raise AuthError(f"the authorization server {metadata.issuer[:200]!r} names no authorization_endpoint")
+        authorizer = self.authorizer or LoopbackBrowser()
+        redirect_uri = await authorizer.redirect_uri()
+        client = await self._client_for(http, metadata, login, redirect_uri)
+        login.client = client
+        verifier = generate_token(64)
+        state = generate_token(32)
+        query = {
+            "response_type": "code",
+            "client_id": client.client_id,
+            "redirect_uri": redirect_uri,
+            "code_challenge": create_s256_code_challenge(verifier),
+            "code_challenge_method": "S256",
+            "state": state,
+            "resource": resource,
+        }
+        if scope:
+            query["scope"] = scope
+        separator = "&" if urlsplit(metadata.authorization_endpoint).query else "?"
+        callback = await authorizer.authorize(f"{metadata.authorization_endpoint}{separator}{urlencode(query)}")
+        code = self._code_from(callback, state, metadata)
+        body = {
+            "grant_type": "authorization_code",
+            "code": code,
+            "redirect_uri": redirect_uri,
+            "code_verifier": verifier,
+            "resource": resource,
+        }
+        return await self._token_request(http, metadata, client, body)
+
+    def _code_from(self, callback: str, state: str, metadata: ServerMetadata) -> str:
+        params = {k: v[0] for k, v in parse_qs(urlsplit(callback).query).items() if v}
+        if params.get("state") != state:
+            raise AuthError("the login's redirect does not carry this login's state: refusing it")
+        # RFC 9207: an iss in the answer must be exactly the issuer we asked; a server that says it
+        # sends one must send it. Either check failing means a mix-up: the code is not redeemed.
+        iss = params.get("iss")
+        if iss is not None and iss != metadata.issuer:
+            raise AuthError(f"the login's redirect names the issuer {iss[:200]!r}, not {metadata.issuer[:200]!r}")
+        if iss is None and metadata.iss_parameter_supported:
+            raise AuthError("the authorization server promised an iss parameter and the redirect has none")
+        if "error" in params:
+            described = params.get("error_description", "")[:200]
+            raise AuthError(f"the authorization server refused the login: {params['error'][:100]} {described}".strip())
+        code = params.get("code")
+        if not code:
+            raise AuthError("the login's redirect carries no code")
+        return code
+
+    async def _device_flow(
+        self, http: httpx.AsyncClient, metadata: ServerMetadata, login: Login, resource: str, scope: str | None
+    ) -> Tokens:
+        import sys
+
+        endpoint = metadata.device_authorization_endpoint
+        if endpoint is None:
+            raise AuthError(f"the authorization server {metadata.issuer[:200]!r} offers no device authorization")
+        client = await self._client_for(http, metadata, login, None)
+        login.client = client
+        body = {"client_id": client.client_id, "resource": resource, **({"scope": scope} if scope else {})}
+        status, answer = await self._post(http, endpoint, self._authenticate(client, metadata, body))
+        device_code, user_code = answer.get("device_code"), answer.get("user_code")
+        if status != 200 or not isinstance(device_code, str) or not isinstance(user_code, str):
+            raise AuthError(f"the device authorization request failed: {_error_of(status, answer)}")
+        uri = answer.get("verification_uri_complete") or answer.get("verification_uri")
+        print(f"To log in, visit {str(uri)[:500]} and enter the code {user_code[:64]}", file=sys.stderr, flush=True)
+        interval = float(answer.get("interval") or 5)
+        deadline = time.monotonic() + float(answer.get("expires_in") or 600)
+        while time.monotonic() < deadline:
+            await asyncio.sleep(interval)
+            grant = {"grant_type": _DEVICE_GRANT, "device_code": device_code, "resource": resource}
+            status, answer = await self._post(
+                http, metadata.token_endpoint, self._authenticate(client, metadata, grant)
+            )
+            if status == 200:
+                return Tokens.from_response(answer)
+            error = answer.get("error")
+            if error == "slow_down":
+                interval += 5
+            elif error != "authorization_pending":
+                raise AuthError(f"the device login failed: {_error_of(status, answer)}")
+        raise AuthError("the device login expired before it was approved")
+
+    # -- the client ----------------------------------------------------------------------
+
+    def _configured_client(self, metadata: ServerMetadata) -> Client:
+        if self.client_id is None:
+            raise AuthError("client credentials need a client_id (and a client_secret or private_key)")
+        if self.private_key is not None:
+            return Client(self.client_id, None, "private_key_jwt")
+        method = self.token_endpoint_auth_method
+        if method is None:
+            supported = metadata.token_endpoint_auth_methods_supported or ["client_secret_basic"]
+            if self.client_secret is None:
+                method = "none"
+            elif "client_secret_basic" in supported or "client_secret_post" not in supported:
+                method = "client_secret_basic"
+            else:
+                method = "client_secret_post"
+        return Client(self.client_id, self.client_secret, method)
+
+    async def _client_for(
+        self, http: httpx.AsyncClient, metadata: ServerMetadata, login: Login, redirect_uri: str | None
+    ) -> Client:
+        if self.client_id is not None:
+            return self._configured_client(metadata)
+        if login.client is not None:
+            return login.client
+        if self.client_metadata_url and metadata.client_id_metadata_document_supported:
+            return Client(self.client_metadata_url, None, "none")
+        if metadata.registration_endpoint is None:
+            raise AuthError(
+                f"the authorization server {metadata.issuer[:200]!r} offers no registration:"
+                " pass a pre-registered client_id"
+            )
+        return await self._register(http, metadata, redirect_uri)
+
+    async def _register(self, http: httpx.AsyncClient, metadata: ServerMetadata, redirect_uri: str | None) -> Client:
+        """Dynamic client registration (RFC 7591)."""
+        assert metadata.registration_endpoint is not None
+        supported = metadata.token_endpoint_auth_methods_supported
+        method = "none"
+        if supported:
+            method = next((m for m in ("none", "client_secret_basic", "client_secret_post") if m in supported), method)
+        grants = ["urn:ietf:params:oauth:grant-type:device_code"] if redirect_uri is None else ["authorization_code"]
+        request: dict[str, Any] = {
+            "client_name": self.client_name,
+            # SEP-837: a client whose redirect is a loopback listener (or that has none) is native.
+            "application_type": "native",
+            "grant_types": [*grants, "refresh_token"],
+            "response_types": ["code"] if redirect_uri else [],
+            "token_endpoint_auth_method": method,
+        }
+        if redirect_uri:
+            request["redirect_uris"] = [redirect_uri]
+        if self.scopes:
+            request["scope"] = " ".join(self.scopes)
+        try:
+            async with http.stream(
+                "POST", metadata.registration_endpoint, json=request, follow_redirects=False
+            ) as reply:
+                body = await guard.read_body(reply, _MAX_ANSWER)
+                status = reply.status_code
+        except Exception as exc:
+            raise AuthError(f"client registration failed: {type(exc).__name__}") from None
+        answer = _json_object(body)
+        client_id = answer.get("client_id")
+        if status not in (200, 201) or not isinstance(client_id, str) or not client_id:
+            raise AuthError(f"client registration failed: {_error_of(status, answer)}")
+        secret = answer.get("client_secret")
+        granted = answer.get("token_endpoint_auth_method")
+        if not isinstance(granted, str):
+            granted = method if method != "none" or not isinstance(secret, str) else "client_secret_basic"
+        return Client(client_id, secret if isinstance(secret, str) else None, granted)
+
+    def _authenticate(self, client: Client, metadata: ServerMetadata, body: dict[str, str]) -> _Request:
+        """The token request's body and headers, with the client authenticated its way."""
+        headers: dict[str, str] = {}
+        form = dict(body)
+        method = client.token_endpoint_auth_method
+        if method == "client_secret_basic" and client.client_secret is not None:
+            pair = f"{quote(client.client_id, safe='')}:{quote(client.client_secret, safe='')}"
+            headers["authorization"] = "Basic " + base64.b64encode(pair.encode()).decode()
+        elif method == "client_secret_post" and client.client_secret is not None:
+            form.update(client_id=client.client_id, client_secret=client.client_secret)
+        elif method == "private_key_jwt":
+            form.update(
+                client_id=client.client_id,
+                client_assertion_type=_JWT_BEARER,
+                client_assertion=self._assertion(client.client_id, metadata),
+            )
+        else:
+            form["client_id"] = client.client_id
+        return _Request(form, headers)
+
+    def _assertion(self, client_id: str, metadata: ServerMetadata) -> str:
+        """A private_key_jwt client assertion (RFC 7523 §3), signed by joserfc."""
+        from joserfc import jwt
+        from joserfc.jwk import ECKey, RSAKey
+
+        if self.private_key is None:
+            raise AuthError("private_key_jwt needs a private_key")
+        kind = ECKey if self.signing_algorithm.startswith("ES") else RSAKey
+        try:
+            key = kind.import_key(self.private_key)
+        except Exception:
+            raise AuthError("the private key for private_key_jwt could not be read") from None
+        now = int(time.time())
+        claims = {
+            "iss": client_id,
+            "sub": client_id,
+            "aud": metadata.issuer,
+            "jti": uuid.uuid4().hex,
+            "iat": now,
+            "exp": now + 300,
+        }
+        return jwt.encode({"alg": self.signing_algorithm, "typ": "JWT"}, claims, key)
+
+    # -- the token endpoint -------------------------------------------------------------
+
+    async def _token_request(
+        self,
+        http: httpx.AsyncClient,
+        metadata: ServerMetadata,
+        client: Client,
+        body: dict[str, str],
+        previous: Tokens | None = None,
+    ) -> Tokens:
+        status, answer = await self._post(http, metadata.token_endpoint, self._authenticate(client, metadata, body))
+        if status != 200:
+            # A hostile server may echo what it was sent: no secret of the request in the message.
+            secrets = [body.get(k) for k in ("refresh_token", "code", "code_verifier", "client_assertion")]
+            message = _scrub(_error_of(status, answer), [*secrets, client.client_secret])
+            raise AuthError(f"the token request ({body['grant_type']}) failed: {message}")
+        try:
+            return Tokens.from_response(answer, previous)
+        except (ValueError, TypeError) as exc:
+            raise AuthError(str(exc)) from None
+
+    async def _post(self, http: httpx.AsyncClient, url: str, request: _Request) -> tuple[int, dict[str, Any]]:
+        try:
+            async with http.stream(
+                "POST",
+                url,
+                data=request.form,
+                headers={"accept": "application/json", **request.headers},
+                follow_redirects=False,
+            ) as reply:
+                body = await guard.read_body(reply, _MAX_ANSWER)
+                return reply.status_code, _json_object(body)
+        except Exception as exc:
+            raise AuthError(f"the request to {url[:200]} failed: {type(exc).__name__}") from None
+
+    async def _refresh(self, login: Login) -> None:
+        """Refresh login's tokens, one process at a time: whoever waited on the lock takes the
+        tokens the holder stored instead of redeeming the (now spent) refresh token again."""
+        with_lock = refresh_lock(login.resource)
+        await asyncio.to_thread(with_lock.__enter__)
+        try:
+            stored = self.store.load(login.resource)
+            if stored is not None and stored.tokens is not None and not stored.tokens.expiring():
+                self._logins[login.resource] = stored
+                login.tokens, login.client, login.scope = stored.tokens, stored.client, stored.scope
+                return
+            tokens = login.tokens
+            if tokens is None or not tokens.refresh_token or login.client is None:
+                login.tokens = None if tokens is None or tokens.expiring(margin=0) else tokens
+                return
+            try:
+                async with self._http() as http:
+                    metadata = await self._metadata_for(http, login.issuer)
+                    body = {
+                        "grant_type": "refresh_token",
+                        "refresh_token": tokens.refresh_token,
+                        "resource": login.resource,
+                    }
+                    # No scope: a refresh keeps what was granted (RFC 6749 §6).
+                    login.tokens = await self._token_request(http, metadata, login.client, body, tokens)
+                    log.info("refreshed the access token for %s", login.resource)
+            except AuthError as exc:
+                log.warning("refreshing the token for %s failed: %s", login.resource, exc)
+                login.tokens = None  # the next request goes without, and its 401 starts a login
+            self._save(login)
+        finally:
+            with_lock.__exit__(None, None, None)
+
+    async def _metadata_for(self, http: httpx.AsyncClient, issuer: str) -> ServerMetadata:
+        found = self._servers.get(issuer) or await discover_server(http, issuer)
+        if found is None:
+            raise AuthError(f"no authorization server metadata found for {issuer[:200]!r}")
+        self._servers[issuer] = found
+        return found
+
+    # -- kept logins -----------------------------------------------------------------------
+
+    def _current(self, resource: str) -> Login | None:
+        login = self._logins.get(resource)
+        if login is None and resource not in self._absent:
+            login = self.store.load(resource)
+            if login is not None:
+                self._logins[resource] = login
+            else:
+                self._absent.add(resource)
+        return login
+
+    def _save(self, login: Login) -> None:
+        self._logins[login.resource] = login
+        self.store.save(replace(login))
+
+    def forget(self, resource_url: str) -> bool:
+        """Log out of resource_url: its stored login (tokens and registration) is deleted."""
+        resource = canonical_resource(resource_url)
+        self._logins.pop(resource, None)
+        self._absent.add(resource)
+        return self.store.delete(resource)
+
+    def _http(self) -> httpx.AsyncClient:
+        import httpx
+
+        return httpx.AsyncClient(timeout=httpx.Timeout(self._timeout, connect=10.0), follow_redirects=False)
+
+
+class _Request:
+    def __init__(self, form: dict[str, str], headers: dict[str, str]) -> None:
+        self.form = form
+        self.headers = headers
+
+
+def _json_object(body: bytes) -> dict[str, Any]:
+    try:
+        data = json.loads(body)
+    except ValueError:
+        return {}
+    return data if isinstance(data, dict) else {}
+
+
+def _scrub(text: str, secrets: list[str | None]) -> str:
+    for secret in secrets:
+        if secret:
+            text = text.replace(secret, "[redacted]")
+    return text
+
+
+def _error_of(status: int, answer: dict[str, Any]) -> str:
+    """The server's error code and description (RFC 6749 §5.2), short, and nothing else of its answer."""
+    error = str(answer.get("error") or f"HTTP {status}")[:100]
+    described = answer.get("error_description")
+    return f"{error}: {str(described)[:200]}" if described else error

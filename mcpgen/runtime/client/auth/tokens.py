@@ -1,0 +1,94 @@
+"""What a login leaves behind: the client registration and the tokens, as one stored record."""
+
+from __future__ import annotations
+
+import time
+from dataclasses import asdict, dataclass, field, fields
+from typing import Any
+
+# A token this close to its expiry is refreshed before it is used (clocks drift, requests take time).
+REFRESH_MARGIN = 60.0
+
+
+@dataclass
+class Tokens:
+    access_token: str
+    token_type: str = "Bearer"
+    refresh_token: str | None = None
+    expires_at: float | None = None
+    scope: str | None = None
+    lifetime: float | None = None
+
+    def expiring(self, margin: float = REFRESH_MARGIN) -> bool:
+        """Within `margin` seconds of expiry (a quarter of its lifetime, for a short-lived token)."""
+        if self.expires_at is None:
+            return False
+        if self.lifetime is not None:
+            margin = min(margin, self.lifetime / 4)
+        return time.time() + margin >= self.expires_at
+
+    @classmethod
+    def from_response(cls, body: dict[str, Any], previous: Tokens | None = None) -> Tokens:
+        """A token endpoint's JSON answer (RFC 6749 §5.1); ValueError when it holds no token."""
+        access = body.get("access_token")
+        if not isinstance(access, str) or not access:
+            raise ValueError("the token endpoint's answer holds no access_token")
+        expires_in = body.get("expires_in")
+        refresh = body.get("refresh_token")
+        scope = body.get("scope")
+        return cls(
+            access_token=access,
+            token_type=str(body.get("token_type") or "Bearer"),
+            # A refresh answer without a new refresh token keeps the old one (RFC 6749 §6).
+            refresh_token=refresh if isinstance(refresh, str) else (previous.refresh_token if previous else None),
+            expires_at=time.time() + float(expires_in) if isinstance(expires_in, (int, float)) else None,
+            scope=scope if isinstance(scope, str) else (previous.scope if previous else None),
+            lifetime=float(expires_in) if isinstance(expires_in, (int, float)) else None,
+        )
+
+
+@dataclass
+class Client:
+    """The client as the authorization server knows it (pre-registered, a metadata URL or DCR)."""
+
+    client_id: str
+    client_secret: str | None = None
+    token_endpoint_auth_method: str = "none"
+
+
+@dataclass
+class Login:
+    """Everything stored for one (resource, authorization server) pair."""
+
+    resource: str
+    issuer: str
+    client: Client | None = None
+    tokens: Tokens | None = None
+    scope: str | None = None
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    def to_json(self) -> dict[str, Any]:
+        return asdict(self)
+
+    @classmethod
+    def from_json(cls, data: Any) -> Login | None:
+        """The stored record, or None when it is not one (a corrupt or foreign file loses nothing)."""
+        if not isinstance(data, dict):
+            return None
+        try:
+            client = data.get("client")
+            tokens = data.get("tokens")
+            return cls(
+                resource=str(data["resource"]),
+                issuer=str(data["issuer"]),
+                client=Client(**_known(Client, client)) if isinstance(client, dict) else None,
+                tokens=Tokens(**_known(Tokens, tokens)) if isinstance(tokens, dict) else None,
+                scope=data.get("scope") if isinstance(data.get("scope"), str) else None,
+            )
+        except (KeyError, TypeError):
+            return None
+
+
+def _known(cls: type, data: dict[str, Any]) -> dict[str, Any]:
+    names = {f.name for f in fields(cls)}
+    return {k: v for k, v in data.items() if k in names}
