@@ -21,7 +21,11 @@ def _plan_and_models(
 ) -> tuple[Plan, ModelsOutput, list[Problem]]:
     plan = build_plan(catalog, skip_invalid=skip_invalid)
     # A server's models.py sits in _generated/, one level below the vendored _runtime/.
-    models, problems = generate_models(plan, runtime_module=runtime_module(runtime, nested=nested))
+    # A server's prompt and template models are appended to its models.py (templates/server).
+    prompt_models = nested and bool(plan.prompts or plan.templates)
+    models, problems = generate_models(
+        plan, runtime_module=runtime_module(runtime, nested=nested), prompt_models=prompt_models
+    )
     errors = [p for p in problems if not p.warning]
     if models is None or errors:
         raise StageError(errors or problems)

@@ -36,12 +36,20 @@ class AsyncClient(AsyncClientBase):
     ) -> _models.ConvertTimeResult:
         """Convert time between timezones
 
+        Args:
+            source_timezone: Source IANA timezone name (e.g., 'America/New_York', 'Europe/London'). Use 'UTC' as local timezone if no source timezone provided by the user.
+            time: Time to convert in 24-hour format (HH:MM)
+            target_timezone: Target IANA timezone name (e.g., 'Asia/Tokyo', 'America/San_Francisco'). Use 'UTC' as local timezone if no target timezone provided by the user.
+
         MCP tool: 'convert_time'
         """
         return _cast("_models.ConvertTimeResult", await self._call("convert_time", locals()))
 
     async def get_current_time(self, *, timezone: str) -> _models.GetCurrentTimeResult:
         """Get current time in a specific timezone
+
+        Args:
+            timezone: IANA timezone name (e.g., 'America/New_York', 'Europe/London'). Use 'UTC' as local timezone if no timezone provided by the user.
 
         MCP tool: 'get_current_time'
         """
