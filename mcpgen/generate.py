@@ -11,6 +11,7 @@ from .options import ClientOptions, Runtime, ServerOptions
 from .output.files import FileSet, format_files
 from .output.handlers_file import ServerFiles
 from .plan.build import build_plan
+from .plan.renames import plan_renames
 from .plan.types import Plan
 from .render.client import render_client, runtime_module
 from .render.server import render_server, split_formatted
@@ -32,6 +33,12 @@ def _plan_and_models(
     return bind_plan(plan, models), models, list(plan.warnings) + problems
 
 
+def _renames(plan: Plan, models: ModelsOutput) -> list[tuple[str, str]]:
+    """The plan's renames, then those of nested model fields (`Relation.from` -> `from_`)."""
+    named = [(r.wire, r.python) for r in plan_renames(plan)]
+    return named + [(f"{r.model}.{r.wire}", r.python) for r in models.renames]
+
+
 def _formatted(fs: FileSet) -> FileSet:
     problems = format_files(fs)
     if problems:
@@ -46,6 +53,7 @@ def generate_client(
     plan, models, problems = _plan_and_models(catalog, skip_invalid, options.runtime, nested=False)
     fs = render_client(plan, models, options, templates)
     fs.warnings = [p for p in problems if p.warning]
+    fs.renames = _renames(plan, models)
     return _formatted(fs)
 
 
@@ -60,4 +68,5 @@ def generate_server(
     ]
     fs, labels = render_server(plan, models, options, package, templates)
     fs.warnings = [p for p in problems if p.warning]
+    fs.renames = _renames(plan, models)
     return split_formatted(_formatted(fs), labels)
