@@ -27,13 +27,10 @@ def _group(stmt: ast.Import | ast.ImportFrom) -> int:
     return 1 if module.split(".")[0] in sys.stdlib_module_names else 2
 
 
-def _name_key(name: str) -> tuple[int, str]:
-    """isort's order-by-type: CONSTANTS, then Classes, then functions and modules."""
-    if name.isupper() and len(name) > 1:
-        return 0, name
-    if name[:1].isupper():
-        return 1, name
-    return 2, name.lower()
+def _name_key(name: str) -> tuple[int, str, str]:
+    """isort's order-by-type: CONSTANTS, then Classes, then functions and modules; case-insensitive."""
+    kind = 0 if name.isupper() and len(name) > 1 else 1 if name[:1].isupper() else 2
+    return kind, name.lower(), name
 
 
 def import_block(stmts: Iterable[ast.Import | ast.ImportFrom]) -> str:
@@ -50,14 +47,20 @@ def import_block(stmts: Iterable[ast.Import | ast.ImportFrom]) -> str:
     blocks: list[str] = []
     for group in range(_GROUPS):
         lines = [f"import {name}" + (f" as {asname}" if asname else "") for name, asname in sorted(plain[group])]
-        for module, level in sorted(froms[group], key=lambda k: ("." * k[1] + k[0]).lower()):
-            names = froms[group][(module, level)]
+        # Relative imports furthest first (`..` before `.`), then by module, case-insensitively.
+        for module, level in sorted(froms[group], key=lambda k: (-k[1], k[0].lower(), k[0])):
             where = "." * level + module
+            names = froms[group][(module, level)]
             bare = sorted((n for n, a in names if a is None), key=_name_key)
-            if bare:
-                lines.append(f"from {where} import {', '.join(bare)}")
-            for name, asname in sorted(((n, a) for n, a in names if a is not None), key=lambda p: _name_key(p[0])):
-                lines.append(f"from {where} import {name} as {asname}")
+            statements = [(_name_key(bare[0]), f"from {where} import {', '.join(bare)}")] if bare else []
+            statements += [(_name_key(n), f"from {where} import {n} as {a}") for n, a in names if a is not None]
+            lines += [text for _, text in sorted(statements)]
         if lines:
             blocks.append("\n".join(lines))
     return "\n\n".join(blocks)
+
+
+def import_lines(lines: Iterable[str]) -> str:
+    """`import_block` of import statements given as source lines (identifiers only, never untrusted text)."""
+    tree = ast.parse("\n".join(lines))
+    return import_block(s for s in tree.body if isinstance(s, (ast.Import, ast.ImportFrom)))

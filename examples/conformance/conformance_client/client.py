@@ -5,16 +5,20 @@ from __future__ import annotations
 
 from types import ModuleType as _ModuleType
 from typing import TYPE_CHECKING
-from typing import cast as _cast
 
-from mcpgen.runtime.support.client import UNSET, ToolResult, Unset
-from mcpgen.runtime.support.client import AsyncClientBase, SyncClientBase, sync_method
-from mcpgen.runtime.support.client import PromptResult, ResourceContents
+from mcpgen.runtime.support.client import (
+    UNSET,
+    AsyncClientBase,
+    PromptResult,
+    SyncClientBase,
+    ToolResult,
+    Unset,
+    sync_method,
+)
 
 from ._catalog import CATALOG
 
 if TYPE_CHECKING:
-    from . import models as _models
     import typing as _typing
 
 

@@ -7,16 +7,24 @@ from types import ModuleType as _ModuleType
 from typing import TYPE_CHECKING
 from typing import cast as _cast
 
-from mcpgen.runtime.support.client import UNSET, ToolResult, Unset
-from mcpgen.runtime.support.client import AsyncClientBase, SyncClientBase, sync_method
-from mcpgen.runtime.support.client import PromptResult, ResourceContents
-from mcpgen.runtime.support.client import expand_uri_template
+from mcpgen.runtime.support.client import (
+    UNSET,
+    AsyncClientBase,
+    PromptResult,
+    ResourceContents,
+    SyncClientBase,
+    ToolResult,
+    Unset,
+    expand_uri_template,
+    sync_method,
+)
 
 from ._catalog import CATALOG
 
 if TYPE_CHECKING:
-    from . import models as _models
     import typing as _typing
+
+    from . import models as _models
 
 
 class AsyncClient(AsyncClientBase):

@@ -7,7 +7,6 @@ from types import ModuleType as _ModuleType
 from typing import TYPE_CHECKING
 from typing import cast as _cast
 
-from mcpgen.runtime.support.client import UNSET, ToolResult, Unset
 from mcpgen.runtime.support.client import AsyncClientBase, SyncClientBase, sync_method
 
 from ._catalog import CATALOG
