@@ -11,7 +11,9 @@ STAMP := $(VENV)/.installed
 $(STAMP): pyproject.toml tests/peers/package.json tests/peers/package-lock.json
 	test -x $(BIN)/python || $(PY) -m venv $(VENV)
 	$(BIN)/python -m pip install -q --upgrade pip
-	$(BIN)/python -m pip install -q -e '.[test]'
+	# compat: a plain .pth to the repo, which type checkers follow (setuptools' default
+	# editable finder is an import hook that mypy cannot see).
+	$(BIN)/python -m pip install -q -e '.[test]' --config-settings editable_mode=compat
 	cd tests/peers && npm ci --no-audit --no-fund --loglevel=error
 	# inspector-cli 1.0.3 reads ../package.json relative to its build/ folder's parent.
 	cp tests/peers/node_modules/@modelcontextprotocol/inspector-cli/package.json \

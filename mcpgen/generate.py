@@ -16,6 +16,7 @@ from .options import ClientOptions, Layout, Runtime, ServerOptions
 from .output.files import FileSet, format_files
 from .output.handlers_file import ServerFiles
 from .plan.build import build_plan
+from .plan.renames import plan_renames
 from .plan.types import Plan
 from .render.client import render_client, runtime_module
 from .render.server import render_server, split_formatted
@@ -32,11 +33,21 @@ def _plan_and_models(
     plan = build_plan(catalog, skip_invalid=skip_invalid)
     console.stage("models", counted(len(plan.tools), "tool"))
     # A server's models.py sits in _generated/, one level below the vendored _runtime/.
-    models, problems = generate_models(plan, runtime_module=runtime_module(runtime, nested=nested))
+    # A server's prompt and template models are appended to its models.py (templates/server).
+    prompt_models = nested and bool(plan.prompts or plan.templates)
+    models, problems = generate_models(
+        plan, runtime_module=runtime_module(runtime, nested=nested), prompt_models=prompt_models
+    )
     errors = [p for p in problems if not p.warning]
     if models is None or errors:
         raise StageError(errors or problems)
     return bind_plan(plan, models), models, list(plan.warnings) + problems
+
+
+def _renames(plan: Plan, models: ModelsOutput) -> list[tuple[str, str]]:
+    """The plan's renames, then those of nested model fields (`Relation.from` -> `from_`)."""
+    named = [(r.wire, r.python) for r in plan_renames(plan)]
+    return named + [(f"{r.model}.{r.wire}", r.python) for r in models.renames]
 
 
 def _formatted(fs: FileSet) -> FileSet:
@@ -67,6 +78,7 @@ def generate_client(
     else:
         fs = render_client(plan, models, options, templates)
     fs.warnings = [p for p in problems if p.warning]
+    fs.renames = _renames(plan, models)
     return _formatted(fs)
 
 
@@ -81,6 +93,7 @@ def generate_server(
     ]
     fs, labels = render_server(plan, models, options, package, templates)
     fs.warnings = [p for p in problems if p.warning]
+    fs.renames = _renames(plan, models)
     return split_formatted(_formatted(fs), labels)
 
 

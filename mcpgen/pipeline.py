@@ -7,6 +7,7 @@ pyproject.toml and the same flags on the command line produce the same bytes.
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -153,7 +154,7 @@ def _client(t: Target, options: ClientOptions, catalog: Catalog, mode: Mode, old
     from .generate import generate_client
 
     fs = generate_client(catalog, options, templates=_templates(t), skip_invalid=t.skip_invalid, package=t.package)
-    manifest = build_manifest("client", _manifest_options(t), catalog_digest(catalog), fs.files)
+    manifest = build_manifest("client", _manifest_options(t), catalog_digest(catalog), fs.files, renames=fs.renames)
     outcome = Outcome(warnings=list(fs.warnings), tools=_generated_count(catalog, fs.warnings))
     if mode is not Mode.WRITE:
         return _compared(t, mode, fs.files, manifest, old, outcome)
@@ -162,6 +163,7 @@ def _client(t: Target, options: ClientOptions, catalog: Catalog, mode: Mode, old
     problems = _write(t, tree, fs.files, manifest, owned, set(), expected_others=False)
     if problems:
         return Outcome(problems=problems)
+    outcome.messages = renames_line(fs.renames)
     outcome.written = len(fs.files)
     return outcome
 
@@ -255,7 +257,12 @@ def _server(t: Target, options: ServerOptions, catalog: Catalog, mode: Mode, old
     files = result.files.files
     contract_name = contract_file_name(t.package)
     manifest = build_manifest(
-        "server", _manifest_options(t), catalog_digest(catalog), files, (HANDLERS_FILE, contract_name)
+        "server",
+        _manifest_options(t),
+        catalog_digest(catalog),
+        files,
+        (HANDLERS_FILE, contract_name),
+        result.files.renames,
     )
     outcome = Outcome(warnings=list(result.files.warnings), tools=_generated_count(catalog, result.files.warnings))
     if mode is not Mode.WRITE:
@@ -281,7 +288,7 @@ def _server(t: Target, options: ServerOptions, catalog: Catalog, mode: Mode, old
     problems = _write(t, tree, {**files, **extra}, manifest, owned, users, expected_others=old is not None or legacy)
     if problems:
         return Outcome(problems=problems)
-    outcome.messages = messages
+    outcome.messages = messages + renames_line(result.files.renames)
     outcome.written = len(files) + len(extra)
     return outcome
 
@@ -311,6 +318,27 @@ def _docs(t: Target, mode: Mode, old: Manifest | None) -> Outcome:
         return Outcome(problems=problems)
     outcome.written = len(fs.files)
     return outcome
+
+
+# The summary line names this many renames, then says how many more the manifest lists.
+RENAMES_SHOWN = 6
+
+
+def _shown_name(name: str) -> str:
+    """A wire name for a terminal: as it is when plain, else its repr (no control characters), clipped."""
+    text = name if name and name.isprintable() and name.strip() == name else repr(name)
+    return text if len(text) <= 40 else text[:39] + "…"
+
+
+def renames_line(renames: Sequence[tuple[str, str]]) -> list[str]:
+    """`renamed 3 names: get-x -> get_x_2, class -> class_, ...` (nothing when nothing was renamed)."""
+    if not renames:
+        return []
+    shown = ", ".join(f"{_shown_name(wire)} -> {python}" for wire, python in renames[:RENAMES_SHOWN])
+    more = len(renames) - RENAMES_SHOWN
+    tail = f", and {more} more (listed in {MANIFEST_NAME})" if more > 0 else ""
+    noun = "name" if len(renames) == 1 else "names"
+    return [f"renamed {len(renames)} {noun}: {shown}{tail}"]
 
 
 def _generated_count(catalog: Catalog, warnings: list[Problem]) -> int:

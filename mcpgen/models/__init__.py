@@ -9,6 +9,7 @@ model checks the raw instance with jsonschema first (mcpgen/runtime/core/validat
 
 from __future__ import annotations
 
+import ast
 from dataclasses import replace
 
 from ..catalog.model import Problem
@@ -16,23 +17,32 @@ from ..plan.naming import allocate
 from ..plan.types import Param, Plan, ResultShape, ToolPlan
 from . import dcg
 from .document import build_document, class_docs, exact_schemas
-from .postprocess import ModelInfo, ModelsOutput, postprocess
+from .imports import import_block
+from .postprocess import PROMPT_MODEL_IMPORTS, ModelInfo, ModelsOutput, postprocess
 
 __all__ = ["ModelInfo", "ModelsOutput", "bind_plan", "generate_models"]
 
 
-def generate_models(plan: Plan, *, runtime_module: str = "mcpgen.runtime") -> tuple[ModelsOutput | None, list[Problem]]:
-    """models.py for the plan's tools (None with the problems when it cannot be made)."""
+def generate_models(
+    plan: Plan, *, runtime_module: str = "mcpgen.runtime", prompt_models: bool = False
+) -> tuple[ModelsOutput | None, list[Problem]]:
+    """models.py for the plan's tools (None with the problems when it cannot be made);
+    `prompt_models`: it also imports what a server's prompt and template models use."""
     doc, aliases, problems = build_document(plan.tools)
     if not plan.tools:
-        return ModelsOutput("from __future__ import annotations\n", {}, ()), problems
+        source = "from __future__ import annotations\n" + (PROMPT_MODEL_IMPORTS if prompt_models else "")
+        text = import_block(st for st in ast.parse(source).body if isinstance(st, (ast.Import, ast.ImportFrom)))
+        names = frozenset(["BaseModel", "ConfigDict", "Field"] if prompt_models else [])
+        return ModelsOutput(text + "\n", {}, (), names), problems
     try:
         source = dcg.generate(doc, aliases)
     except Exception as exc:  # DCG raises many types; all mean "these schemas could not be modelled"
         msg = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
         return None, problems + [Problem("models", f"datamodel-code-generator failed: {msg[:300]}")]
     wanted = {t.args_model for t in plan.tools} | {t.result_model for t in plan.tools if t.result_model}
-    out, found = postprocess(source, wanted, exact_schemas(plan.tools), class_docs(plan.tools), runtime_module)
+    out, found = postprocess(
+        source, wanted, exact_schemas(plan.tools), class_docs(plan.tools), runtime_module, prompt_models=prompt_models
+    )
     return out, problems + found
 
 

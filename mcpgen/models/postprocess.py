@@ -14,6 +14,8 @@ from dataclasses import dataclass, field
 
 from ..catalog.model import Problem
 from .document import ROOT_CLASS
+from .fields import FieldRename, name_fields, wire_name
+from .imports import import_block
 
 
 @dataclass(frozen=True)
@@ -33,6 +35,8 @@ class ModelsOutput:
     # Every module-level name models.py defines (classes, constants, imports): what a model
     # added to it later (a server's prompt and template models) must not be called.
     names: frozenset[str] = frozenset()
+    # Fields of nested models named other than by plain snake_case (keywords, collisions).
+    renames: tuple[FieldRename, ...] = ()
 
 
 _SAFE_TOP = (ast.Import, ast.ImportFrom, ast.ClassDef, ast.Assign, ast.AnnAssign)
@@ -52,6 +56,10 @@ _WRAPS_NAME = "_EXACT_WRAPS"
 _MIXIN = "_McpgenExact"
 
 
+# What the models of a server's prompts and URI templates (templates/server/_generated) use.
+PROMPT_MODEL_IMPORTS = "from pydantic import BaseModel, ConfigDict, Field\n"
+
+
 def _exact_preamble(runtime_module: str) -> list[ast.stmt]:
     """Imports, and the one mixin every Args/Result model takes as its first base: jsonschema on
     the raw instance, then pydantic builds (one class, not a validator per model: less code)."""
@@ -65,21 +73,6 @@ def _exact_preamble(runtime_module: str) -> list[ast.stmt]:
         "    def _mcpgen_exact(cls, data: Any, info: ValidationInfo) -> Any:\n"
         f"        return _check_exact_model(cls, data, info.context, {_EXACT_NAME}, {_WRAPS_NAME})\n"
     ).body
-
-
-def _dedupe_imports(imports: list[ast.stmt]) -> list[ast.stmt]:
-    """Drop `from m import x` names already imported by an earlier statement (and emptied imports)."""
-    seen: set[tuple[str, str, str]] = set()
-    out: list[ast.stmt] = []
-    for stmt in imports:
-        if isinstance(stmt, ast.ImportFrom):
-            names = [a for a in stmt.names if (stmt.module or "", a.name, a.asname or "") not in seen]
-            seen.update((stmt.module or "", a.name, a.asname or "") for a in names)
-            if not names:
-                continue
-            stmt.names = names
-        out.append(stmt)
-    return out
 
 
 def _add_exact(cls: ast.ClassDef, exact: _Exact) -> None:
@@ -101,9 +94,12 @@ def postprocess(
     schemas: dict[str, tuple[str, str | None]],
     docs: dict[str, str],
     runtime_module: str,
+    *,
+    prompt_models: bool = False,
 ) -> tuple[ModelsOutput | None, list[Problem]]:
-    """Drop DCG's header and root class, check the module is inert, read field annotations,
-    add the exact validators and the schemas they check against."""
+    """Drop DCG's header and root class, check the module is inert, name every field by the one
+    rule, read field annotations, add the exact validators and the schemas they check against.
+    `prompt_models`: the module also imports what a server's prompt/template models use."""
     exact = _Exact(schemas, docs, runtime_module)
     try:
         tree = ast.parse(source)
@@ -113,6 +109,7 @@ def postprocess(
     body: list[ast.stmt] = []
     module_of: dict[str, str] = {}  # imported name -> module
     classes: dict[str, ast.ClassDef] = {}
+    renames: list[FieldRename] = []
     for stmt in tree.body:
         if isinstance(stmt, ast.ClassDef) and stmt.name == ROOT_CLASS:
             continue
@@ -127,7 +124,9 @@ def postprocess(
                 module_of[a.asname or a.name] = stmt.module
         if isinstance(stmt, ast.ClassDef):
             classes[stmt.name] = stmt
-            _drop_same_alias(stmt)
+            found = name_fields(stmt)
+            if stmt.name not in wanted:  # (Args/Result fields are the plan's: it reports those)
+                renames += found
             _wrap_str_defaults(stmt)
             _open_protected_namespaces(stmt)
         body.append(stmt)
@@ -138,12 +137,9 @@ def postprocess(
         return None, problems
     for name in sorted(wanted):
         _add_exact(classes[name], exact)
-    first = 1 if body and isinstance(body[0], ast.ImportFrom) and body[0].module == "__future__" else 0
     preamble = _exact_preamble(exact.runtime_module)
-    imports: list[ast.stmt] = [st for st in body[first:] if isinstance(st, (ast.Import, ast.ImportFrom))]
-    others = [st for st in body[first:] if not isinstance(st, (ast.Import, ast.ImportFrom))]
-    # All imports first (DCG's too, each name once), then the mixin, then DCG's classes.
-    body = body[:first] + _dedupe_imports(preamble[:-1] + imports) + preamble[-1:] + others
+    imports = _imports(preamble + body)
+    body = [st for st in preamble + body if not isinstance(st, (ast.Import, ast.ImportFrom))]
     table = ast.Dict(
         keys=[ast.Constant(k) for k in sorted(exact.schemas)],
         values=[ast.Constant(exact.schemas[k][0]) for k in sorted(exact.schemas)],
@@ -157,12 +153,39 @@ def postprocess(
     body.append(
         ast.AnnAssign(ast.Name(_WRAPS_NAME, ast.Store()), ast.parse("dict[str, str]", mode="eval").body, wrap_table, 1)
     )
-    # Re-emitting through ast.unparse makes every string literal a repr() (docs/architecture.md,
-    # "Untrusted text").
-    text = ast.unparse(ast.Module(body=body, type_ignores=[])) + "\n"
+    used = {n.id for n in ast.walk(ast.Module(body=body, type_ignores=[])) if isinstance(n, ast.Name)}
+    imports = _used_only(imports, used)
+    imports += [st for st in _imports(ast.parse(_NEEDED_IMPORTS).body) if st.names[0].name in used]
+    if prompt_models:
+        imports += _imports(ast.parse(PROMPT_MODEL_IMPORTS).body)
+    # One sorted import block (each name once), the mixin, DCG's classes, the schema tables.
+    # Re-emitting the code through ast.unparse makes every string literal a repr()
+    # (docs/architecture.md, "Untrusted text"); the import block holds only identifiers.
+    text = import_block(imports) + "\n\n\n" + ast.unparse(ast.Module(body=body, type_ignores=[])) + "\n"
     qualify = _Qualifier(set(classes), module_of)
     infos = {name: _info(classes[name], qualify) for name in sorted(wanted)}
-    return ModelsOutput(text, infos, tuple(sorted(qualify.imports)), _defined_names(body)), []
+    names = _defined_names([*body, *imports])
+    return ModelsOutput(text, infos, tuple(sorted(qualify.imports)), names, tuple(renames)), []
+
+
+def _used_only(imports: list[ast.Import | ast.ImportFrom], used: set[str]) -> list[ast.Import | ast.ImportFrom]:
+    """Drop imported names the module never uses (DCG imports RootModel for the dropped root class)."""
+    out: list[ast.Import | ast.ImportFrom] = []
+    for stmt in imports:
+        if isinstance(stmt, ast.ImportFrom) and stmt.module != "__future__":
+            stmt.names = [a for a in stmt.names if (a.asname or a.name) in used]
+            if not stmt.names:
+                continue
+        out.append(stmt)
+    return out
+
+
+def _imports(stmts: list[ast.stmt]) -> list[ast.Import | ast.ImportFrom]:
+    return [st for st in stmts if isinstance(st, (ast.Import, ast.ImportFrom))]
+
+
+# What the renamed fields may need that datamodel-code-generator did not import.
+_NEEDED_IMPORTS = "from pydantic import Field\nfrom pydantic import ConfigDict\n"
 
 
 def _open_protected_namespaces(cls: ast.ClassDef) -> None:
@@ -177,30 +200,6 @@ def _open_protected_namespaces(cls: ast.ClassDef) -> None:
             stmt.value.keywords.append(ast.keyword("protected_namespaces", ast.Tuple([], ast.Load())))
 
 
-def _drop_same_alias(cls: ast.ClassDef) -> None:
-    """Scoped aliases make DCG write `alias='x'` on field `x`; that is noise, remove it."""
-    for stmt in cls.body:
-        if isinstance(stmt, ast.AnnAssign) and isinstance(stmt.target, ast.Name) and isinstance(stmt.value, ast.Call):
-            call = stmt.value
-            call.keywords = [
-                k
-                for k in call.keywords
-                if not (k.arg == "alias" and isinstance(k.value, ast.Constant) and k.value.value == stmt.target.id)
-            ]
-            if (
-                isinstance(call.func, ast.Name)
-                and call.func.id == "Field"
-                and not call.keywords
-                and len(call.args) == 1
-            ):
-                arg = call.args[0]
-                if isinstance(arg, ast.Constant) and arg.value is not Ellipsis:
-                    stmt.value = arg  # `x: int = Field(3)` -> `x: int = 3`
-                elif isinstance(arg, ast.Constant):
-                    stmt.value = None  # `Field(...)` -> required, no default
-                    stmt.simple = 1
-
-
 def _wrap_str_defaults(cls: ast.ClassDef) -> None:
     """`url: AnyUrl = 'https://..'` is fine for pydantic but not for mypy: use Field('https://..')."""
     for stmt in cls.body:
@@ -210,7 +209,7 @@ def _wrap_str_defaults(cls: ast.ClassDef) -> None:
             and isinstance(stmt.value.value, str)
             and not any(k in ast.unparse(stmt.annotation) for k in ("str", "Literal", "Any"))
         ):
-            stmt.value = ast.Call(ast.Name("Field", ast.Load()), [stmt.value], [])
+            stmt.value = ast.Call(ast.Name("Field", ast.Load()), [], [ast.keyword("default", stmt.value)])
 
 
 def _is_rebuild(call: ast.Call) -> bool:
@@ -253,17 +252,8 @@ def _info(cls: ast.ClassDef, q: _Qualifier) -> ModelInfo:
     for stmt in cls.body:
         if isinstance(stmt, ast.AnnAssign) and isinstance(stmt.target, ast.Name) and stmt.target.id != "model_config":
             fields[stmt.target.id] = q.text(stmt.annotation)
-            wire_names[stmt.target.id] = _alias_of(stmt) or stmt.target.id
+            wire_names[stmt.target.id] = wire_name(stmt)
     return ModelInfo(fields, root, wire_names)
-
-
-def _alias_of(stmt: ast.AnnAssign) -> str | None:
-    call = stmt.value
-    if isinstance(call, ast.Call) and isinstance(call.func, ast.Name) and call.func.id == "Field":
-        for k in call.keywords:
-            if k.arg == "alias" and isinstance(k.value, ast.Constant) and isinstance(k.value.value, str):
-                return k.value.value
-    return None
 
 
 def _defined_names(body: list[ast.stmt]) -> frozenset[str]:

@@ -18,6 +18,8 @@ from typing import Any
 
 # Deeper than this, annotations become Any (jsonschema still checks every level).
 MAX_TYPED_DEPTH = 24
+# A field's description is kept up to this many characters (the schema keeps all of it).
+MAX_DESCRIPTION = 4000
 _SCALARS = ("string", "integer", "number", "boolean", "null")
 _INT_LIMIT = 2**63
 
@@ -96,6 +98,10 @@ class _View:
                 fv = self.view(v, depth + 1, nested_id)
                 d = _safe_default(v, fv)
                 fields[k] = {**fv, "default": d[0]} if d else fv
+                desc = v.get("description") if isinstance(v, dict) else None
+                if isinstance(desc, str) and desc.strip():
+                    # Field(description=...): what IDEs show (DCG's output is re-emitted as literals).
+                    fields[k]["description"] = desc.strip()[:MAX_DESCRIPTION]
             out["properties"] = fields
             req = s.get("required")
             if isinstance(req, list):

@@ -20,6 +20,8 @@ class FileSet:
     files: dict[str, str] = field(default_factory=dict)  # posix relative path -> text
     verbatim: set[str] = field(default_factory=set)  # paths black must not touch (copied runtime)
     warnings: list[Problem] = field(default_factory=list)
+    # (wire name, Python name) of every name not given by the plain rule (plan/renames.py).
+    renames: list[tuple[str, str]] = field(default_factory=list)
 
     def add(self, path: str, text: str, *, format: bool = True) -> None:
         self.files[path] = text

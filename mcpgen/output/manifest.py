@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -40,6 +40,7 @@ class Manifest:
     source_sha256: str
     files: Mapping[str, str]  # posix path -> sha256 of the text mcpgen wrote
     user_files: tuple[str, ...] = ()  # written once by mcpgen, then the user's (never checked, never removed)
+    renames: tuple[tuple[str, str], ...] = ()  # (wire, Python) names not given by the plain rule
     mcpgen_version: str = __version__
     black_version: str = field(default_factory=black_version)
 
@@ -52,6 +53,7 @@ class Manifest:
             "kind": self.kind,
             "mcpgen_version": self.mcpgen_version,
             "options": dict(self.options),
+            "renames": [{"python": python, "wire": wire} for wire, python in self.renames],
             "source_sha256": self.source_sha256,
             "user_files": sorted(self.user_files),
         }
@@ -72,8 +74,10 @@ def build_manifest(
     source_sha256: str,
     files: Mapping[str, str],
     user_files: tuple[str, ...] = (),
+    renames: Sequence[tuple[str, str]] = (),
 ) -> Manifest:
     return Manifest(
+        renames=tuple(renames),
         kind=kind,
         options=options,
         source_sha256=source_sha256,
@@ -93,6 +97,7 @@ def parse_manifest(text: str, where: str) -> tuple[Manifest | None, list[Problem
     if not all(isinstance(k, str) and isinstance(v, str) and _safe_relpath(k) for k, v in files.items()):
         return None, [Problem(where, "manifest lists a file outside the output folder or a bad hash")]
     users = doc.get("user_files", [])
+    renames = doc.get("renames", [])
     options = doc.get("options", {})
     return (
         Manifest(
@@ -101,11 +106,19 @@ def parse_manifest(text: str, where: str) -> tuple[Manifest | None, list[Problem
             source_sha256=str(doc.get("source_sha256", "")),
             files=files,
             user_files=tuple(u for u in users if isinstance(u, str)) if isinstance(users, list) else (),
+            renames=_renames(renames),
             mcpgen_version=str(doc.get("mcpgen_version", "")),
             black_version=str(doc.get("black_version", "")),
         ),
         [],
     )
+
+
+def _renames(doc: Any) -> tuple[tuple[str, str], ...]:
+    if not isinstance(doc, list):
+        return ()
+    pairs = [(r.get("wire"), r.get("python")) for r in doc if isinstance(r, dict)]
+    return tuple((w, p) for w, p in pairs if isinstance(w, str) and isinstance(p, str))
 
 
 def read_manifest(folder: Path) -> tuple[Manifest | None, list[Problem]]:

@@ -71,13 +71,46 @@ def _usable_tools(catalog: Catalog, skip_invalid: bool) -> tuple[list[ToolSpec],
     return [t for t in tools if t.name not in bad], notes
 
 
-def _doc(definition: dict[str, Any], fallback: str, footer: str) -> str:
-    """Title and description (the description alone when it starts with the title), else a fallback."""
+def _doc(definition: dict[str, Any], fallback: str, footer: str, args: str = "") -> str:
+    """Title and description (the description alone when it starts with the title), else a
+    fallback; then the `Args:` section, if any, and the footer."""
     title, desc = (definition.get(k) if isinstance(definition.get(k), str) else None for k in ("title", "description"))
     if title and desc and desc.startswith(title):
         title = None
     text = "\n\n".join(x for x in (title, desc) if x) or fallback
-    return f"{text}\n\n{footer}"
+    return "\n\n".join(x for x in (text, args, footer) if x)
+
+
+# An argument's description in a docstring's Args: section is one line of at most this many characters.
+ARG_DOC_MAX = 1000
+
+
+def _args_section(described: list[tuple[str, Any]]) -> str:
+    """Google style `Args:` (as IDEs show it): `name: description` for each argument that has one,
+    in signature order; the text is untrusted and reaches the source only through the docstring filter."""
+    lines = []
+    for python, desc in described:
+        text = " ".join(desc.split()) if isinstance(desc, str) else ""
+        if len(text) > ARG_DOC_MAX:
+            text = text[:ARG_DOC_MAX].rsplit(" ", 1)[0] + " ..."
+        if text:
+            lines.append(f"    {python}: {text}")
+    return "Args:\n" + "\n".join(lines) if lines else ""
+
+
+def _tool_args_section(spec: ToolSpec, n: ToolNames) -> str:
+    props = spec.input_schema.get("properties")
+    props = props if isinstance(props, dict) else {}
+    required = spec.input_schema.get("required")
+    required = set(required) if isinstance(required, list) else set()
+    ordered = sorted(n.args, key=lambda f: f.wire not in required)  # as the signature: required first
+    schemas = [props.get(f.wire) for f in ordered]
+    return _args_section(
+        [
+            (f.python, s.get("description") if isinstance(s, dict) else None)
+            for f, s in zip(ordered, schemas, strict=True)
+        ]
+    )
 
 
 # Server docstrings are short: the title or the description's first paragraph, cut to
@@ -113,7 +146,7 @@ def _tool_plan(spec: ToolSpec, n: ToolNames) -> ToolPlan:
         result_fields=n.result_fields,
         shape=shape,
         wrapped=wrapped,
-        doc=_doc(spec.raw, f"The {spec.name!r} tool.", f"MCP tool: {spec.name!r}"),
+        doc=_doc(spec.raw, f"The {spec.name!r} tool.", f"MCP tool: {spec.name!r}", _tool_args_section(spec, n)),
         summary=_summary(spec.raw, "tool", spec.name),
         schema_hash=schema_hash(spec.raw),
     )
@@ -198,7 +231,12 @@ def _feature_plans(
                 server_method=server[key],
                 model=models[key],
                 params=tuple(params),
-                doc=_doc(p, f"The {p['name']!r} prompt.", f"MCP prompt: {p['name']!r}"),
+                doc=_doc(
+                    p,
+                    f"The {p['name']!r} prompt.",
+                    f"MCP prompt: {p['name']!r}",
+                    _args_section([(a.python, declared[a.wire].get("description")) for a in params]),
+                ),
                 summary=_summary(p, "prompt", p["name"]),
             )
         )

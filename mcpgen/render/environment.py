@@ -71,7 +71,13 @@ class _BasenameLoader(jinja2.BaseLoader):
 
 
 def shipped_templates() -> Path:
-    return Path(str(resources.files("mcpgen.templates")))
+    """The templates: the `mcpgen.templates` package of an installed wheel, else the checkout's
+    top-level `templates/` (a development install in setuptools' compat mode, see the Makefile,
+    puts only the checkout on sys.path, so `mcpgen.templates` is not a package there)."""
+    try:
+        return Path(str(resources.files("mcpgen.templates")))
+    except ModuleNotFoundError:
+        return Path(__file__).resolve().parents[2] / "templates"
 
 
 def make_environment(user_dir: str | Path | None = None, *, autoescape_html: bool = False) -> jinja2.Environment:

@@ -12,6 +12,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from ..models import ModelsOutput
+from ..models.imports import import_lines
 from ..options import Runtime, ServerOptions
 from ..output.files import FileSet
 from ..output.handlers_file import HANDLERS_FILE, ServerFiles
@@ -37,6 +38,26 @@ STUB_PREFIX = "stub/"
 CONTRACT_RENDERED = "contract/test_contract.py"
 
 
+def base_imports(plan: Plan, models: ModelsOutput, runtime: str) -> str:
+    """_generated/base.py's import block: what its stubs and ToolsBase use, sorted."""
+    used = " ".join(t.server_returns for t in plan.tools)
+    annotations = [line for line in models.client_imports if line.rsplit(" ", 1)[-1] + "." in used]
+    features = bool(plan.prompts or plan.templates), bool(plan.resources or plan.templates)
+    support = ["Context", "Server", "bind_handlers"]
+    support += (["CompletionHook"] if features[0] else []) + (["SubscriptionHook"] if features[1] else [])
+    support += (["PromptOutput"] if plan.prompts else []) + (["ResourceOutput"] if features[1] else [])
+    support += ["ToolOutput"] if any(t.mode == "none" for t in plan.tools) else []
+    return import_lines(
+        [
+            "from __future__ import annotations",
+            *annotations,
+            f"from {runtime}.support.server import {', '.join(support)}",
+            "from . import models as _models",
+            "from . import tables as _tables",
+        ]
+    )
+
+
 def render_server(
     plan: Plan, models: ModelsOutput, options: ServerOptions, package: str, templates: str | None
 ) -> tuple[FileSet, dict[str, str]]:
@@ -60,6 +81,7 @@ def render_server(
         # Where the runtime is imported from, seen from the package and from _generated/.
         "runtime_module": runtime_module(options.runtime),
         "generated_runtime_module": runtime_module(options.runtime, nested=True),
+        "base_imports": base_imports(plan, models, runtime_module(options.runtime, nested=True)),
     }
     fs = FileSet()
     for path in GENERATED_FILES:

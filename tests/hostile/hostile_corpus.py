@@ -19,6 +19,8 @@ EVIL = [
     f"{{{MARK}}} %s {{0}} ${{x}}",
     f"{MARK}天気 café Ωmega",
     f"{MARK}\r\n\t\x7f\x85\ufeff",
+    f"{{{{ {MARK} }}}} {{% if 1 %}}{MARK}{{% endif %}} {{# {MARK}",
+    f"```python\nimport os  # {MARK}\nos.system('{MARK}')\n```",
 ]
 WEIRD_NAMES = [
     "class",

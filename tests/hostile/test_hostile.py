@@ -25,7 +25,6 @@ from mcpgen.generate import generate_client
 from mcpgen.options import ClientOptions
 from mcpgen.output.write import write_atomic
 
-REPO = Path(__file__).resolve().parents[2]
 BANNED_CALLS = {"eval", "exec", "compile", "__import__", "breakpoint", "input"}
 BANNED_MODULES = {"os", "subprocess", "sys", "shutil", "socket", "pathlib", "builtins"}
 
@@ -176,10 +175,57 @@ def test_hostile_values_behave_as_the_schema_says(generated: tuple[Path, ModuleT
         look.model_validate({"s": "cb"})
 
 
+def _described(text: str) -> str:
+    """How an argument's description reads in a docstring's Args: section (its start)."""
+    return " ".join(text.split())[:200]
+
+
+def test_hostile_descriptions_are_kept_as_text(generated: tuple[Path, ModuleType, list[Any]]) -> None:
+    """Every description reaches Field(description=...) and the method's Args: section verbatim,
+    as text: quotes, backslashes, template syntax and code stay inert (see the inert test above)."""
+    _, pkg, _ = generated
+    models = importlib.import_module("hostile_pkg.models")
+    table = pkg._catalog.TOOL_TABLE
+    method_of = {wire: method for method, wire in pkg._catalog.METHOD_NAMES.items()}
+    for evil in EVIL[:4]:
+        fields = getattr(models, table[evil][0]).model_fields
+        described = {(f.serialization_alias or name): f.description for name, f in fields.items()}
+        doc = getattr(pkg.AsyncClient, method_of[evil]).__doc__ or ""
+        assert "Args:" in doc
+        for e in EVIL:
+            assert described[e] == e.strip()[:4000], repr(e)
+            assert _described(e) in doc, repr(e)
+
+
+def test_hostile_descriptions_in_a_server_are_inert(tmp_path: Path) -> None:
+    """The server's handler stubs and models take the same descriptions through the same filters."""
+    from mcpgen.generate import generate_server
+    from mcpgen.options import ServerOptions
+
+    cat, problems = build_catalog(good_tools()[:4])
+    assert not problems
+    prompt = {"name": "p", "arguments": [{"name": e[:20] or "x", "description": e} for e in EVIL[-4:]]}
+    from dataclasses import replace
+
+    server = generate_server(replace(cat, prompts=(prompt,)), ServerOptions(), "hostile_server")
+    for path, src in [*server.files.files.items(), ("handlers.py", server.handlers)]:
+        if path.endswith(".py"):
+            ast.parse(src)
+            for tok in tokenize.generate_tokens(io.StringIO(src).readline):
+                if tok.type not in (tokenize.STRING, getattr(tokenize, "FSTRING_MIDDLE", tokenize.STRING)):
+                    assert MARK not in tok.string, f"{path}:{tok.start}: {tok.string[:80]!r}"
+    handlers = ast.parse(server.handlers)
+    docs = [ast.get_docstring(f, clean=False) or "" for f in ast.walk(handlers) if isinstance(f, ast.AsyncFunctionDef)]
+    assert len(docs) == 5 and all("Args:" in d for d in docs)
+    for e in EVIL:
+        assert all(_described(e) in d for d in docs[:4]), repr(e)  # the tools' stubs
+    assert all(_described(e) in docs[4] for e in EVIL[-4:])  # the prompt's stub
+
+
 @pytest.mark.slow
 def test_generated_package_passes_mypy_strict(generated: tuple[Path, ModuleType, list[Any]]) -> None:
     root, _, _ = generated
-    env = {**os.environ, "MYPYPATH": str(REPO)}
+    env = {k: v for k, v in os.environ.items() if k != "MYPYPATH"}
     r = subprocess.run(
         [sys.executable, "-m", "mypy", "--strict", "--no-incremental", "--python-version", "3.11", root.name],
         cwd=root.parent,

@@ -17,7 +17,6 @@ from mcpgen.generate import generate_client
 from mcpgen.options import ClientOptions
 from mcpgen.output.write import write_atomic
 
-REPO = Path(__file__).resolve().parents[2]
 COUNT = 2000
 
 
@@ -78,6 +77,6 @@ def test_two_thousand_tools(tmp_path: Path) -> None:
         capture_output=True,
         text=True,
         timeout=900,
-        env={**os.environ, "MYPYPATH": str(REPO)},
+        env={k: v for k, v in os.environ.items() if k != "MYPYPATH"},
     )
     assert checked.returncode == 0, checked.stdout[-3000:]

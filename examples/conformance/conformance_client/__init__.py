@@ -41,6 +41,7 @@ from mcpgen.runtime.support.client import (
     UnknownContent,
     Unset,
 )
+
 from .client import AsyncClient, Client
 
 if TYPE_CHECKING:

@@ -5,16 +5,20 @@ from __future__ import annotations
 
 from types import ModuleType as _ModuleType
 from typing import TYPE_CHECKING
-from typing import cast as _cast
 
-from mcpgen.runtime.support.client import UNSET, ToolResult, Unset
-from mcpgen.runtime.support.client import AsyncClientBase, SyncClientBase, sync_method
-from mcpgen.runtime.support.client import PromptResult, ResourceContents
+from mcpgen.runtime.support.client import (
+    UNSET,
+    AsyncClientBase,
+    PromptResult,
+    SyncClientBase,
+    ToolResult,
+    Unset,
+    sync_method,
+)
 
 from ._catalog import CATALOG
 
 if TYPE_CHECKING:
-    from . import models as _models
     import typing as _typing
 
 
@@ -35,6 +39,10 @@ class AsyncClient(AsyncClientBase):
 
     async def add_numbers(self, *, a: float, b: float) -> ToolResult:
         """Add two numbers together
+
+        Args:
+            a: First number
+            b: Second number
 
         MCP tool: 'add_numbers'
         """
@@ -120,6 +128,9 @@ class AsyncClient(AsyncClientBase):
     async def json_schema_echo(self, *, schema_: dict[str, _typing.Any]) -> ToolResult:
         """Echoes back an arbitrary JSON Schema object so the harness can observe what the client preserved.
 
+        Args:
+            schema_: The inputSchema the client observed
+
         MCP tool: 'json_schema_echo'
         """
         return await self._call_text("json_schema_echo", locals())
@@ -160,6 +171,24 @@ class AsyncClient(AsyncClientBase):
     ) -> ToolResult:
         """A tool with x-mcp-header annotations to test custom header mirroring and encoding
 
+        Args:
+            region: Plain ASCII string value
+            priority: Integer numeric value
+            query: No x-mcp-header annotation - should not be mirrored
+            verbose: Boolean value
+            debug: Boolean true value
+            empty_val: Empty string value
+            method_val: Value for header named \"Method\"
+            float_val: Floating point value
+            non_ascii_val: Non-ASCII string value
+            whitespace_val: String with leading/trailing whitespace
+            leading_space_val: String with leading space only
+            trailing_space_val: String with trailing space only
+            internal_space_val: String with internal spaces only
+            control_char_val: String with control characters
+            crlf_val: String with carriage return and line feed
+            tab_val: String with leading tab
+
         MCP tool: 'test_custom_headers'
         """
         return await self._call_text("test_custom_headers", locals())
@@ -168,6 +197,12 @@ class AsyncClient(AsyncClientBase):
         self, *, region: str, priority: int, query: str, verbose: bool | None | Unset = UNSET
     ) -> ToolResult:
         """A tool for testing null/omitted x-mcp-header parameter handling
+
+        Args:
+            region: Plain ASCII string value
+            priority: Integer numeric value
+            query: No x-mcp-header annotation
+            verbose: Boolean value - will be null to test omission
 
         MCP tool: 'test_custom_headers_null'
         """

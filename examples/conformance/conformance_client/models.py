@@ -2,10 +2,11 @@
 """Pydantic v2 models: `<Tool>Args` for inputs, `<Tool>Result` for outputs."""
 
 from __future__ import annotations
+
 from typing import Any
-from pydantic import ValidationInfo, model_validator
+
 from mcpgen.runtime.support.models import check_exact_model as _check_exact_model
-from pydantic import BaseModel, ConfigDict, Field, RootModel
+from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, model_validator
 
 
 class _McpgenExact:
@@ -17,135 +18,151 @@ class _McpgenExact:
 
 
 class AddNumbersArgs(_McpgenExact, BaseModel):
-    model_config = ConfigDict(extra="allow", protected_namespaces=())
-    a: float
-    b: float
+    model_config = ConfigDict(extra="allow", populate_by_name=True, protected_namespaces=())
+    a: float = Field(description="First number")
+    b: float = Field(description="Second number")
 
 
 class InvalidArrayHeaderArgs(_McpgenExact, BaseModel):
-    model_config = ConfigDict(extra="allow", protected_namespaces=())
+    model_config = ConfigDict(extra="allow", populate_by_name=True, protected_namespaces=())
     items: list[str]
 
 
 class InvalidColonInNameArgs(_McpgenExact, BaseModel):
-    model_config = ConfigDict(extra="allow", protected_namespaces=())
+    model_config = ConfigDict(extra="allow", populate_by_name=True, protected_namespaces=())
     value: str
 
 
 class InvalidControlCharNameArgs(_McpgenExact, BaseModel):
-    model_config = ConfigDict(extra="allow", protected_namespaces=())
+    model_config = ConfigDict(extra="allow", populate_by_name=True, protected_namespaces=())
     value: str
 
 
 class InvalidDuplicateDiffCaseArgs(_McpgenExact, BaseModel):
-    model_config = ConfigDict(extra="allow", protected_namespaces=())
+    model_config = ConfigDict(extra="allow", populate_by_name=True, protected_namespaces=())
     field1: str
     field2: str
 
 
 class InvalidDuplicateSameCaseArgs(_McpgenExact, BaseModel):
-    model_config = ConfigDict(extra="allow", protected_namespaces=())
+    model_config = ConfigDict(extra="allow", populate_by_name=True, protected_namespaces=())
     field1: str
     field2: str
 
 
 class InvalidEmptyHeaderArgs(_McpgenExact, BaseModel):
-    model_config = ConfigDict(extra="allow", protected_namespaces=())
+    model_config = ConfigDict(extra="allow", populate_by_name=True, protected_namespaces=())
     value: str
 
 
 class InvalidNonAsciiNameArgs(_McpgenExact, BaseModel):
-    model_config = ConfigDict(extra="allow", protected_namespaces=())
+    model_config = ConfigDict(extra="allow", populate_by_name=True, protected_namespaces=())
     value: str
 
 
 class InvalidNullHeaderArgs(_McpgenExact, BaseModel):
-    model_config = ConfigDict(extra="allow", protected_namespaces=())
+    model_config = ConfigDict(extra="allow", populate_by_name=True, protected_namespaces=())
     nil: None
 
 
 class InvalidNumberHeaderArgs(_McpgenExact, BaseModel):
-    model_config = ConfigDict(extra="allow", protected_namespaces=())
+    model_config = ConfigDict(extra="allow", populate_by_name=True, protected_namespaces=())
     score: float
 
 
 class InvalidObjectHeaderArgs(_McpgenExact, BaseModel):
-    model_config = ConfigDict(extra="allow", protected_namespaces=())
+    model_config = ConfigDict(extra="allow", populate_by_name=True, protected_namespaces=())
     data: dict[str, Any]
 
 
 class InvalidSpaceInNameArgs(_McpgenExact, BaseModel):
-    model_config = ConfigDict(extra="allow", protected_namespaces=())
+    model_config = ConfigDict(extra="allow", populate_by_name=True, protected_namespaces=())
     value: str
 
 
 class JsonSchemaEchoArgs(_McpgenExact, BaseModel):
-    model_config = ConfigDict(extra="allow", protected_namespaces=())
-    schema_: dict[str, Any] = Field(..., alias="schema")
+    model_config = ConfigDict(extra="allow", populate_by_name=True, protected_namespaces=())
+    schema_: dict[str, Any] = Field(
+        validation_alias="schema",
+        serialization_alias="schema",
+        description="The inputSchema the client observed",
+    )
 
 
 class MyHyphenatedToolArgs(_McpgenExact, BaseModel):
-    model_config = ConfigDict(extra="allow", protected_namespaces=())
+    model_config = ConfigDict(extra="allow", populate_by_name=True, protected_namespaces=())
 
 
 class TestClientElicitationDefaultsArgs(_McpgenExact, BaseModel):
-    model_config = ConfigDict(extra="allow", protected_namespaces=())
+    model_config = ConfigDict(extra="allow", populate_by_name=True, protected_namespaces=())
 
 
 class TestCustomHeadersArgs(_McpgenExact, BaseModel):
-    model_config = ConfigDict(extra="allow", protected_namespaces=())
-    region: str
-    priority: int
-    verbose: bool | None = None
-    debug: bool | None = None
-    empty_val: str | None = None
-    method_val: str | None = None
-    float_val: float | None = None
-    non_ascii_val: str | None = None
-    whitespace_val: str | None = None
-    leading_space_val: str | None = None
-    trailing_space_val: str | None = None
-    internal_space_val: str | None = None
-    control_char_val: str | None = None
-    crlf_val: str | None = None
-    tab_val: str | None = None
-    query: str
+    model_config = ConfigDict(extra="allow", populate_by_name=True, protected_namespaces=())
+    region: str = Field(description="Plain ASCII string value")
+    priority: int = Field(description="Integer numeric value")
+    verbose: bool | None = Field(default=None, description="Boolean value")
+    debug: bool | None = Field(default=None, description="Boolean true value")
+    empty_val: str | None = Field(default=None, description="Empty string value")
+    method_val: str | None = Field(default=None, description='Value for header named "Method"')
+    float_val: float | None = Field(default=None, description="Floating point value")
+    non_ascii_val: str | None = Field(default=None, description="Non-ASCII string value")
+    whitespace_val: str | None = Field(
+        default=None, description="String with leading/trailing whitespace"
+    )
+    leading_space_val: str | None = Field(
+        default=None, description="String with leading space only"
+    )
+    trailing_space_val: str | None = Field(
+        default=None, description="String with trailing space only"
+    )
+    internal_space_val: str | None = Field(
+        default=None, description="String with internal spaces only"
+    )
+    control_char_val: str | None = Field(default=None, description="String with control characters")
+    crlf_val: str | None = Field(
+        default=None, description="String with carriage return and line feed"
+    )
+    tab_val: str | None = Field(default=None, description="String with leading tab")
+    query: str = Field(description="No x-mcp-header annotation - should not be mirrored")
 
 
 class TestCustomHeadersNullArgs(_McpgenExact, BaseModel):
-    model_config = ConfigDict(extra="allow", protected_namespaces=())
-    region: str
-    priority: int
-    verbose: bool | None = None
-    query: str
+    model_config = ConfigDict(extra="allow", populate_by_name=True, protected_namespaces=())
+    region: str = Field(description="Plain ASCII string value")
+    priority: int = Field(description="Integer numeric value")
+    verbose: bool | None = Field(
+        default=None, description="Boolean value - will be null to test omission"
+    )
+    query: str = Field(description="No x-mcp-header annotation")
 
 
 class TestHeadersArgs(_McpgenExact, BaseModel):
-    model_config = ConfigDict(extra="allow", protected_namespaces=())
+    model_config = ConfigDict(extra="allow", populate_by_name=True, protected_namespaces=())
 
 
 class TestMrtrEchoStateArgs(_McpgenExact, BaseModel):
-    model_config = ConfigDict(extra="allow", protected_namespaces=())
+    model_config = ConfigDict(extra="allow", populate_by_name=True, protected_namespaces=())
 
 
 class TestMrtrNoResultTypeArgs(_McpgenExact, BaseModel):
-    model_config = ConfigDict(extra="allow", protected_namespaces=())
+    model_config = ConfigDict(extra="allow", populate_by_name=True, protected_namespaces=())
 
 
 class TestMrtrNoStateArgs(_McpgenExact, BaseModel):
-    model_config = ConfigDict(extra="allow", protected_namespaces=())
+    model_config = ConfigDict(extra="allow", populate_by_name=True, protected_namespaces=())
 
 
 class TestMrtrUnrelatedArgs(_McpgenExact, BaseModel):
-    model_config = ConfigDict(extra="allow", protected_namespaces=())
+    model_config = ConfigDict(extra="allow", populate_by_name=True, protected_namespaces=())
 
 
 class TestReconnectionArgs(_McpgenExact, BaseModel):
-    model_config = ConfigDict(extra="allow", protected_namespaces=())
+    model_config = ConfigDict(extra="allow", populate_by_name=True, protected_namespaces=())
 
 
 class ValidToolArgs(_McpgenExact, BaseModel):
-    model_config = ConfigDict(extra="allow", protected_namespaces=())
+    model_config = ConfigDict(extra="allow", populate_by_name=True, protected_namespaces=())
     region: str
 
 

@@ -297,7 +297,9 @@ class AsyncClientBase(AsyncFeatures):
         so each field's alias is the argument's wire name; `self` and UNSET values drop out.
         """
         fields = getattr(self._load_models(), self._catalog.table[wire][0]).model_fields
-        given = {(fields[k].alias or k): v for k, v in local_vars.items() if k in fields}
+        given = {
+            (fields[k].serialization_alias or fields[k].alias or k): v for k, v in local_vars.items() if k in fields
+        }
         return await self._invoke(wire, given)
 
     async def _call_text(self, wire: str, local_vars: Mapping[str, Any]) -> ToolResult:

@@ -381,8 +381,29 @@ def check_exact_model(cls: type, data: Any, context: Any, schemas: Mapping[str, 
     for klass in cls.__mro__:
         schema = schemas.get(klass.__name__)
         if schema is not None:
-            return check_exact(schema, data, context, wraps.get(klass.__name__))
+            return check_exact(schema, _by_wire_name(cls, data), context, wraps.get(klass.__name__))
     return data
+
+
+def _by_wire_name(cls: type, data: Any) -> Any:
+    """A mapping keyed by Python field names (`Relation(from_=...)`) keyed by wire names, which is
+    what the schema speaks. A key that is some field's wire name stays: the wire name wins."""
+    fields = getattr(cls, "model_fields", None)
+    if type(data) is not dict or not isinstance(fields, Mapping):
+        return data
+    wire_of: dict[str, str] = {}
+    for name, info in fields.items():
+        alias = getattr(info, "serialization_alias", None) or getattr(info, "alias", None)
+        if isinstance(alias, str) and alias != name:
+            wire_of[name] = alias
+    if not wire_of:
+        return data
+    wires = set(wire_of.values()) | (set(fields) - set(wire_of))
+    out = {k: v for k, v in data.items() if k in wires}
+    for key, value in data.items():
+        if key not in wires:
+            out.setdefault(wire_of.get(key, key), value)  # both spellings given: the wire name's wins
+    return out
 
 
 _SCALARS = frozenset({str, int, float, bool, type(None)})

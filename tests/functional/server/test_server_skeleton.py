@@ -101,7 +101,7 @@ def fill_handlers(pkg: Path) -> None:
 
 
 def mypy(target: Path) -> subprocess.CompletedProcess[str]:
-    env = {**os.environ, "MYPYPATH": str(REPO)}
+    env = {k: v for k, v in os.environ.items() if k != "MYPYPATH"}
     return subprocess.run(
         [sys.executable, "-m", "mypy", "--strict", "--no-incremental", str(target.name)],
         cwd=target.parent,

@@ -14,7 +14,8 @@ from mcpgen.runtime.support.server import (
     bind_handlers,
 )
 
-from . import models as _models, tables as _tables
+from . import models as _models
+from . import tables as _tables
 
 
 class ToolsBase(CompletionHook, SubscriptionHook):

@@ -2,11 +2,11 @@
 """Pydantic v2 models: `<Tool>Args` for inputs, `<Tool>Result` for outputs."""
 
 from __future__ import annotations
-from typing import Any
-from pydantic import ValidationInfo, model_validator
+
+from typing import Any, Literal
+
 from mcpgen.runtime.support.models import check_exact_model as _check_exact_model
-from typing import Literal
-from pydantic import BaseModel, ConfigDict, Field, RootModel
+from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, model_validator
 
 
 class _McpgenExact:
@@ -18,121 +18,123 @@ class _McpgenExact:
 
 
 class JsonSchema202012ToolArgs(_McpgenExact, BaseModel):
-    model_config = ConfigDict(extra="allow", protected_namespaces=())
+    model_config = ConfigDict(extra="allow", populate_by_name=True, protected_namespaces=())
     name: str | None = None
     address: JsonSchema202012ToolArgsAddress | None = None
-    contact_method: Literal["phone", "email"] | None = Field(None, alias="contactMethod")
+    contact_method: Literal["phone", "email"] | None = Field(
+        default=None, validation_alias="contactMethod", serialization_alias="contactMethod"
+    )
     phone: str | None = None
     email: str | None = None
 
 
 class JsonSchema202012ToolArgsAddress(BaseModel):
-    model_config = ConfigDict(extra="allow", protected_namespaces=())
+    model_config = ConfigDict(extra="allow", populate_by_name=True, protected_namespaces=())
     street: str | None = None
     city: str | None = None
 
 
 class TestAudioContentArgs(_McpgenExact, BaseModel):
-    model_config = ConfigDict(extra="allow", protected_namespaces=())
+    model_config = ConfigDict(extra="allow", populate_by_name=True, protected_namespaces=())
 
 
 class TestElicitationArgs(_McpgenExact, BaseModel):
-    model_config = ConfigDict(extra="allow", protected_namespaces=())
-    message: str
+    model_config = ConfigDict(extra="allow", populate_by_name=True, protected_namespaces=())
+    message: str = Field(description="The message to show the user")
 
 
 class TestElicitationSep1034DefaultsArgs(_McpgenExact, BaseModel):
-    model_config = ConfigDict(extra="allow", protected_namespaces=())
+    model_config = ConfigDict(extra="allow", populate_by_name=True, protected_namespaces=())
 
 
 class TestElicitationSep1330EnumsArgs(_McpgenExact, BaseModel):
-    model_config = ConfigDict(extra="allow", protected_namespaces=())
+    model_config = ConfigDict(extra="allow", populate_by_name=True, protected_namespaces=())
 
 
 class TestEmbeddedResourceArgs(_McpgenExact, BaseModel):
-    model_config = ConfigDict(extra="allow", protected_namespaces=())
+    model_config = ConfigDict(extra="allow", populate_by_name=True, protected_namespaces=())
 
 
 class TestErrorHandlingArgs(_McpgenExact, BaseModel):
-    model_config = ConfigDict(extra="allow", protected_namespaces=())
+    model_config = ConfigDict(extra="allow", populate_by_name=True, protected_namespaces=())
 
 
 class TestImageContentArgs(_McpgenExact, BaseModel):
-    model_config = ConfigDict(extra="allow", protected_namespaces=())
+    model_config = ConfigDict(extra="allow", populate_by_name=True, protected_namespaces=())
 
 
 class TestInputRequiredResultCapabilitiesArgs(_McpgenExact, BaseModel):
-    model_config = ConfigDict(extra="allow", protected_namespaces=())
+    model_config = ConfigDict(extra="allow", populate_by_name=True, protected_namespaces=())
 
 
 class TestInputRequiredResultElicitationArgs(_McpgenExact, BaseModel):
-    model_config = ConfigDict(extra="allow", protected_namespaces=())
+    model_config = ConfigDict(extra="allow", populate_by_name=True, protected_namespaces=())
 
 
 class TestInputRequiredResultListRootsArgs(_McpgenExact, BaseModel):
-    model_config = ConfigDict(extra="allow", protected_namespaces=())
+    model_config = ConfigDict(extra="allow", populate_by_name=True, protected_namespaces=())
 
 
 class TestInputRequiredResultMultiRoundArgs(_McpgenExact, BaseModel):
-    model_config = ConfigDict(extra="allow", protected_namespaces=())
+    model_config = ConfigDict(extra="allow", populate_by_name=True, protected_namespaces=())
 
 
 class TestInputRequiredResultMultipleInputsArgs(_McpgenExact, BaseModel):
-    model_config = ConfigDict(extra="allow", protected_namespaces=())
+    model_config = ConfigDict(extra="allow", populate_by_name=True, protected_namespaces=())
 
 
 class TestInputRequiredResultRequestStateArgs(_McpgenExact, BaseModel):
-    model_config = ConfigDict(extra="allow", protected_namespaces=())
+    model_config = ConfigDict(extra="allow", populate_by_name=True, protected_namespaces=())
 
 
 class TestInputRequiredResultSamplingArgs(_McpgenExact, BaseModel):
-    model_config = ConfigDict(extra="allow", protected_namespaces=())
+    model_config = ConfigDict(extra="allow", populate_by_name=True, protected_namespaces=())
 
 
 class TestInputRequiredResultTamperedStateArgs(_McpgenExact, BaseModel):
-    model_config = ConfigDict(extra="allow", protected_namespaces=())
+    model_config = ConfigDict(extra="allow", populate_by_name=True, protected_namespaces=())
 
 
 class TestLoggingToolArgs(_McpgenExact, BaseModel):
-    model_config = ConfigDict(extra="allow", protected_namespaces=())
+    model_config = ConfigDict(extra="allow", populate_by_name=True, protected_namespaces=())
 
 
 class TestMissingCapabilityArgs(_McpgenExact, BaseModel):
-    model_config = ConfigDict(extra="allow", protected_namespaces=())
+    model_config = ConfigDict(extra="allow", populate_by_name=True, protected_namespaces=())
 
 
 class TestMultipleContentTypesArgs(_McpgenExact, BaseModel):
-    model_config = ConfigDict(extra="allow", protected_namespaces=())
+    model_config = ConfigDict(extra="allow", populate_by_name=True, protected_namespaces=())
 
 
 class TestParamHeaderArgs(_McpgenExact, BaseModel):
-    model_config = ConfigDict(extra="allow", protected_namespaces=())
-    region: str
+    model_config = ConfigDict(extra="allow", populate_by_name=True, protected_namespaces=())
+    region: str = Field(description="A region name")
 
 
 class TestReconnectionArgs(_McpgenExact, BaseModel):
-    model_config = ConfigDict(extra="allow", protected_namespaces=())
+    model_config = ConfigDict(extra="allow", populate_by_name=True, protected_namespaces=())
 
 
 class TestSamplingArgs(_McpgenExact, BaseModel):
-    model_config = ConfigDict(extra="allow", protected_namespaces=())
-    prompt: str
+    model_config = ConfigDict(extra="allow", populate_by_name=True, protected_namespaces=())
+    prompt: str = Field(description="The prompt to send")
 
 
 class TestSimpleTextArgs(_McpgenExact, BaseModel):
-    model_config = ConfigDict(extra="allow", protected_namespaces=())
+    model_config = ConfigDict(extra="allow", populate_by_name=True, protected_namespaces=())
 
 
 class TestStreamingElicitationArgs(_McpgenExact, BaseModel):
-    model_config = ConfigDict(extra="allow", protected_namespaces=())
+    model_config = ConfigDict(extra="allow", populate_by_name=True, protected_namespaces=())
 
 
 class TestToolWithLoggingArgs(_McpgenExact, BaseModel):
-    model_config = ConfigDict(extra="allow", protected_namespaces=())
+    model_config = ConfigDict(extra="allow", populate_by_name=True, protected_namespaces=())
 
 
 class TestToolWithProgressArgs(_McpgenExact, BaseModel):
-    model_config = ConfigDict(extra="allow", protected_namespaces=())
+    model_config = ConfigDict(extra="allow", populate_by_name=True, protected_namespaces=())
 
 
 _EXACT_SCHEMAS: dict[str, str] = {
@@ -166,45 +168,41 @@ _EXACT_SCHEMAS: dict[str, str] = {
 _EXACT_WRAPS: dict[str, str] = {}
 
 
-# Prompt arguments and URI template variables: strings, by Python name (the alias is the wire name).
-import pydantic as _pydantic
-
-
-class PromptTestInputRequiredResultPromptArgs(_pydantic.BaseModel):
+class PromptTestInputRequiredResultPromptArgs(BaseModel):
     """Arguments of the prompt 'test_input_required_result_prompt'"""
 
-    model_config = _pydantic.ConfigDict(extra="ignore", populate_by_name=True, frozen=True)
+    model_config = ConfigDict(extra="ignore", populate_by_name=True, frozen=True)
 
 
-class PromptTestPromptWithArgumentsArgs(_pydantic.BaseModel):
+class PromptTestPromptWithArgumentsArgs(BaseModel):
     """Arguments of the prompt 'test_prompt_with_arguments'"""
 
-    model_config = _pydantic.ConfigDict(extra="ignore", populate_by_name=True, frozen=True)
-    arg1: str = _pydantic.Field(alias="arg1")
-    arg2: str = _pydantic.Field(alias="arg2")
+    model_config = ConfigDict(extra="ignore", populate_by_name=True, frozen=True)
+    arg1: str = Field(validation_alias="arg1", serialization_alias="arg1")
+    arg2: str = Field(validation_alias="arg2", serialization_alias="arg2")
 
 
-class PromptTestPromptWithEmbeddedResourceArgs(_pydantic.BaseModel):
+class PromptTestPromptWithEmbeddedResourceArgs(BaseModel):
     """Arguments of the prompt 'test_prompt_with_embedded_resource'"""
 
-    model_config = _pydantic.ConfigDict(extra="ignore", populate_by_name=True, frozen=True)
-    resource_uri: str = _pydantic.Field(alias="resourceUri")
+    model_config = ConfigDict(extra="ignore", populate_by_name=True, frozen=True)
+    resource_uri: str = Field(validation_alias="resourceUri", serialization_alias="resourceUri")
 
 
-class PromptTestPromptWithImageArgs(_pydantic.BaseModel):
+class PromptTestPromptWithImageArgs(BaseModel):
     """Arguments of the prompt 'test_prompt_with_image'"""
 
-    model_config = _pydantic.ConfigDict(extra="ignore", populate_by_name=True, frozen=True)
+    model_config = ConfigDict(extra="ignore", populate_by_name=True, frozen=True)
 
 
-class PromptTestSimplePromptArgs(_pydantic.BaseModel):
+class PromptTestSimplePromptArgs(BaseModel):
     """Arguments of the prompt 'test_simple_prompt'"""
 
-    model_config = _pydantic.ConfigDict(extra="ignore", populate_by_name=True, frozen=True)
+    model_config = ConfigDict(extra="ignore", populate_by_name=True, frozen=True)
 
 
-class TemplateTemplateParams(_pydantic.BaseModel):
+class TemplateTemplateParams(BaseModel):
     """Variables of the URI template 'test://template/{id}/data'"""
 
-    model_config = _pydantic.ConfigDict(extra="ignore", populate_by_name=True, frozen=True)
-    id_: str = _pydantic.Field(alias="id")
+    model_config = ConfigDict(extra="ignore", populate_by_name=True, frozen=True)
+    id_: str = Field(validation_alias="id", serialization_alias="id")

@@ -5,7 +5,8 @@ from __future__ import annotations
 
 from mcpgen.runtime.support.server import Context, Server, ToolOutput, bind_handlers
 
-from . import models as _models, tables as _tables
+from . import models as _models
+from . import tables as _tables
 
 
 class ToolsBase:

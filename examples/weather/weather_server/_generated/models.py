@@ -2,11 +2,11 @@
 """Pydantic v2 models: `<Tool>Args` for inputs, `<Tool>Result` for outputs."""
 
 from __future__ import annotations
-from typing import Any
-from pydantic import ValidationInfo, model_validator
+
+from typing import Any, Literal
+
 from mcpgen.runtime.support.models import check_exact_model as _check_exact_model
-from typing import Literal
-from pydantic import BaseModel, ConfigDict, Field, RootModel
+from pydantic import BaseModel, ConfigDict, Field, RootModel, ValidationInfo, model_validator
 
 
 class _McpgenExact:
@@ -18,7 +18,7 @@ class _McpgenExact:
 
 
 class Day(BaseModel):
-    model_config = ConfigDict(extra="allow", protected_namespaces=())
+    model_config = ConfigDict(extra="allow", populate_by_name=True, protected_namespaces=())
     day: int
     high: float
     low: float
@@ -26,22 +26,22 @@ class Day(BaseModel):
 
 
 class GetForecastArgs(_McpgenExact, BaseModel):
-    model_config = ConfigDict(extra="allow", protected_namespaces=())
-    city: str
-    days: int = 3
+    model_config = ConfigDict(extra="allow", populate_by_name=True, protected_namespaces=())
+    city: str = Field(description='City name, e.g. "Paris".')
+    days: int = Field(default=3, description="How many days to forecast.")
     units: Literal["celsius", "fahrenheit"] = "celsius"
 
 
 class GetForecastResult(_McpgenExact, BaseModel):
-    model_config = ConfigDict(extra="allow", protected_namespaces=())
+    model_config = ConfigDict(extra="allow", populate_by_name=True, protected_namespaces=())
     city: str
     units: Literal["celsius", "fahrenheit"]
     days: list[Day]
 
 
 class ListCitiesArgs(_McpgenExact, BaseModel):
-    model_config = ConfigDict(extra="allow", protected_namespaces=())
-    country: str | None = None
+    model_config = ConfigDict(extra="allow", populate_by_name=True, protected_namespaces=())
+    country: str | None = Field(default=None, description="ISO country code filter")
 
 
 class ListCitiesResult(_McpgenExact, RootModel[list[str]]):
@@ -49,7 +49,7 @@ class ListCitiesResult(_McpgenExact, RootModel[list[str]]):
 
 
 class WeatherAlertArgs(_McpgenExact, BaseModel):
-    model_config = ConfigDict(extra="allow", protected_namespaces=())
+    model_config = ConfigDict(extra="allow", populate_by_name=True, protected_namespaces=())
     region: str
     level: Literal["yellow", "orange", "red"]
     message: str | None = None

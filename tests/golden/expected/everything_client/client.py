@@ -7,16 +7,24 @@ from types import ModuleType as _ModuleType
 from typing import TYPE_CHECKING
 from typing import cast as _cast
 
-from mcpgen.runtime.support.client import UNSET, ToolResult, Unset
-from mcpgen.runtime.support.client import AsyncClientBase, SyncClientBase, sync_method
-from mcpgen.runtime.support.client import PromptResult, ResourceContents
-from mcpgen.runtime.support.client import expand_uri_template
+from mcpgen.runtime.support.client import (
+    UNSET,
+    AsyncClientBase,
+    PromptResult,
+    ResourceContents,
+    SyncClientBase,
+    ToolResult,
+    Unset,
+    expand_uri_template,
+    sync_method,
+)
 
 from ._catalog import CATALOG
 
 if TYPE_CHECKING:
-    from . import models as _models
     import typing as _typing
+
+    from . import models as _models
 
 
 class AsyncClient(AsyncClientBase):
@@ -39,6 +47,9 @@ class AsyncClient(AsyncClientBase):
 
         Echoes back the input string
 
+        Args:
+            message: Message to echo
+
         MCP tool: 'echo'
         """
         return await self._call_text("echo", locals())
@@ -52,6 +63,10 @@ class AsyncClient(AsyncClientBase):
         """Get Annotated Message Tool
 
         Demonstrates how annotations can be used to provide metadata about content.
+
+        Args:
+            message_type: Type of message to demonstrate different annotation patterns
+            include_image: Whether to include an example image
 
         MCP tool: 'get-annotated-message'
         """
@@ -71,6 +86,9 @@ class AsyncClient(AsyncClientBase):
 
         Returns up to ten resource links that reference different types of resources
 
+        Args:
+            count: Number of resource links to return (1-10)
+
         MCP tool: 'get-resource-links'
         """
         return await self._call_text("get-resource-links", locals())
@@ -85,6 +103,9 @@ class AsyncClient(AsyncClientBase):
 
         Returns a resource reference that can be used by MCP clients
 
+        Args:
+            resource_id: ID of the text resource to fetch
+
         MCP tool: 'get-resource-reference'
         """
         return await self._call_text("get-resource-reference", locals())
@@ -95,6 +116,9 @@ class AsyncClient(AsyncClientBase):
         """Get Structured Content Tool
 
         Returns structured content along with an output schema for client data validation
+
+        Args:
+            location: Choose city
 
         MCP tool: 'get-structured-content'
         """
@@ -107,6 +131,10 @@ class AsyncClient(AsyncClientBase):
         """Get Sum Tool
 
         Returns the sum of two numbers
+
+        Args:
+            a: First number
+            b: Second number
 
         MCP tool: 'get-sum'
         """
@@ -132,6 +160,11 @@ class AsyncClient(AsyncClientBase):
 
         Compresses a single file using gzip compression. Depending upon the selected output type, returns either the compressed data as a gzipped resource or a resource link, allowing it to be downloaded in a subsequent request during the current session.
 
+        Args:
+            name: Name of the output file
+            data: URL or data URI of the file content to compress
+            output_type: How the resulting gzipped file should be returned. 'resourceLink' returns a link to a resource that can be read later, 'resource' returns a full resource object.
+
         MCP tool: 'gzip-file-as-resource'
         """
         return await self._call_text("gzip-file-as-resource", locals())
@@ -142,6 +175,10 @@ class AsyncClient(AsyncClientBase):
         """Simulate Research Query
 
         Simulates a deep research operation that gathers, analyzes, and synthesizes information. Demonstrates MCP task-based operations with progress through multiple stages. If 'ambiguous' is true and client supports elicitation, sends an elicitation request for clarification.
+
+        Args:
+            topic: The research topic to investigate
+            ambiguous: Simulate an ambiguous query that requires clarification (triggers input_required status)
 
         MCP tool: 'simulate-research-query'
         """
@@ -172,6 +209,10 @@ class AsyncClient(AsyncClientBase):
 
         Demonstrates a long running operation with progress updates.
 
+        Args:
+            duration: Duration of the operation in seconds
+            steps: Number of steps in the operation
+
         MCP tool: 'trigger-long-running-operation'
         """
         return await self._call_text("trigger-long-running-operation", locals())
@@ -180,6 +221,9 @@ class AsyncClient(AsyncClientBase):
         """Arguments Prompt
 
         A prompt with two arguments, one required and one optional
+
+        Args:
+            city: Name of the city
 
         MCP prompt: 'args-prompt'
         """
@@ -194,6 +238,10 @@ class AsyncClient(AsyncClientBase):
 
         First argument choice narrows values for second argument.
 
+        Args:
+            department: Choose the department.
+            name: Choose a team member to lead the selected department.
+
         MCP prompt: 'completable-prompt'
         """
         arguments: dict[str, str] = {}
@@ -205,6 +253,10 @@ class AsyncClient(AsyncClientBase):
         """Resource Prompt
 
         A prompt that includes an embedded resource reference
+
+        Args:
+            resource_type: Type of resource to fetch
+            resource_id: ID of the text resource to fetch
 
         MCP prompt: 'resource-prompt'
         """

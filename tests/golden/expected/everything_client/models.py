@@ -2,11 +2,11 @@
 """Pydantic v2 models: `<Tool>Args` for inputs, `<Tool>Result` for outputs."""
 
 from __future__ import annotations
-from typing import Any
-from pydantic import ValidationInfo, model_validator
+
+from typing import Any, Literal
+
 from mcpgen.runtime.support.models import check_exact_model as _check_exact_model
-from typing import Literal
-from pydantic import BaseModel, ConfigDict, Field, RootModel
+from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, model_validator
 
 
 class _McpgenExact:
@@ -18,80 +18,105 @@ class _McpgenExact:
 
 
 class EchoArgs(_McpgenExact, BaseModel):
-    model_config = ConfigDict(extra="allow", protected_namespaces=())
-    message: str
+    model_config = ConfigDict(extra="allow", populate_by_name=True, protected_namespaces=())
+    message: str = Field(description="Message to echo")
 
 
 class GetAnnotatedMessageArgs(_McpgenExact, BaseModel):
-    model_config = ConfigDict(extra="allow", protected_namespaces=())
-    message_type: Literal["error", "success", "debug"] = Field(..., alias="messageType")
-    include_image: bool = Field(False, alias="includeImage")
+    model_config = ConfigDict(extra="allow", populate_by_name=True, protected_namespaces=())
+    message_type: Literal["error", "success", "debug"] = Field(
+        validation_alias="messageType",
+        serialization_alias="messageType",
+        description="Type of message to demonstrate different annotation patterns",
+    )
+    include_image: bool = Field(
+        default=False,
+        validation_alias="includeImage",
+        serialization_alias="includeImage",
+        description="Whether to include an example image",
+    )
 
 
 class GetEnvArgs(_McpgenExact, BaseModel):
-    model_config = ConfigDict(extra="allow", protected_namespaces=())
+    model_config = ConfigDict(extra="allow", populate_by_name=True, protected_namespaces=())
 
 
 class GetResourceLinksArgs(_McpgenExact, BaseModel):
-    model_config = ConfigDict(extra="allow", protected_namespaces=())
-    count: float = 3
+    model_config = ConfigDict(extra="allow", populate_by_name=True, protected_namespaces=())
+    count: float = Field(default=3, description="Number of resource links to return (1-10)")
 
 
 class GetResourceReferenceArgs(_McpgenExact, BaseModel):
-    model_config = ConfigDict(extra="allow", protected_namespaces=())
-    resource_type: Literal["Text", "Blob"] = Field("Text", alias="resourceType")
-    resource_id: float = Field(1, alias="resourceId")
+    model_config = ConfigDict(extra="allow", populate_by_name=True, protected_namespaces=())
+    resource_type: Literal["Text", "Blob"] = Field(
+        default="Text", validation_alias="resourceType", serialization_alias="resourceType"
+    )
+    resource_id: float = Field(
+        default=1,
+        validation_alias="resourceId",
+        serialization_alias="resourceId",
+        description="ID of the text resource to fetch",
+    )
 
 
 class GetStructuredContentArgs(_McpgenExact, BaseModel):
-    model_config = ConfigDict(extra="allow", protected_namespaces=())
-    location: Literal["New York", "Chicago", "Los Angeles"]
+    model_config = ConfigDict(extra="allow", populate_by_name=True, protected_namespaces=())
+    location: Literal["New York", "Chicago", "Los Angeles"] = Field(description="Choose city")
 
 
 class GetStructuredContentResult(_McpgenExact, BaseModel):
-    model_config = ConfigDict(extra="allow", protected_namespaces=())
-    temperature: float
-    conditions: str
-    humidity: float
+    model_config = ConfigDict(extra="allow", populate_by_name=True, protected_namespaces=())
+    temperature: float = Field(description="Temperature in celsius")
+    conditions: str = Field(description="Weather conditions description")
+    humidity: float = Field(description="Humidity percentage")
 
 
 class GetSumArgs(_McpgenExact, BaseModel):
-    model_config = ConfigDict(extra="allow", protected_namespaces=())
-    a: float
-    b: float
+    model_config = ConfigDict(extra="allow", populate_by_name=True, protected_namespaces=())
+    a: float = Field(description="First number")
+    b: float = Field(description="Second number")
 
 
 class GetTinyImageArgs(_McpgenExact, BaseModel):
-    model_config = ConfigDict(extra="allow", protected_namespaces=())
+    model_config = ConfigDict(extra="allow", populate_by_name=True, protected_namespaces=())
 
 
 class GzipFileAsResourceArgs(_McpgenExact, BaseModel):
-    model_config = ConfigDict(extra="allow", protected_namespaces=())
-    name: str = "README.md.gz"
-    data: str = (
-        "https://raw.githubusercontent.com/modelcontextprotocol/servers/refs/heads/main/README.md"
+    model_config = ConfigDict(extra="allow", populate_by_name=True, protected_namespaces=())
+    name: str = Field(default="README.md.gz", description="Name of the output file")
+    data: str = Field(
+        default="https://raw.githubusercontent.com/modelcontextprotocol/servers/refs/heads/main/README.md",
+        description="URL or data URI of the file content to compress",
     )
-    output_type: Literal["resourceLink", "resource"] = Field("resourceLink", alias="outputType")
+    output_type: Literal["resourceLink", "resource"] = Field(
+        default="resourceLink",
+        validation_alias="outputType",
+        serialization_alias="outputType",
+        description="How the resulting gzipped file should be returned. 'resourceLink' returns a link to a resource that can be read later, 'resource' returns a full resource object.",
+    )
 
 
 class SimulateResearchQueryArgs(_McpgenExact, BaseModel):
-    model_config = ConfigDict(extra="allow", protected_namespaces=())
-    topic: str
-    ambiguous: bool = False
+    model_config = ConfigDict(extra="allow", populate_by_name=True, protected_namespaces=())
+    topic: str = Field(description="The research topic to investigate")
+    ambiguous: bool = Field(
+        default=False,
+        description="Simulate an ambiguous query that requires clarification (triggers input_required status)",
+    )
 
 
 class ToggleSimulatedLoggingArgs(_McpgenExact, BaseModel):
-    model_config = ConfigDict(extra="allow", protected_namespaces=())
+    model_config = ConfigDict(extra="allow", populate_by_name=True, protected_namespaces=())
 
 
 class ToggleSubscriberUpdatesArgs(_McpgenExact, BaseModel):
-    model_config = ConfigDict(extra="allow", protected_namespaces=())
+    model_config = ConfigDict(extra="allow", populate_by_name=True, protected_namespaces=())
 
 
 class TriggerLongRunningOperationArgs(_McpgenExact, BaseModel):
-    model_config = ConfigDict(extra="allow", protected_namespaces=())
-    duration: float = 10
-    steps: float = 5
+    model_config = ConfigDict(extra="allow", populate_by_name=True, protected_namespaces=())
+    duration: float = Field(default=10, description="Duration of the operation in seconds")
+    steps: float = Field(default=5, description="Number of steps in the operation")
 
 
 _EXACT_SCHEMAS: dict[str, str] = {

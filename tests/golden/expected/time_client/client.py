@@ -7,7 +7,6 @@ from types import ModuleType as _ModuleType
 from typing import TYPE_CHECKING
 from typing import cast as _cast
 
-from mcpgen.runtime.support.client import UNSET, ToolResult, Unset
 from mcpgen.runtime.support.client import AsyncClientBase, SyncClientBase, sync_method
 
 from ._catalog import CATALOG
@@ -36,12 +35,20 @@ class AsyncClient(AsyncClientBase):
     ) -> _models.ConvertTimeResult:
         """Convert time between timezones
 
+        Args:
+            source_timezone: Source IANA timezone name (e.g., 'America/New_York', 'Europe/London'). Use 'UTC' as local timezone if no source timezone provided by the user.
+            time: Time to convert in 24-hour format (HH:MM)
+            target_timezone: Target IANA timezone name (e.g., 'Asia/Tokyo', 'America/San_Francisco'). Use 'UTC' as local timezone if no target timezone provided by the user.
+
         MCP tool: 'convert_time'
         """
         return _cast("_models.ConvertTimeResult", await self._call("convert_time", locals()))
 
     async def get_current_time(self, *, timezone: str) -> _models.GetCurrentTimeResult:
         """Get current time in a specific timezone
+
+        Args:
+            timezone: IANA timezone name (e.g., 'America/New_York', 'Europe/London'). Use 'UTC' as local timezone if no timezone provided by the user.
 
         MCP tool: 'get_current_time'
         """

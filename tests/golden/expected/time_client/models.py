@@ -2,10 +2,11 @@
 """Pydantic v2 models: `<Tool>Args` for inputs, `<Tool>Result` for outputs."""
 
 from __future__ import annotations
+
 from typing import Any
-from pydantic import ValidationInfo, model_validator
+
 from mcpgen.runtime.support.models import check_exact_model as _check_exact_model
-from pydantic import BaseModel, ConfigDict, Field, RootModel
+from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, model_validator
 
 
 class _McpgenExact:
@@ -17,21 +18,25 @@ class _McpgenExact:
 
 
 class ConvertTimeArgs(_McpgenExact, BaseModel):
-    model_config = ConfigDict(extra="allow", protected_namespaces=())
-    source_timezone: str
-    time: str
-    target_timezone: str
+    model_config = ConfigDict(extra="allow", populate_by_name=True, protected_namespaces=())
+    source_timezone: str = Field(
+        description="Source IANA timezone name (e.g., 'America/New_York', 'Europe/London'). Use 'UTC' as local timezone if no source timezone provided by the user."
+    )
+    time: str = Field(description="Time to convert in 24-hour format (HH:MM)")
+    target_timezone: str = Field(
+        description="Target IANA timezone name (e.g., 'Asia/Tokyo', 'America/San_Francisco'). Use 'UTC' as local timezone if no target timezone provided by the user."
+    )
 
 
 class ConvertTimeResult(_McpgenExact, BaseModel):
-    model_config = ConfigDict(extra="allow", protected_namespaces=())
+    model_config = ConfigDict(extra="allow", populate_by_name=True, protected_namespaces=())
     source: ConvertTimeResultTimeResult
     target: ConvertTimeResultTimeResult
     time_difference: str
 
 
 class ConvertTimeResultTimeResult(BaseModel):
-    model_config = ConfigDict(extra="allow", protected_namespaces=())
+    model_config = ConfigDict(extra="allow", populate_by_name=True, protected_namespaces=())
     timezone: str
     datetime: str
     day_of_week: str
@@ -39,12 +44,14 @@ class ConvertTimeResultTimeResult(BaseModel):
 
 
 class GetCurrentTimeArgs(_McpgenExact, BaseModel):
-    model_config = ConfigDict(extra="allow", protected_namespaces=())
-    timezone: str
+    model_config = ConfigDict(extra="allow", populate_by_name=True, protected_namespaces=())
+    timezone: str = Field(
+        description="IANA timezone name (e.g., 'America/New_York', 'Europe/London'). Use 'UTC' as local timezone if no timezone provided by the user."
+    )
 
 
 class GetCurrentTimeResult(_McpgenExact, BaseModel):
-    model_config = ConfigDict(extra="allow", protected_namespaces=())
+    model_config = ConfigDict(extra="allow", populate_by_name=True, protected_namespaces=())
     timezone: str
     datetime: str
     day_of_week: str

@@ -1,0 +1,172 @@
+"""One naming rule for every level of the models: snake_case Python names, wire names on the wire,
+every model built by its Python field names; descriptions kept; one sorted import block."""
+
+from __future__ import annotations
+
+import ast
+import asyncio
+import inspect
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+from conftest import Build
+
+# server-memory's shapes: nested objects with a keyword (`from`) and camelCase (`relationType`).
+RELATION = {
+    "type": "object",
+    "properties": {
+        "from": {"type": "string", "description": "The name of the entity where the relation starts"},
+        "to": {"type": "string", "description": "The name of the entity where the relation ends"},
+        "relationType": {"type": "string", "description": "The type of the relation (active voice)"},
+    },
+    "required": ["from", "to", "relationType"],
+}
+MEMORY_TOOLS: list[dict[str, Any]] = [
+    {
+        "name": "create_relations",
+        "description": "Create multiple new relations between entities",
+        "inputSchema": {
+            "type": "object",
+            "properties": {"relations": {"type": "array", "items": RELATION}},
+            "required": ["relations"],
+        },
+        "outputSchema": {
+            "type": "object",
+            "properties": {"relations": {"type": "array", "items": RELATION}},
+            "required": ["relations"],
+        },
+    },
+    {
+        "name": "search_nodes",
+        "inputSchema": {
+            "type": "object",
+            "properties": {
+                "query": {"type": "string", "description": "The search query"},
+                "maxResults": {"type": "integer", "default": 10},
+                "class": {"type": "string"},
+            },
+            "required": ["query"],
+        },
+    },
+]
+
+
+def _fields(model: Any) -> dict[str, tuple[str | None, str | None]]:
+    """Python field name -> (wire name it reads and writes, description)."""
+    return {n: (f.serialization_alias or n, f.description) for n, f in model.model_fields.items()}
+
+
+def test_nested_model_fields_are_snake_case_aliased_to_their_wire_names(build: Build) -> None:
+    models = build(MEMORY_TOOLS).models
+    relation = models.Relation
+    assert _fields(relation) == {
+        "from_": ("from", "The name of the entity where the relation starts"),
+        "to": ("to", "The name of the entity where the relation ends"),
+        "relation_type": ("relationType", "The type of the relation (active voice)"),
+    }
+    top = _fields(models.SearchNodesArgs)
+    assert top == {
+        "query": ("query", "The search query"),
+        "max_results": ("maxResults", None),
+        "class_": ("class", None),
+    }
+
+
+def test_every_model_is_built_by_python_names_and_sent_by_wire_names(build: Build) -> None:
+    models = build(MEMORY_TOOLS).models
+    relation_cls = models.Relation
+    relation = relation_cls(from_="Ada", to="Babbage", relation_type="knows")
+    assert (relation.from_, relation.relation_type) == ("Ada", "knows")
+    wire = {"relations": [{"from": "Ada", "to": "Babbage", "relationType": "knows"}]}
+    args = models.CreateRelationsArgs(relations=[relation])  # the exact check sees wire names
+    assert args.model_dump(mode="json", by_alias=True) == wire
+    assert models.CreateRelationsArgs.model_validate(wire).relations[0].from_ == "Ada"
+    assert models.CreateRelationsResult.model_validate(wire).relations[0].relation_type == "knows"
+    # A top-level model by Python names, aliased fields included: checked against the schema.
+    search = models.SearchNodesArgs(query="ada", max_results=3, class_="person")
+    assert search.model_dump(by_alias=True, exclude_unset=True) == {"query": "ada", "maxResults": 3, "class": "person"}
+    with pytest.raises(ValueError, match="maxResults"):
+        models.SearchNodesArgs(query="ada", max_results="3")  # no lax "3" -> 3: the schema says integer
+    with pytest.raises(ValueError):
+        relation_cls(from_="Ada", to="Babbage")  # relation_type is required
+
+
+class _Recording:
+    """A session that records what the typed client sends and echoes it as structured content."""
+
+    def __init__(self) -> None:
+        self.sent: list[tuple[str, Any]] = []
+
+    def know_tools(self, tools: Any) -> None:
+        pass
+
+    async def call_tool(self, name: str, arguments: Any = None, **_: Any) -> dict[str, Any]:
+        self.sent.append((name, arguments))
+        return {"content": [], "structuredContent": arguments}
+
+
+def test_typed_method_sends_nested_models_by_wire_name(build: Build) -> None:
+    pkg = build(MEMORY_TOOLS)
+    relation_cls = pkg.models.Relation
+    session = _Recording()
+    client = pkg.AsyncClient(session)
+    result = asyncio.run(client.create_relations(relations=[relation_cls(from_="Ada", to="B", relation_type="knows")]))
+    assert session.sent == [("create_relations", {"relations": [{"from": "Ada", "to": "B", "relationType": "knows"}]})]
+    assert result.relations[0].from_ == "Ada"
+    asyncio.run(client.search_nodes(query="q", class_="c", max_results=2))
+    assert session.sent[-1] == ("search_nodes", {"query": "q", "class": "c", "maxResults": 2})
+
+
+def test_argument_descriptions_reach_the_method_docstrings(build: Build) -> None:
+    pkg = build(MEMORY_TOOLS)
+    doc = inspect.getdoc(pkg.AsyncClient.search_nodes) or ""
+    assert "Args:\n    query: The search query\n" in doc
+    assert "max_results" not in doc  # no description: not listed
+
+
+def test_models_have_one_sorted_import_block(build: Build) -> None:
+    pkg = build(MEMORY_TOOLS)
+    source = Path(pkg.models.__file__).read_text(encoding="utf-8")
+    tree = ast.parse(source)
+    imports = [s for s in tree.body if isinstance(s, (ast.Import, ast.ImportFrom))]
+    first_other = next(i for i, s in enumerate(tree.body) if not isinstance(s, (ast.Import, ast.ImportFrom, ast.Expr)))
+    assert all(tree.body.index(s) < first_other for s in imports), "an import after the first class"
+    modules = [s.module for s in imports if isinstance(s, ast.ImportFrom)]
+    assert len(modules) == len(set(modules)), modules  # each module once (as-imports aside, none here)
+    used = {n.id for n in ast.walk(tree) if isinstance(n, ast.Name)}
+    for stmt in imports:
+        if isinstance(stmt, ast.ImportFrom) and stmt.module != "__future__":
+            assert all((a.asname or a.name) in used for a in stmt.names), ast.unparse(stmt)
+
+
+README = Path(__file__).resolve().parents[2] / "README.md"
+
+
+def test_the_readme_example_of_names_runs(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """README's "Names, aliases and descriptions" snippet, run against a client of these tools."""
+    from mcpgen.catalog.build import build_catalog
+    from mcpgen.generate import generate_client
+    from mcpgen.options import ClientOptions
+    from mcpgen.output.write import write_atomic
+
+    section = README.read_text(encoding="utf-8").split("### Names, aliases and descriptions", 1)[1]
+    snippet = section.split("```python\n", 1)[1].split("```", 1)[0]
+    cat, problems = build_catalog(MEMORY_TOOLS)
+    assert not problems
+    write_atomic(generate_client(cat, ClientOptions()), tmp_path / "memory_client")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    try:
+        scope: dict[str, Any] = {}
+        exec(compile(snippet, "README.md", "exec"), scope)
+        checked = 0
+        for line in snippet.splitlines():  # `expr  # value`: each commented value is what expr gives
+            expr, _, value = line.partition("  # ")
+            if value and isinstance(ast.parse(expr).body[0], ast.Expr):
+                assert eval(expr, scope) == ast.literal_eval(value), line
+                checked += 1
+        assert checked == 1
+    finally:
+        for name in [m for m in sys.modules if m.split(".")[0] == "memory_client"]:
+            del sys.modules[name]
