@@ -145,12 +145,14 @@ class ClientSession:
     async def _discover(self, version: str, *, fallback: bool) -> None:
         for _attempt in range(2):
             try:
-                result = await self.session.request(
-                    "server/discover",
-                    {"_meta": self._meta(version)},
-                    timeout=self._probe_timeout if fallback else None,
-                    cancellable=False,
-                )
+                if fallback:
+                    result = await self._probe(version)
+                    if result is None:
+                        return  # the handshake era answered first: initialized
+                else:
+                    result = await self.session.request(
+                        "server/discover", {"_meta": self._meta(version)}, cancellable=False
+                    )
             except RpcError as exc:
                 if exc.code == jsonrpc.UNSUPPORTED_PROTOCOL_VERSION:
                     supported = _supported_versions(exc.data)
@@ -199,6 +201,36 @@ class ClientSession:
             self.instructions = result.get("instructions")
             return
         raise ProtocolError("no protocol version in common with the server")
+
+    async def _probe(self, version: str) -> Any:
+        """`server/discover` for protocol="auto"; None when the handshake era won instead.
+
+        A server silent for the probe timeout also gets `initialize`, but the probe stays
+        pending: a modern server that is merely slow (still importing at start, a loaded machine)
+        answers the probe first, is taken at its word, and the handshake it no longer accepts
+        is dropped. A legacy server ignores the probe and answers `initialize`."""
+        discover = asyncio.ensure_future(
+            self.session.request("server/discover", {"_meta": self._meta(version)}, cancellable=False)
+        )
+        initialize: asyncio.Future[None] | None = None
+        try:
+            done, _ = await asyncio.wait({discover}, timeout=self._probe_timeout)
+            if done:
+                return discover.result()  # an error goes to the caller's fallback rules
+            initialize = asyncio.ensure_future(self._initialize(LATEST_HANDSHAKE))
+            done, _ = await asyncio.wait({discover, initialize}, return_when=asyncio.FIRST_COMPLETED)
+            if initialize not in done and discover.exception() is None:
+                result = discover.result()
+                versions = result.get("supportedVersions") if isinstance(result, dict) else None
+                if isinstance(versions, list) and any(v in MODERN_VERSIONS for v in versions):
+                    return result
+            await initialize  # the handshake era decides (its error, if any, is the caller's)
+            initialize = None
+            return None
+        finally:
+            for pending in (discover, initialize):
+                if pending is not None and not pending.done():
+                    pending.cancel()
 
     async def _initialize(self, version: str) -> None:
         params = {
