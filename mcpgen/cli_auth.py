@@ -19,11 +19,9 @@ def _fail(message: str) -> None:
 
 
 def _need_extra() -> None:
-    try:
-        import authlib  # noqa: F401
-        import filelock  # noqa: F401
-        import joserfc  # noqa: F401
-    except ImportError:
+    import importlib.util
+
+    if any(importlib.util.find_spec(name) is None for name in ("authlib", "filelock", "joserfc")):
         _fail("logging in needs the oauth extra: pip install 'mcpgen[oauth]'")
 
 
@@ -46,7 +44,14 @@ def login_cmd(
     port: int,
     redirect_uri: str,
 ) -> None:
-    """Log in to the MCP server at URL and keep the login (OS keyring, else a 0600 file)."""
+    """Log in to the MCP server at URL and keep the login (OS keyring, else a 0600 file).
+
+    \b
+    Examples:
+      mcpgen login https://mcp.example.com/mcp
+      mcpgen login https://mcp.example.com/mcp --headless
+      mcpgen login https://mcp.example.com/mcp --client-id my-app --scope files:read
+    """
     _need_extra()
     from .runtime import connect_http
     from .runtime.client.auth import LoopbackBrowser, OAuth, PasteBack
@@ -79,7 +84,12 @@ def login_cmd(
 @click.command("logout")
 @click.argument("url")
 def logout_cmd(url: str) -> None:
-    """Forget the login (tokens and client registration) kept for URL."""
+    """Forget the login (tokens and client registration) kept for URL.
+
+    \b
+    Examples:
+      mcpgen logout https://mcp.example.com/mcp
+    """
     from .runtime.client.auth import OAuth
 
     if OAuth().forget(url):
@@ -90,7 +100,12 @@ def logout_cmd(url: str) -> None:
 
 @click.group("auth")
 def auth_group() -> None:
-    """Kept logins."""
+    """Kept logins.
+
+    \b
+    Examples:
+      mcpgen auth status
+    """
 
 
 @auth_group.command("status")

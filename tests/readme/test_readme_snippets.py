@@ -50,6 +50,8 @@ SKIP = {
     "against a local authorization server",
     "auth = OAuth(authorizer=PasteBack()": "needs a remote server that asks for a login; "
     "tests/functional/client/test_oauth_login.py connects a generated client with auth= to one",
+    "--auth-issuer https://auth.example.com": "serves until stopped, and needs a real authorization "
+    "server; tests/functional/server/test_oauth_server.py runs a protected server against oidc-provider",
     "await c.github.create_issue": "the package of the block above (github and linear servers); "
     "tests/functional/client/test_many_servers.py calls through such a package",
 }

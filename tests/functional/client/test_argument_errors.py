@@ -74,7 +74,8 @@ def _python_name_of_display_name(root: Path) -> str:
 
         for value in vars(models).values():
             for name, info in getattr(value, "model_fields", {}).items():
-                if info.alias == "displayName" or (info.alias is None and name == "displayName"):
+                wire = info.serialization_alias or info.alias or name
+                if wire == "displayName":
                     return str(name)
     finally:
         sys.path.remove(str(root))

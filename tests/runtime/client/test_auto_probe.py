@@ -57,15 +57,17 @@ def server(tmp_path: Path) -> Path:
 
 
 async def _connect(server: Path, delay: float, mode: str) -> tuple[str, str | None]:
-    # connect_timeout 3 s: the probe gets a third of it (1 s) before initialize is sent too.
+    # connect_timeout 12 s: the probe gets a third of it (4 s) before initialize is sent too;
+    # the slow server answers the probe after 5 s, well inside the connect timeout even when a
+    # loaded machine takes a few seconds to start Python.
     async with connect_stdio(
-        sys.executable, [str(server), str(delay), mode], protocol="auto", connect_timeout=3.0
+        sys.executable, [str(server), str(delay), mode], protocol="auto", connect_timeout=12.0
     ) as s:
         return s.era, s.protocol_version
 
 
 def test_a_modern_server_slower_than_the_probe_timeout_is_still_taken_as_modern(server: Path) -> None:
-    assert asyncio.run(_connect(server, 1.6, "refuse")) == ("modern", "2026-07-28")
+    assert asyncio.run(_connect(server, 5.0, "refuse")) == ("modern", "2026-07-28")
 
 
 def test_a_legacy_server_that_ignores_the_probe_gets_the_handshake(server: Path) -> None:

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import asyncio
 import base64
+import importlib
 import json
 import logging
 import time
@@ -232,8 +233,10 @@ class OAuth:
     async def _code_flow(
         self, http: httpx.AsyncClient, metadata: ServerMetadata, login: Login, resource: str, scope: str | None
     ) -> Tokens:
-        from authlib.common.security import generate_token
-        from authlib.oauth2.rfc7636 import create_s256_code_challenge
+        # Looked up by name: authlib ships no type information, and a vendored copy of this
+        # runtime is type-checked with the user's mypy settings, which know nothing of authlib.
+        security = importlib.import_module("authlib.common.security")
+        rfc7636 = importlib.import_module("authlib.oauth2.rfc7636")
 
         if metadata.authorization_endpoint is None:
             raise AuthError(f"the authorization server {metadata.issuer[:200]!r} names no authorization_endpoint")
@@ -241,13 +244,13 @@ class OAuth:
         redirect_uri = await authorizer.redirect_uri()
         client = await self._client_for(http, metadata, login, redirect_uri)
         login.client = client
-        verifier = generate_token(64)
-        state = generate_token(32)
+        verifier: str = security.generate_token(64)
+        state: str = security.generate_token(32)
         query = {
             "response_type": "code",
             "client_id": client.client_id,
             "redirect_uri": redirect_uri,
-            "code_challenge": create_s256_code_challenge(verifier),
+            "code_challenge": str(rfc7636.create_s256_code_challenge(verifier)),
             "code_challenge_method": "S256",
             "state": state,
             "resource": resource,
