@@ -119,8 +119,16 @@ def _unchanged(t: Target, catalog: Catalog | None, problems: list[Problem], old:
     return Outcome(tools=len(catalog.tools))
 
 
-def run_target(t: Target, mode: Mode, cwd: Path) -> Outcome:
-    """Generate `t` in memory, then write it (Mode.WRITE) or compare it with disk (CHECK, DIFF)."""
+# Catalogs read from files during one run, by source: a client and a server target of the same
+# schemas read them once. Only catalogs that no generation has used go in (nothing can have
+# changed them), and only for file sources (a live server is asked each time).
+SettledSources = dict[SourceSpec, Catalog]
+
+
+def run_target(t: Target, mode: Mode, cwd: Path, settled: SettledSources | None = None) -> Outcome:
+    """Generate `t` in memory, then write it (Mode.WRITE) or compare it with disk (CHECK, DIFF).
+
+    `settled` is shared by the targets of one run (see SettledSources)."""
     danger = refuse_dangerous(t.output, cwd)
     if danger:
         return Outcome(problems=[danger])
@@ -136,11 +144,14 @@ def run_target(t: Target, mode: Mode, cwd: Path) -> Outcome:
         # Read the source first: when the manifest proves the output current, nothing else runs.
         try:
             console.stage("reading", t.source.describe())
-            loaded = load_catalog(t.source)
+            cached = settled.get(t.source) if settled is not None else None
+            loaded = (cached, []) if cached is not None else load_catalog(t.source)
             unchanged = _unchanged(t, *loaded, old)
         finally:
             console.done()
         if unchanged is not None:
+            if settled is not None and loaded[0] is not None and t.source.files:
+                settled[t.source] = loaded[0]
             return unchanged
     # datamodel-code-generator loads in a helper process while the source is read and checked.
     dcg.start()

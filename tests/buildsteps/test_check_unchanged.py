@@ -164,3 +164,22 @@ def test_hand_edited_manifest(project: Path, capsys: pytest.CaptureFixture[str])
     doc["files"]["client.py"] = "0" * 64
     path.write_text(json.dumps(doc, indent=2, sort_keys=True) + "\n")
     expect_difference(capsys, MANIFEST_NAME)
+
+
+def test_a_source_two_settled_targets_share_is_read_once(
+    project: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    text = (project / "pyproject.toml").read_text().replace('source = ["schemas"]', 'source = "schemas/weather.json"')
+    (project / "pyproject.toml").write_text(text)
+    assert cli(["generate"], capsys)[0] == 0
+    reads: list[object] = []
+    load = pipeline.load_catalog
+
+    def counted(spec: object) -> object:
+        reads.append(spec)
+        return load(spec)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(pipeline, "load_catalog", counted)
+    code, out, err = cli(["generate", "--check"], capsys)
+    assert code == 0, out + err
+    assert len(reads) == 1
