@@ -1,4 +1,4 @@
-"""Run every benchmark in bench/ (``*_roundtrip.py`` and ``*_bench.py``), one after another.
+"""Run every benchmark in bench/ (``*_roundtrip.py``, ``*_pair.py`` and ``*_bench.py``), one after another.
 
     python bench/run_all.py [ARGS...]    # ARGS are passed to every script that takes them (e.g. --n 200)
 
@@ -36,7 +36,7 @@ def accepted(script: Path, args: list[str]) -> tuple[list[str], list[str]]:
 
 
 def main() -> int:
-    scripts = sorted({*HERE.glob("*_bench.py"), *HERE.glob("*_roundtrip.py")})
+    scripts = sorted({*HERE.glob("*_bench.py"), *HERE.glob("*_roundtrip.py"), *HERE.glob("*_pair.py")})
     failed = []
     for script in scripts:
         if not script.exists():

@@ -489,12 +489,13 @@ def generate_cmd(names: tuple[str, ...], check: bool, show_diff: bool, force: bo
 
 def _run(targets: Sequence[Target], mode: Mode) -> int:
     """Every target, each reported on its own; exit 2 if any failed, else 1 if any differs."""
-    from .pipeline import run_target
+    from .pipeline import SettledSources, run_target
 
     failed = differs = False
     cwd = Path.cwd()
+    settled: SettledSources = {}  # a source the manifest settled is read once per run
     for t in targets:
-        outcome = run_target(t, mode, cwd)
+        outcome = run_target(t, mode, cwd, settled)
         console.done()
         label = f"{t.name}: " if t.name else ""
         if outcome.problems:

@@ -33,6 +33,7 @@ from .output.ownership import (
     refuse_dangerous,
     walk,
 )
+from .output.unchanged import manifest_trusted, proven_current
 from .output.write import write_tree
 from .wording import counted
 
@@ -95,15 +96,46 @@ def _manifest_options(t: Target) -> dict[str, Any]:
     opts["runtime"] = t.generator.runtime.value
     if isinstance(t.generator, ServerOptions):
         opts["name"] = t.package
-    elif t.generator.layout is not Layout.FLAT:
+        return opts
+    if t.generator.layout is not Layout.FLAT:
         # A code-mode package names itself in its SKILL.md and docstrings.
         opts["layout"] = t.generator.layout.value
         opts["name"] = t.package
+    if not t.generator.sync:
+        opts["sync"] = False  # recorded only when not the default, so existing manifests stand
     return opts
 
 
-def run_target(t: Target, mode: Mode, cwd: Path) -> Outcome:
-    """Generate `t` in memory, then write it (Mode.WRITE) or compare it with disk (CHECK, DIFF)."""
+def _kind(t: Target) -> str:
+    if isinstance(t.generator, ClientOptions):
+        return "client"
+    return "server" if isinstance(t.generator, ServerOptions) else "docs"
+
+
+def _unchanged(t: Target, catalog: Catalog | None, problems: list[Problem], old: Manifest) -> Outcome | None:
+    """The outcome of a check that the manifest settles (nothing differs), or None to regenerate.
+
+    The same source, options and generator made this output once, so they would make it again
+    (generation is deterministic): no plan, models or formatting needed. A source with problems
+    or refused tools goes the full way, so --check still prints its warnings.
+    """
+    if catalog is None or problems or catalog.refused:
+        return None
+    if not proven_current(t.output, old, _kind(t), _manifest_options(t), catalog_digest(catalog)):
+        return None
+    return Outcome(tools=len(catalog.tools))
+
+
+# Catalogs read from files during one run, by source: a client and a server target of the same
+# schemas read them once. Only catalogs that no generation has used go in (nothing can have
+# changed them), and only for file sources (a live server is asked each time).
+SettledSources = dict[SourceSpec, Catalog]
+
+
+def run_target(t: Target, mode: Mode, cwd: Path, settled: SettledSources | None = None) -> Outcome:
+    """Generate `t` in memory, then write it (Mode.WRITE) or compare it with disk (CHECK, DIFF).
+
+    `settled` is shared by the targets of one run (see SettledSources)."""
     danger = refuse_dangerous(t.output, cwd)
     if danger:
         return Outcome(problems=[danger])
@@ -114,6 +146,20 @@ def run_target(t: Target, mode: Mode, cwd: Path) -> Outcome:
         return Outcome(problems=problems)
     if isinstance(t.generator, DocsOptions):
         return _docs(t, mode, old)  # no models: datamodel-code-generator is not started
+    loaded: tuple[Catalog | None, list[Problem]] | None = None
+    if mode is not Mode.WRITE and old is not None and not t.source.many and manifest_trusted():
+        # Read the source first: when the manifest proves the output current, nothing else runs.
+        try:
+            console.stage("reading", t.source.describe())
+            cached = settled.get(t.source) if settled is not None else None
+            loaded = (cached, []) if cached is not None else load_catalog(t.source)
+            unchanged = _unchanged(t, *loaded, old)
+        finally:
+            console.done()
+        if unchanged is not None:
+            if settled is not None and loaded[0] is not None and t.source.files:
+                settled[t.source] = loaded[0]
+            return unchanged
     # datamodel-code-generator loads in a helper process while the source is read and checked.
     dcg.start()
     try:
@@ -121,8 +167,10 @@ def run_target(t: Target, mode: Mode, cwd: Path) -> Outcome:
             warm_formatter()  # black too loads while the worker loads datamodel-code-generator
         if t.source.many and isinstance(t.generator, ClientOptions):
             return _many_clients(t, t.generator, mode, old)
-        console.stage("reading", t.source.describe())
-        catalog, problems = load_catalog(t.source)
+        if loaded is None:
+            console.stage("reading", t.source.describe())
+            loaded = load_catalog(t.source)
+        catalog, problems = loaded
         # Problems that refuse single tools travel in catalog.refused; the plan decides on them.
         if catalog is None or not all(p.skippable for p in problems):
             return Outcome(problems=problems or [Problem(t.source.describe(), "no catalog")])

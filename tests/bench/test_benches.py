@@ -22,6 +22,8 @@ RUNS: dict[str, tuple[list[str], str]] = {
     "jsts_agreement.py": ([], "overall"),
     "memory_roundtrip.py": (["--n", "20"], "in memory:"),
     "instances_bench.py": (["--n", "2"], "mcpgen.testing.instances:"),
+    "check_bench.py": (["--tools", "3", "--rounds", "1"], "check on an unchanged target"),
+    "stdio_generated_pair.py": (["--n", "20", "--rounds", "1", "--concurrency", "4"], "sequential calls/s"),
 }
 # Measurements without a target line.
 UNTARGETED = {"jsts_agreement.py", "instances_bench.py"}

@@ -8,8 +8,11 @@ definitions are advertised exactly as given.
 from __future__ import annotations
 
 import asyncio
+import base64
+import binascii
 import contextlib
 import logging
+import re
 import signal
 import sys
 from collections.abc import Awaitable, Callable, Mapping
@@ -50,6 +53,11 @@ log = logging.getLogger("mcpgen.runtime.server")
 DRAIN_TIMEOUT = 30.0
 # Methods a client may send before the handshake completes.
 _PRE_INIT = frozenset({"initialize", "ping"})
+# tools/list answers in one page up to this many tools (clients that never follow nextCursor
+# still see every tool of a typical server); bigger catalogs are paginated at this size.
+TOOLS_PAGE_SIZE = 100
+# The decoded form of a tools/list cursor; the client only ever sees it base64url-encoded.
+_TOOLS_CURSOR = re.compile(r"tools:([1-9][0-9]{0,8})")
 # 2026-07-28 list and read results are cacheable (ttlMs, cacheScope are required there).
 _CACHE_HINTS: JSONObject = {"ttlMs": 0, "cacheScope": "public"}
 _CACHEABLE = frozenset({"tools/list", "prompts/list", "resources/list", "resources/templates/list", "resources/read"})
@@ -249,8 +257,12 @@ class Server:
         title: str | None = None,
         instructions: str | None = None,
         capabilities: JSONObject | None = None,
+        tools_page_size: int = TOOLS_PAGE_SIZE,
     ) -> None:
+        if tools_page_size < 1:
+            raise ValueError("tools_page_size must be at least 1")
         self.info: JSONObject = {"name": name, "version": version}
+        self.tools_page_size = tools_page_size
         if title is not None:
             self.info["title"] = title
         self.instructions = instructions
@@ -579,13 +591,22 @@ class ServerConnection:
 
     async def _dispatch(self, method: str, params: JSONObject, context: RequestContext) -> Any:
         if method == "tools/list":
-            return {"tools": [tool.definition for tool in self.server._tools.values()]}
+            return self._list_tools(params)
         if method == "tools/call":
             return await self._call_tool(params, context)
         handler = self.server._methods.get(method) or self.server.features.methods().get(method)
         if handler is None:
             raise RpcError(jsonrpc.METHOD_NOT_FOUND, f"Method not found: {method}")
         return await handler(params, context)
+
+    def _list_tools(self, params: JSONObject) -> JSONObject:
+        tools = list(self.server._tools.values())
+        start = _tools_cursor_offset(params.get("cursor"), len(tools))
+        end = start + self.server.tools_page_size
+        result: JSONObject = {"tools": [tool.definition for tool in tools[start:end]]}
+        if end < len(tools):
+            result["nextCursor"] = _tools_cursor(end)
+        return result
 
     async def _call_tool(self, params: JSONObject, context: RequestContext) -> JSONObject:
         name = params.get("name")
@@ -607,9 +628,32 @@ class ServerConnection:
             return error_result(f"Tool {name!r} failed: {type(exc).__name__}")
 
 
+def _tools_cursor(offset: int) -> str:
+    # Opaque to clients (the spec says so); only this module reads it back.
+    return base64.urlsafe_b64encode(f"tools:{offset}".encode()).decode().rstrip("=")
+
+
+def _tools_cursor_offset(cursor: Any, count: int) -> int:
+    """Where a tools/list page starts: 0 without a cursor, else the offset a valid cursor names."""
+    if cursor is None:
+        return 0
+    invalid = RpcError(jsonrpc.INVALID_PARAMS, "Invalid cursor")
+    if not isinstance(cursor, str) or len(cursor) > 32:
+        raise invalid
+    try:
+        decoded = base64.urlsafe_b64decode(cursor + "=" * (-len(cursor) % 4)).decode("ascii")
+    except (binascii.Error, UnicodeDecodeError, ValueError):
+        raise invalid from None
+    match = _TOOLS_CURSOR.fullmatch(decoded)
+    # Only cursors this server could have issued: inside the list, and in their canonical form.
+    if match is None or int(match.group(1)) >= count or _tools_cursor(int(match.group(1))) != cursor:
+        raise invalid
+    return int(match.group(1))
+
+
 def error_result(message: str) -> JSONObject:
     """A tool execution error: the model reads it, the protocol call still succeeds."""
     return {"content": [{"type": "text", "text": message}], "isError": True}
 
 
-__all__ = ["Server", "ServerConnection", "RequestContext", "error_result", "ProtocolError"]
+__all__ = ["Server", "ServerConnection", "RequestContext", "TOOLS_PAGE_SIZE", "error_result", "ProtocolError"]
