@@ -58,7 +58,8 @@ def _field(model: Any, wire: str) -> tuple[str, Any]:
     fields = getattr(model, "model_fields", None)
     if isinstance(fields, dict):
         for name, info in fields.items():
-            if (info.alias or name) == wire:
+            # Generated models alias through serialization_alias (mypy then sees the Python names).
+            if (info.serialization_alias or info.alias or name) == wire:
                 return name, info.annotation
     return wire, None
 

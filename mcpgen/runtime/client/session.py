@@ -219,7 +219,10 @@ class ClientSession:
                 return discover.result()  # an error goes to the caller's fallback rules
             initialize = asyncio.ensure_future(self._initialize(LATEST_HANDSHAKE))
             done, _ = await asyncio.wait({discover, initialize}, return_when=asyncio.FIRST_COMPLETED)
-            if initialize not in done and discover.exception() is None:
+            # Both answers may arrive in one read. A handshake that succeeded stands (the server
+            # now holds an initialized session); one it refused yields to a modern discover answer.
+            handshake_refused = initialize in done and initialize.exception() is not None
+            if discover in done and discover.exception() is None and (initialize not in done or handshake_refused):
                 result = discover.result()
                 versions = result.get("supportedVersions") if isinstance(result, dict) else None
                 if isinstance(versions, list) and any(v in MODERN_VERSIONS for v in versions):
