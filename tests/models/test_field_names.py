@@ -6,7 +6,6 @@ from __future__ import annotations
 import ast
 import asyncio
 import inspect
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -139,34 +138,3 @@ def test_models_have_one_sorted_import_block(build: Build) -> None:
     for stmt in imports:
         if isinstance(stmt, ast.ImportFrom) and stmt.module != "__future__":
             assert all((a.asname or a.name) in used for a in stmt.names), ast.unparse(stmt)
-
-
-README = Path(__file__).resolve().parents[2] / "README.md"
-
-
-def test_the_readme_example_of_names_runs(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """README's "Names, aliases and descriptions" snippet, run against a client of these tools."""
-    from mcpgen.catalog.build import build_catalog
-    from mcpgen.generate import generate_client
-    from mcpgen.options import ClientOptions
-    from mcpgen.output.write import write_atomic
-
-    section = README.read_text(encoding="utf-8").split("### Names, aliases and descriptions", 1)[1]
-    snippet = section.split("```python\n", 1)[1].split("```", 1)[0]
-    cat, problems = build_catalog(MEMORY_TOOLS)
-    assert not problems
-    write_atomic(generate_client(cat, ClientOptions()), tmp_path / "memory_client")
-    monkeypatch.syspath_prepend(str(tmp_path))
-    try:
-        scope: dict[str, Any] = {}
-        exec(compile(snippet, "README.md", "exec"), scope)
-        checked = 0
-        for line in snippet.splitlines():  # `expr  # value`: each commented value is what expr gives
-            expr, _, value = line.partition("  # ")
-            if value and isinstance(ast.parse(expr).body[0], ast.Expr):
-                assert eval(expr, scope) == ast.literal_eval(value), line
-                checked += 1
-        assert checked == 1
-    finally:
-        for name in [m for m in sys.modules if m.split(".")[0] == "memory_client"]:
-            del sys.modules[name]
