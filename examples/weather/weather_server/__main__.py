@@ -9,9 +9,11 @@ from collections.abc import Sequence
 from mcpgen.runtime.support.server import (
     add_auth_arguments,
     add_limit_arguments,
+    add_worker_arguments,
     auth_from_args,
     limits_from_args,
-    serve_http,
+    serve_http_workers,
+    workers_from_args,
 )
 
 from ._generated import build_server
@@ -51,11 +53,14 @@ def main(argv: Sequence[str] | None = None) -> None:
     )
     add_limit_arguments(parser)
     add_auth_arguments(parser)
+    add_worker_arguments(parser)
     args = parser.parse_args(argv)
-    server = build_server(Handlers())
+    workers = workers_from_args(args)
     if args.http:
-        serve_http(
-            server,
+        # Each worker process builds its own server (and Handlers) from this.
+        serve_http_workers(
+            lambda: build_server(Handlers()),
+            workers=workers,
             host=args.host,
             port=args.port,
             path=args.path,
@@ -67,7 +72,7 @@ def main(argv: Sequence[str] | None = None) -> None:
             auth=auth_from_args(args),
         )
     else:
-        server.run_stdio(wire_log=args.wire_log)
+        build_server(Handlers()).run_stdio(wire_log=args.wire_log)
 
 
 if __name__ == "__main__":

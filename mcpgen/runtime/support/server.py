@@ -18,6 +18,7 @@ from ..server.auth.info import AuthInfo, requires_scopes
 from ..server.auth.settings import AuthSettings, add_auth_arguments, auth_from_args
 from ..server.server import RequestContext, Server, error_result
 from ..transports.http_server import HttpLimits, add_limit_arguments, limits_from_args, serve_http
+from ..transports.workers import Supervision, add_worker_arguments, serve_http_workers, workers_from_args
 
 __all__ = [
     "AuthInfo",
@@ -29,17 +30,21 @@ __all__ = [
     "RequestContext",
     "ResourceOutput",
     "Server",
+    "Supervision",
     "SubscriptionHook",
     "ToolError",
     "ToolOutput",
     "ToolResult",
     "add_auth_arguments",
     "add_limit_arguments",
+    "add_worker_arguments",
     "auth_from_args",
     "bind_handlers",
     "limits_from_args",
     "requires_scopes",
     "serve_http",
+    "serve_http_workers",
+    "workers_from_args",
     # Imported by servers generated before the adapter moved into the runtime: they keep
     # running on this runtime until regenerated.
     "ERA_MODERN",

@@ -36,6 +36,8 @@ from ..server.auth.info import current_auth
 from ..server.server import Server, ServerConnection
 
 if TYPE_CHECKING:
+    import socket
+
     from ..server.auth.settings import AuthSettings
 
 Scope = MutableMapping[str, Any]
@@ -926,6 +928,7 @@ def serve_http(
     access_log: bool = False,
     announce: bool = True,
     auth: AuthSettings | None = None,
+    sockets: list[socket.socket] | None = None,
 ) -> None:
     """Run the server under uvicorn (blocking). Binds 127.0.0.1 unless told otherwise; with
     `auth`, an OAuth resource server (every request to `path` needs a valid access token).
@@ -933,6 +936,8 @@ def serve_http(
     With `announce`, one line on stderr says where it listens once the socket is bound
     (`serving MCP on http://127.0.0.1:8000/mcp`, the real port when `port` is 0). `access_log`
     logs one line per request to stderr: off by default, since formatting every line costs speed.
+    `sockets` are listening sockets bound already (a worker of `--workers` serves its
+    supervisor's); `host` and `port` then only name them.
     """
     import uvicorn
 
@@ -976,7 +981,7 @@ def serve_http(
             if isinstance(handler, logging.StreamHandler):
                 handler.setStream(sys.stderr)
     server_class = _announcing_server(uvicorn.Server, path) if announce else uvicorn.Server
-    server_class(config).run()
+    server_class(config).run(sockets=sockets)
 
 
 def _announcing_server(base: type[Any], path: str) -> type[Any]:

@@ -1,0 +1,360 @@
+"""`--workers N`: one listening socket, bound once, served by N forked worker processes.
+
+The supervisor (the process the user started) binds the socket, forks N workers, then only
+watches them. A worker that exits unasked is started again after a backoff that doubles while
+crashes keep coming; too many crashes in a short window (a worker that cannot even start, say)
+end the supervisor with one line and exit status 1 rather than restarting forever. SIGTERM or
+SIGINT stops every worker (SIGTERM, then SIGKILL once the grace period is over) and the
+supervisor exits 0.
+
+Each worker builds its own server from the factory it is given, so nothing a handler opened
+(a connection, a thread, a file) is shared across a fork, and serves the inherited socket under
+uvicorn; the kernel hands each new connection to one of them. A worker never outlives its
+supervisor: it holds the read end of a pipe whose only write end is the supervisor's, and stops
+when that pipe reads end-of-file, however the supervisor ended (even SIGKILL).
+
+Handshake-era sessions live in the process that opened them, so several workers need
+`--stateless` or a shared store (`workers_problem` says so before anything starts). Forking
+needs POSIX; one worker, the default, is the plain single process of `serve_http`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import collections
+import os
+import select
+import signal
+import socket
+import sys
+import threading
+import time
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from types import FrameType
+from typing import Any
+
+from ..server.server import Server
+from .http_server import serve_http
+
+# More than this is a typo, not a machine: each worker is a whole Python process.
+MAX_WORKERS = 256
+STORE_VAR = "MCPGEN_STORE"
+# The listen backlog uvicorn uses when it binds the socket itself.
+BACKLOG = 2048
+
+
+@dataclass(frozen=True)
+class Supervision:
+    """How the supervisor restarts and stops its workers (seconds unless said otherwise)."""
+
+    # The first restart waits this long; each crash within `crash_window` doubles it.
+    restart_delay: float = 0.1
+    max_restart_delay: float = 5.0
+    # This many crashes within `crash_window` mean a crash loop: the supervisor gives up.
+    crash_limit: int = 5
+    crash_window: float = 30.0
+    # A stopping worker gets this long to finish its requests before SIGKILL.
+    stop_timeout: float = 10.0
+
+
+def add_worker_arguments(parser: argparse.ArgumentParser) -> None:
+    """Add `--workers N` (absent: one process, as without the flag)."""
+    parser.add_argument(
+        "--workers",
+        type=_worker_count,
+        default=None,
+        metavar="N",
+        help="serve --http from N worker processes sharing one socket (default: 1); "
+        "more than one needs --stateless or a shared --store",
+    )
+
+
+def workers_problem(args: argparse.Namespace, environ: Mapping[str, str] | None = None) -> str | None:
+    """Why `--workers` cannot run as asked (one line), or None. Several workers need either the
+    stateless era only (`--stateless`) or a store every worker shares (`--store` or
+    MCPGEN_STORE, when this server has them): a handshake-era session opened on one worker is
+    unknown to the others."""
+    workers: int | None = getattr(args, "workers", None)
+    if workers is None:
+        return None
+    if not getattr(args, "http", False):
+        return "--workers serves Streamable HTTP: add --http (stdio is one process, one client)"
+    if workers == 1:
+        return None
+    if not hasattr(os, "fork"):
+        return "--workers needs a POSIX system (os.fork); run one process per port instead"
+    env = os.environ if environ is None else environ
+    store = getattr(args, "store", None) or env.get(STORE_VAR, "")
+    if getattr(args, "stateless", False) or _is_shared(store):
+        return None
+    return (
+        f"--workers {workers} would split handshake-era sessions across processes: "
+        "add --stateless or --store redis://HOST:PORT/DB"
+    )
+
+
+def workers_from_args(args: argparse.Namespace) -> int:
+    """The worker count `add_worker_arguments` parsed; refuses (one line, exit 2) what
+    `workers_problem` refuses."""
+    problem = workers_problem(args)
+    if problem is not None:
+        print(problem, file=sys.stderr)
+        raise SystemExit(2)
+    workers: int | None = getattr(args, "workers", None)
+    return workers or 1
+
+
+def serve_http_workers(
+    build: Callable[[], Server],
+    *,
+    workers: int = 1,
+    host: str = "127.0.0.1",
+    port: int = 8000,
+    path: str = "/mcp",
+    supervision: Supervision | None = None,
+    **serve_options: Any,
+) -> None:
+    """Serve `build()`'s server over Streamable HTTP on `workers` processes (blocking).
+
+    One worker is `serve_http(build(), ...)` in this process. More fork a supervisor's workers,
+    each calling `build()` itself; `serve_options` are `serve_http`'s other keywords, given to
+    every worker. Exits (SystemExit) with 0 once stopped by a signal, 1 on a crash loop or when
+    the address cannot be bound.
+    """
+    if workers <= 1:
+        serve_http(build(), host=host, port=port, path=path, **serve_options)
+        return
+    try:
+        listener = _bind(host, port)
+    except OSError as exc:
+        raise SystemExit(f"cannot listen on {host}:{port}: {exc}") from None
+    try:
+        url = _url_of(listener, path)
+        print(f"serving MCP on {url} ({workers} workers)", file=sys.stderr, flush=True)
+
+        def serve() -> None:
+            serve_http(build(), host=host, port=port, path=path, announce=False, sockets=[listener], **serve_options)
+
+        status = _Supervisor(serve, workers, supervision or Supervision()).run()
+    finally:
+        listener.close()
+    raise SystemExit(status)
+
+
+class _Supervisor:
+    """Forks the workers, restarts the ones that die, stops them all on SIGTERM/SIGINT."""
+
+    def __init__(self, serve: Callable[[], None], count: int, supervision: Supervision) -> None:
+        self.serve = serve
+        self.count = count
+        self.rules = supervision
+        self.workers: dict[int, int] = {}  # pid -> slot
+        self.restarts: list[tuple[float, int]] = []  # (when, slot)
+        self.crashes: collections.deque[float] = collections.deque()
+        self.signals: list[int] = []
+        # Workers read this pipe; it reads end-of-file once the write end, ours alone, closes.
+        self.lifeline_read, self.lifeline_write = os.pipe()
+        # Signal handlers write here (set_wakeup_fd), so the wait below wakes at once.
+        self.wake_read, self.wake_write = os.pipe()
+        os.set_blocking(self.wake_read, False)
+        os.set_blocking(self.wake_write, False)
+
+    def run(self) -> int:
+        handled = (signal.SIGTERM, signal.SIGINT, signal.SIGCHLD)
+        previous = {sig: signal.signal(sig, self._on_signal) for sig in handled}
+        previous_wakeup = signal.set_wakeup_fd(self.wake_write)
+        try:
+            for slot in range(self.count):
+                self._start(slot)
+            return self._watch()
+        finally:
+            signal.set_wakeup_fd(previous_wakeup)
+            for sig, handler in previous.items():
+                signal.signal(sig, handler)
+            for fd in (self.lifeline_read, self.lifeline_write, self.wake_read, self.wake_write):
+                os.close(fd)
+
+    def _on_signal(self, signum: int, frame: FrameType | None) -> None:
+        self.signals.append(signum)
+
+    def _watch(self) -> int:
+        while True:
+            if any(sig in (signal.SIGTERM, signal.SIGINT) for sig in self.signals):
+                self._stop_all()
+                return 0
+            self.signals.clear()
+            given_up = self._reap()
+            if given_up is not None:
+                print(given_up, file=sys.stderr, flush=True)
+                self._stop_all()
+                return 1
+            now = time.monotonic()
+            for when, slot in [r for r in self.restarts if r[0] <= now]:
+                self.restarts.remove((when, slot))
+                pid = self._start(slot)
+                print(f"worker {pid} started", file=sys.stderr, flush=True)
+            # Signals wake this wait; the timeout covers the next restart (and a lost wake-up).
+            timeout = min([when - now for when, _ in self.restarts] + [1.0])
+            select.select([self.wake_read], [], [], max(0.0, timeout))
+            self._drain_wakeups()
+
+    def _reap(self) -> str | None:
+        """Collect the workers that ended; schedule their restarts. A line when crashes loop."""
+        while self.workers:
+            try:
+                pid, status = os.waitpid(-1, os.WNOHANG)
+            except ChildProcessError:
+                return None
+            if pid == 0:
+                return None
+            slot = self.workers.pop(pid, None)
+            if slot is None:
+                continue
+            now = time.monotonic()
+            self.crashes.append(now)
+            while self.crashes and self.crashes[0] < now - self.rules.crash_window:
+                self.crashes.popleft()
+            how = _describe_exit(status)
+            if len(self.crashes) >= self.rules.crash_limit:
+                return (
+                    f"workers ended {len(self.crashes)} times in {self.rules.crash_window:g} s "
+                    f"(the last, {pid}, {how}): giving up"
+                )
+            delay = min(self.rules.max_restart_delay, self.rules.restart_delay * 2 ** (len(self.crashes) - 1))
+            print(f"worker {pid} {how}; restarting it in {delay:g} s", file=sys.stderr, flush=True)
+            self.restarts.append((now + delay, slot))
+        return None
+
+    def _start(self, slot: int) -> int:
+        sys.stdout.flush()  # else both processes would write what is still buffered
+        sys.stderr.flush()
+        pid = os.fork()
+        if pid == 0:  # the worker: never returns into the caller's code
+            os._exit(self._be_worker())
+        self.workers[pid] = slot
+        return pid
+
+    def _be_worker(self) -> int:
+        try:
+            signal.set_wakeup_fd(-1)
+            signal.signal(signal.SIGCHLD, signal.SIG_DFL)
+            # Until uvicorn takes them over (and after it hands them back), a stop signal ends
+            # this worker through SystemExit, so that it exits 0 like any stopped server.
+            signal.signal(signal.SIGTERM, _exit_quietly)
+            signal.signal(signal.SIGINT, _exit_quietly)
+            for fd in (self.lifeline_write, self.wake_read, self.wake_write):
+                os.close(fd)
+            watcher = threading.Thread(
+                target=_stop_with_supervisor, args=(self.lifeline_read, self.rules.stop_timeout), daemon=True
+            )
+            watcher.start()
+            self.serve()
+            return 0
+        except SystemExit as exc:
+            if exc.code is None or isinstance(exc.code, int):
+                return exc.code or 0
+            print(f"worker {os.getpid()}: {exc.code}", file=sys.stderr, flush=True)
+            return 1
+        except BaseException as exc:  # a worker's end is the supervisor's business: one line, then exit
+            print(f"worker {os.getpid()} failed: {type(exc).__name__}: {exc}", file=sys.stderr, flush=True)
+            return 1
+        finally:
+            sys.stdout.flush()
+            sys.stderr.flush()
+
+    def _stop_all(self) -> None:
+        """SIGTERM every worker, wait up to stop_timeout, SIGKILL the ones left; reap them all."""
+        self.restarts.clear()
+        for pid in self.workers:
+            _signal(pid, signal.SIGTERM)
+        deadline = time.monotonic() + self.rules.stop_timeout
+        while self.workers and time.monotonic() < deadline:
+            for pid in list(self.workers):
+                if _reaped(pid):
+                    del self.workers[pid]
+            time.sleep(0.02)
+        for pid in list(self.workers):
+            _signal(pid, signal.SIGKILL)
+            try:
+                os.waitpid(pid, 0)
+            except ChildProcessError:
+                pass
+            del self.workers[pid]
+
+    def _drain_wakeups(self) -> None:
+        try:
+            while os.read(self.wake_read, 512):
+                pass
+        except BlockingIOError:
+            pass
+
+
+def _stop_with_supervisor(lifeline: int, grace: float) -> None:
+    """In a worker: once the supervisor is gone, stop gracefully, and for good after `grace`."""
+    try:
+        while os.read(lifeline, 1):
+            pass
+    except OSError:
+        pass
+    os.kill(os.getpid(), signal.SIGTERM)
+    time.sleep(grace)
+    os._exit(1)
+
+
+def _exit_quietly(signum: int, frame: FrameType | None) -> None:
+    raise SystemExit(0)
+
+
+def _signal(pid: int, sig: int) -> None:
+    try:
+        os.kill(pid, sig)
+    except ProcessLookupError:
+        pass
+
+
+def _reaped(pid: int) -> bool:
+    try:
+        done, _ = os.waitpid(pid, os.WNOHANG)
+    except ChildProcessError:
+        return True
+    return done == pid
+
+
+def _describe_exit(status: int) -> str:
+    if os.WIFSIGNALED(status):
+        sig = os.WTERMSIG(status)
+        try:
+            name = signal.Signals(sig).name
+        except ValueError:
+            name = str(sig)
+        return f"was killed by {name}"
+    return f"exited with status {os.waitstatus_to_exitcode(status)}"
+
+
+def _bind(host: str, port: int) -> socket.socket:
+    """A listening TCP socket on host:port (the first address `host` resolves to)."""
+    family, _, _, _, address = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE)[0]
+    return socket.create_server(address[:2], family=family, backlog=BACKLOG)
+
+
+def _url_of(listener: socket.socket, path: str) -> str:
+    host, port = listener.getsockname()[:2]
+    shown = f"[{host}]" if ":" in str(host) else str(host)
+    return f"http://{shown}:{port}{path}"
+
+
+def _is_shared(store: str) -> bool:
+    """A store URL every worker can reach (anything but an in-memory one)."""
+    scheme = store.strip().split("://", 1)[0].lower() if "://" in store else store.strip().lower()
+    return bool(scheme) and scheme not in ("memory", "mem", "inmemory", "in-memory")
+
+
+def _worker_count(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
+    if not 1 <= value <= MAX_WORKERS:
+        raise argparse.ArgumentTypeError(f"must be between 1 and {MAX_WORKERS}, not {value}")
+    return value
