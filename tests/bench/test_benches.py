@@ -10,6 +10,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from tests.cluster import needs_nginx
 
 BENCH = Path(__file__).resolve().parents[2] / "bench"
 
@@ -24,9 +25,12 @@ RUNS: dict[str, tuple[list[str], str]] = {
     "instances_bench.py": (["--n", "2"], "mcpgen.testing.instances:"),
     "check_bench.py": (["--tools", "3", "--rounds", "1"], "check on an unchanged target"),
     "stdio_generated_pair.py": (["--n", "20", "--rounds", "1", "--concurrency", "4"], "sequential calls/s"),
+    "cluster_bench.py": (["--n", "40", "--rounds", "1", "--concurrency", "4"], "x 1 worker"),
 }
 # Measurements without a target line.
 UNTARGETED = {"jsts_agreement.py", "instances_bench.py"}
+# Peers a bench needs: skipped without them outside CI, failed in CI.
+PEERS = {"cluster_bench.py": [needs_nginx]}
 
 
 def test_every_bench_is_listed() -> None:
@@ -35,7 +39,7 @@ def test_every_bench_is_listed() -> None:
 
 @pytest.mark.slow
 @pytest.mark.timeout(420)
-@pytest.mark.parametrize("script", sorted(RUNS))
+@pytest.mark.parametrize("script", [pytest.param(name, marks=PEERS.get(name, [])) for name in sorted(RUNS)])
 def test_bench_runs_and_prints_its_table(script: str) -> None:
     args, table_line = RUNS[script]
     done = subprocess.run(

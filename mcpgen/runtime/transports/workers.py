@@ -66,7 +66,7 @@ def add_worker_arguments(parser: argparse.ArgumentParser) -> None:
         default=None,
         metavar="N",
         help="serve --http from N worker processes sharing one socket (default: 1); "
-        "more than one needs --stateless or a shared --store",
+        "more than one needs --stateless or a store they share",
     )
 
 
