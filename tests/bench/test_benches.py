@@ -10,6 +10,7 @@ import sys
 from pathlib import Path
 
 import pytest
+
 from tests.cluster import needs_nginx
 
 BENCH = Path(__file__).resolve().parents[2] / "bench"
