@@ -84,9 +84,47 @@ def has_store_option(folder: Path) -> bool:
     return re.search(r"^\s+--store\b", done.stdout, re.MULTILINE) is not None
 
 
-def workers_part(client: ModuleType, folder: Path, args: argparse.Namespace) -> dict[str, list[float]]:
-    """calls/s of each setup, one figure per round."""
+ROLES = ("client", "nginx", "server")
+
+
+def cpu_seconds() -> dict[str, float]:
+    """CPU seconds used so far by this process (the load generator, "client") and by its
+    descendants, nginx's and the servers' processes (from /proc; empty elsewhere)."""
+    if not os.path.isdir("/proc"):
+        return {}
+    own = os.times()
+    used = {"client": own.user + own.system, "nginx": 0.0, "server": 0.0}
+    tick = os.sysconf("SC_CLK_TCK")
+    parent: dict[int, int] = {}
+    stats: dict[int, list[str]] = {}
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                text = Path(f"/proc/{entry}/stat").read_text()
+            except OSError:
+                continue
+            fields = text[text.rindex(")") + 2 :].split()  # after "pid (comm) "
+            parent[int(entry)], stats[int(entry)] = int(fields[1]), fields
+    ours = {os.getpid()}
+    for _ in range(8):  # descendants, a few generations deep
+        ours |= {pid for pid, ppid in parent.items() if ppid in ours}
+    for pid in ours - {os.getpid()}:
+        try:
+            command = Path(f"/proc/{pid}/cmdline").read_bytes()
+        except OSError:
+            continue
+        role = "nginx" if b"nginx" in command else "server" if SERVER_PKG.encode() in command else None
+        if role:
+            used[role] += (int(stats[pid][11]) + int(stats[pid][12])) / tick  # utime + stime
+    return used
+
+
+def workers_part(
+    client: ModuleType, folder: Path, args: argparse.Namespace
+) -> tuple[dict[str, list[float]], dict[str, dict[str, list[float]]]]:
+    """calls/s of each setup, one figure per round; and the CPU µs per call of each role."""
     samples: dict[str, list[float]] = {name: [] for name in SETUPS}
+    cpu: dict[str, dict[str, list[float]]] = {name: {role: [] for role in ROLES} for name in SETUPS}
     with ExitStack() as stack:
         one = stack.enter_context(server(folder, "--stateless"))
         two = stack.enter_context(server(folder, "--stateless", "--workers", "2"))
@@ -99,11 +137,14 @@ def workers_part(client: ModuleType, folder: Path, args: argparse.Namespace) -> 
         for round_no in range(args.rounds):
             shift = round_no % len(SETUPS)
             for name in SETUPS[shift:] + SETUPS[:shift]:
-                samples[name].append(
-                    asyncio.run(calls_per_second(client, urls[name], args.n, args.concurrency, MODERN))
-                )
+                before = cpu_seconds()
+                rate = asyncio.run(calls_per_second(client, urls[name], args.n, args.concurrency, MODERN))
+                after = cpu_seconds()
+                samples[name].append(rate)
+                for role in after:  # the warm-up calls count too: a few percent more than n
+                    cpu[name][role].append((after[role] - before[role]) * 1e6 / args.n)
             print(f"workers: round {round_no + 1}/{args.rounds} done", file=sys.stderr, flush=True)
-    return samples
+    return samples, cpu
 
 
 def store_part(client: ModuleType, folder: Path, args: argparse.Namespace) -> dict[str, list[float]]:
@@ -141,7 +182,7 @@ def main() -> int:
     with tempfile.TemporaryDirectory(prefix="mcpgen-cluster-bench-") as tmp:
         folder = Path(tmp)
         client = generate(folder)
-        workers = workers_part(client, folder, args)
+        workers, cpu = workers_part(client, folder, args)
         store: dict[str, list[float]] | None = None
         store_skipped = ""
         if not has_store_option(folder):
@@ -156,16 +197,24 @@ def main() -> int:
         f"concurrency={args.concurrency}, {args.rounds} interleaved rounds (medians), "
         f"python {platform.python_version()}, {os.cpu_count()} cpu"
     )
-    print(f"{'setup':<16}{'calls/s':>12}{'x 1 worker':>12}{'min':>8}{'max':>8}   (per-round ratios)")
+    print(
+        f"{'setup':<16}{'calls/s':>10}{'x 1 worker':>12}{'min':>8}{'max':>8}"
+        f"{'CPU µs/call: client':>22}{'nginx':>8}{'server':>8}"
+    )
     ratios: dict[str, float] = {}
     for name in SETUPS:
         per_round = [value / base for value, base in zip(workers[name], workers["1 worker"], strict=True)]
         ratios[name] = statistics.median(per_round)
+        shares = [statistics.median(cpu[name][role]) if cpu[name][role] else float("nan") for role in ROLES]
         print(
-            f"{name:<16}{statistics.median(workers[name]):>12,.0f}{ratios[name]:>11.2f}x"
-            f"{min(per_round):>7.2f}x{max(per_round):>7.2f}x"
+            f"{name:<16}{statistics.median(workers[name]):>10,.0f}{ratios[name]:>11.2f}x"
+            f"{min(per_round):>7.2f}x{max(per_round):>7.2f}x{shares[0]:>22,.0f}{shares[1]:>8,.0f}{shares[2]:>8,.0f}"
         )
-    report.update(workers=workers, ratios=ratios)
+    print(
+        "(x 1 worker: median of the per-round ratios, then their min and max. A second worker can at "
+        "most double the server's share of the cores; the load generator and nginx share them too.)"
+    )
+    report.update(workers=workers, ratios=ratios, cpu_us_per_call=cpu)
 
     print()
     if store is None:

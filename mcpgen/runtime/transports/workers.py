@@ -119,8 +119,8 @@ def serve_http_workers(
 
     One worker is `serve_http(build(), ...)` in this process. More fork a supervisor's workers,
     each calling `build()` itself; `serve_options` are `serve_http`'s other keywords, given to
-    every worker. Exits (SystemExit) with 0 once stopped by a signal, 1 on a crash loop or when
-    the address cannot be bound.
+    every worker. Returns once a signal stopped them; SystemExit(1) on a crash loop or when the
+    address cannot be bound.
     """
     if workers <= 1:
         serve_http(build(), host=host, port=port, path=path, **serve_options)
@@ -139,7 +139,8 @@ def serve_http_workers(
         status = _Supervisor(serve, workers, supervision or Supervision()).run()
     finally:
         listener.close()
-    raise SystemExit(status)
+    if status:
+        raise SystemExit(status)
 
 
 class _Supervisor:
