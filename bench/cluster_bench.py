@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import itertools
 import json
 import os
 import platform
@@ -35,11 +36,14 @@ import statistics
 import subprocess
 import sys
 import tempfile
+import time
 import warnings
 from collections.abc import Iterator
 from contextlib import ExitStack, contextmanager
 from pathlib import Path
 from types import ModuleType
+from typing import Any
+from urllib.parse import urlsplit
 
 from http_roundtrip import PY, ROOT, SERVER_PKG, free_port, generate, http_server, measure
 
@@ -64,6 +68,62 @@ async def calls_per_second(client: ModuleType, url: str, n: int, concurrency: in
 # nginx keeps idle upstream connections for 60 s: a server that closed one sooner could do so
 # just as nginx sends it a request, which nginx answers 502 (it never replays a POST).
 KEEP_ALIVE = ["--keep-alive-timeout", "75"]
+
+
+async def captured_call(client: ModuleType, url: str) -> tuple[dict[str, str], bytes]:
+    """The headers and body of one `echo` tools/call exactly as the generated client sends them
+    (recorded at its HTTP connection pool)."""
+    from mcpgen.runtime.transports.http_lean import LeanPool
+
+    seen: list[tuple[dict[str, str], bytes]] = []
+    original = LeanPool.post
+
+    async def recording(self: LeanPool, headers: Any, body: bytes, timeout: float | None) -> Any:
+        seen.append((dict(headers), body))
+        return await original(self, headers, body, timeout)
+
+    LeanPool.post = recording  # type: ignore[method-assign]
+    try:
+        async with client.AsyncClient.connect_http(url, protocol=MODERN) as c:
+            assert await c.echo(text="hello") == "hello"
+    finally:
+        LeanPool.post = original  # type: ignore[method-assign]
+    calls = [(headers, body) for headers, body in seen if b'"tools/call"' in body]
+    if not calls:
+        raise RuntimeError("the generated client sent no tools/call through its connection pool")
+    return calls[-1]
+
+
+async def raw_calls_per_second(url: str, request: tuple[dict[str, str], bytes], n: int, concurrency: int) -> float:
+    """calls/s of the client's own request bytes replayed on `concurrency` keep-alive connections:
+    a load generator that costs far less CPU per call than a client, so the servers' capacity shows."""
+    target = urlsplit(url)
+    headers, body = request
+    head = f"POST {target.path} HTTP/1.1\r\nhost: {target.netloc}\r\ncontent-length: {len(body)}\r\n"
+    head += "".join(f"{name}: {value}\r\n" for name, value in headers.items()) + "\r\n"
+    wire = head.encode("latin-1") + body
+    counter = itertools.count()
+
+    async def connection(count: bool) -> None:
+        reader, writer = await asyncio.open_connection(target.hostname, target.port)
+        try:
+            while next(counter) < n if count else next(warm) < concurrency * 4:
+                writer.write(wire)
+                status = await reader.readuntil(b"\r\n\r\n")
+                length = re.search(rb"(?im)^content-length:\s*(\d+)", status)
+                if not status.startswith(b"HTTP/1.1 200") or length is None:
+                    raise RuntimeError(f"unexpected answer: {status[:200]!r}")
+                answer = await reader.readexactly(int(length.group(1)))
+                if b"hello" not in answer:
+                    raise RuntimeError(f"unexpected answer: {answer[:200]!r}")
+        finally:
+            writer.close()
+
+    warm = itertools.count()
+    await asyncio.gather(*(connection(False) for _ in range(concurrency)))  # warm-up
+    start = time.perf_counter()
+    await asyncio.gather(*(connection(True) for _ in range(concurrency)))
+    return n / (time.perf_counter() - start)
 
 
 @contextmanager
@@ -121,9 +181,11 @@ def cpu_seconds() -> dict[str, float]:
 
 def workers_part(
     client: ModuleType, folder: Path, args: argparse.Namespace
-) -> tuple[dict[str, list[float]], dict[str, dict[str, list[float]]]]:
-    """calls/s of each setup, one figure per round; and the CPU µs per call of each role."""
+) -> tuple[dict[str, list[float]], dict[str, dict[str, list[float]]], dict[str, list[float]]]:
+    """calls/s of each setup, one figure per round; the CPU µs per call of each role; and the
+    calls/s of the client's request replayed raw."""
     samples: dict[str, list[float]] = {name: [] for name in SETUPS}
+    raw: dict[str, list[float]] = {name: [] for name in SETUPS}
     cpu: dict[str, dict[str, list[float]]] = {name: {role: [] for role in ROLES} for name in SETUPS}
     with ExitStack() as stack:
         one = stack.enter_context(server(folder, "--stateless"))
@@ -134,6 +196,7 @@ def workers_part(
             "--workers 2": stack.enter_context(round_robin(folder / "nginx-workers", [two])).url,
             "2 processes": stack.enter_context(round_robin(folder / "nginx-pair", pair)).url,
         }
+        request = asyncio.run(captured_call(client, urls["1 worker"]))
         for round_no in range(args.rounds):
             shift = round_no % len(SETUPS)
             for name in SETUPS[shift:] + SETUPS[:shift]:
@@ -143,8 +206,9 @@ def workers_part(
                 samples[name].append(rate)
                 for role in after:  # the warm-up calls count too: a few percent more than n
                     cpu[name][role].append((after[role] - before[role]) * 1e6 / args.n)
+                raw[name].append(asyncio.run(raw_calls_per_second(urls[name], request, args.n, args.concurrency)))
             print(f"workers: round {round_no + 1}/{args.rounds} done", file=sys.stderr, flush=True)
-    return samples, cpu
+    return samples, cpu, raw
 
 
 def store_part(client: ModuleType, folder: Path, args: argparse.Namespace) -> dict[str, list[float]]:
@@ -182,7 +246,7 @@ def main() -> int:
     with tempfile.TemporaryDirectory(prefix="mcpgen-cluster-bench-") as tmp:
         folder = Path(tmp)
         client = generate(folder)
-        workers, cpu = workers_part(client, folder, args)
+        workers, cpu, raw = workers_part(client, folder, args)
         store: dict[str, list[float]] | None = None
         store_skipped = ""
         if not has_store_option(folder):
@@ -215,6 +279,18 @@ def main() -> int:
         "most double the server's share of the cores; the load generator and nginx share them too.)"
     )
     report.update(workers=workers, ratios=ratios, cpu_us_per_call=cpu)
+    print()
+    print("The generated client's request replayed raw on 32 keep-alive connections (the servers' capacity):")
+    print(f"{'setup':<16}{'calls/s':>10}{'x 1 worker':>12}{'min':>8}{'max':>8}")
+    raw_ratios: dict[str, float] = {}
+    for name in SETUPS:
+        per_round = [value / base for value, base in zip(raw[name], raw["1 worker"], strict=True)]
+        raw_ratios[name] = statistics.median(per_round)
+        print(
+            f"{name:<16}{statistics.median(raw[name]):>10,.0f}{raw_ratios[name]:>11.2f}x"
+            f"{min(per_round):>7.2f}x{max(per_round):>7.2f}x"
+        )
+    report.update(raw=raw, raw_ratios=raw_ratios)
 
     print()
     if store is None:
