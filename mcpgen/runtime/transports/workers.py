@@ -167,7 +167,12 @@ class _Supervisor:
         previous_wakeup = signal.set_wakeup_fd(self.wake_write)
         try:
             for slot in range(self.count):
-                self._start(slot)
+                try:
+                    self._start(slot)
+                except OSError as exc:  # no process to spare: nothing would serve
+                    print(f"cannot start worker {slot + 1} of {self.count}: {exc}", file=sys.stderr, flush=True)
+                    self._stop_all()
+                    return 1
             return self._watch()
         finally:
             signal.set_wakeup_fd(previous_wakeup)
@@ -193,7 +198,12 @@ class _Supervisor:
             now = time.monotonic()
             for when, slot in [r for r in self.restarts if r[0] <= now]:
                 self.restarts.remove((when, slot))
-                pid = self._start(slot)
+                try:
+                    pid = self._start(slot)
+                except OSError as exc:  # out of processes or memory for now: try again later
+                    print(f"cannot restart a worker: {exc}", file=sys.stderr, flush=True)
+                    self.restarts.append((now + self.rules.max_restart_delay, slot))
+                    continue
                 print(f"worker {pid} started", file=sys.stderr, flush=True)
             # Signals wake this wait; the timeout covers the next restart (and a lost wake-up).
             timeout = min([when - now for when, _ in self.restarts] + [1.0])
