@@ -80,6 +80,9 @@ http {{
     upstream mcp_workers {{
 {servers}
         keepalive 32;
+        # Under the workers' own idle keep-alive (5 s): nginx never reuses a connection that a
+        # worker is closing (which nginx would answer with a 502, not a retry, for a POST).
+        keepalive_timeout 4s;
     }}
     server {{
         listen 127.0.0.1:__PORT__;

@@ -39,11 +39,23 @@ STATE_TTL_SECONDS = 3600
 _MAX_STATE_CHARS = 256 * 1024
 
 
+KEY_VARIABLE = "MCPGEN_REQUEST_STATE_KEY"
+
+
 @functools.lru_cache(maxsize=1)
 def _key() -> bytes:
     # Several workers behind a load balancer must share the key (MCPGEN_REQUEST_STATE_KEY);
     # a single process makes its own, on first use (importing the runtime does nothing).
-    return (os.environ.get("MCPGEN_REQUEST_STATE_KEY") or secrets.token_hex(32)).encode()
+    return (os.environ.get(KEY_VARIABLE) or secrets.token_hex(32)).encode()
+
+
+def share_key_with_children() -> None:
+    """Before forking workers: one key for all of them (the configured one, or one made here),
+    so that a retry may land on any worker. The environment carries it to every child, a
+    restarted one included; nothing is written anywhere else."""
+    if not os.environ.get(KEY_VARIABLE):
+        os.environ[KEY_VARIABLE] = secrets.token_hex(32)
+    _key.cache_clear()
 
 
 class InputRequired(BaseException):

@@ -34,6 +34,7 @@ from dataclasses import dataclass
 from types import FrameType
 from typing import Any
 
+from ..server.request_state import share_key_with_children
 from ..server.server import Server
 from .http_server import serve_http
 
@@ -129,6 +130,8 @@ def serve_http_workers(
         listener = _bind(host, port)
     except OSError as exc:
         raise SystemExit(f"cannot listen on {host}:{port}: {exc}") from None
+    # An MRTR retry may reach another worker than its first round: they must sign alike.
+    share_key_with_children()
     try:
         url = _url_of(listener, path)
         print(f"serving MCP on {url} ({workers} workers)", file=sys.stderr, flush=True)

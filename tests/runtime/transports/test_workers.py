@@ -24,12 +24,17 @@ from mcpgen.runtime.transports.workers import Supervision, workers_problem
 PY = sys.executable
 PKG = "pid_server"
 SCHEMA = """[{"name": "pid", "description": "The serving process id, after blocking it for `hold` seconds.",
+  "inputSchema": {"type": "object", "properties": {"hold": {"type": "number"}}}},
+ {"name": "signer", "description": "The pid and a digest of the key signing its requestState.",
   "inputSchema": {"type": "object", "properties": {"hold": {"type": "number"}}}}]"""
 HANDLERS = """
 from __future__ import annotations
 
+import hashlib
 import os
 import time
+
+from mcpgen.runtime.server.request_state import _key
 
 from ._generated import Context, ToolOutput, ToolsBase, models
 
@@ -43,6 +48,10 @@ class Handlers(ToolsBase):
         # Blocks this worker's event loop: meanwhile another worker accepts the next connection.
         time.sleep(args.hold or 0)
         return str(os.getpid())
+
+    async def signer(self, args: models.SignerArgs, ctx: Context) -> ToolOutput:
+        time.sleep(args.hold or 0)
+        return f"{os.getpid()} {hashlib.sha256(_key()).hexdigest()[:16]}"
 """
 # Bounds: every wait below ends with a failure after this long.
 DEADLINE = 30.0
@@ -136,6 +145,37 @@ def test_n_worker_processes_serve_one_port(two_workers: ServerProcess) -> None:
     workers = workers_of(two_workers, 2)
     assert asyncio.run(pids_answering(two_workers.url, workers)) == workers
     assert "(2 workers)" in two_workers.output()
+
+
+async def signers(url: str, expected: set[int]) -> dict[int, set[str]]:
+    """pid -> the key digests it answered with, until every `expected` pid answered."""
+    seen: dict[int, set[str]] = {}
+
+    async def one(hold: float) -> tuple[int, str]:
+        async with connect_http(url, protocol="2026-07-28") as session:
+            result = await session.call_tool("signer", {"hold": hold})
+            pid, digest = result["content"][0]["text"].split()
+            return int(pid), digest
+
+    deadline = time.monotonic() + DEADLINE
+    while not expected <= set(seen) and time.monotonic() < deadline:
+        for pid, digest in await asyncio.gather(*(one(0.2) for _ in range(4))):
+            seen.setdefault(pid, set()).add(digest)
+    return seen
+
+
+@needs_fork
+@pytest.mark.slow
+def test_workers_sign_request_state_with_one_key(two_workers: ServerProcess) -> None:
+    # An MRTR retry may land on another worker than its first round; a replaced worker too.
+    first, second = sorted(workers_of(two_workers, 2))
+    before = asyncio.run(signers(two_workers.url, {first, second}))
+    assert set(before) == {first, second}
+    os.kill(first, signal.SIGKILL)
+    wait_for("a replacement", lambda: len(children(two_workers.proc.pid) - {first}) == 2)  # type: ignore[union-attr]
+    after = asyncio.run(signers(two_workers.url, children(two_workers.proc.pid)))  # type: ignore[union-attr]
+    digests = set().union(*before.values(), *after.values())
+    assert len(digests) == 1, (before, after)
 
 
 @needs_fork
