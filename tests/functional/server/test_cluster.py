@@ -9,6 +9,9 @@ from __future__ import annotations
 import asyncio
 import importlib
 import json
+import socket
+import subprocess
+import time
 import sys
 import uuid
 from collections.abc import Iterator
@@ -186,3 +189,79 @@ def test_cut_stream_resumes_on_the_other_worker(tmp_path: Path) -> None:
         assert seen[-1]["id"] == 2 and seen[-1]["result"]["content"][0]["text"] == f"streamed {STEPS} steps"
         # An event id of another session's stream, or a made-up one, resumes nothing.
         assert http.get(b.url, headers={**resume, "last-event-id": "pAAAAAAAAAAAA.1-0"}).status_code == 404
+
+
+def test_redis_down_is_a_clear_503_and_the_server_recovers(tmp_path: Path) -> None:
+    from tests.cluster import redis_argv
+    from tests.serving import free_port
+
+    port = free_port()
+    argv = [a.replace("{port}", str(port)) for a in redis_argv(tmp_path / "redis")]
+
+    def start_redis() -> subprocess.Popen[bytes]:
+        proc = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        deadline = time.monotonic() + 10
+        while time.monotonic() < deadline:
+            with socket.socket() as s:
+                if s.connect_ex(("127.0.0.1", port)) == 0:
+                    return proc
+            time.sleep(0.05)
+        proc.kill()
+        raise AssertionError("redis-server did not start")
+
+    redis_proc = start_redis()
+    headers = {"accept": "application/json, text/event-stream", "content-type": "application/json"}
+    init = {
+        "jsonrpc": "2.0",
+        "id": 1,
+        "method": "initialize",
+        "params": {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}},
+    }
+    (tmp_path / "w").mkdir()
+    url = f"redis://:secret-pw@127.0.0.1:{port}/0"
+    worker = ServerProcess(
+        [sys.executable, str(HERE / "cluster_server.py"), "--http", "--port", "{port}", "--store", url],
+        log_dir=tmp_path / "w",
+    )
+    try:
+        worker.start()
+        with httpx.Client(timeout=30) as http:
+            assert http.post(worker.url, headers=headers, json=init).status_code == 200
+            redis_proc.terminate()
+            redis_proc.wait(10)
+            for _ in range(20):  # a flood of failures: each a 503, one log line per period
+                down = http.post(worker.url, headers=headers, json=init)
+                assert down.status_code == 503
+            error = down.json()["error"]["message"]
+            assert "unavailable" in error and "secret-pw" not in error and "\n" not in error
+            # Stateless-era requests need no store: still served.
+            modern = {
+                "jsonrpc": "2.0",
+                "id": 3,
+                "method": "tools/list",
+                "params": {
+                    "_meta": {
+                        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+                        "io.modelcontextprotocol/clientCapabilities": {},
+                        "io.modelcontextprotocol/clientInfo": {"name": "t", "version": "1"},
+                    }
+                },
+            }
+            modern_headers = {**headers, "mcp-protocol-version": "2026-07-28", "mcp-method": "tools/list"}
+            served = http.post(worker.url, headers=modern_headers, json=modern)
+            assert served.status_code == 200, served.text
+            redis_proc = start_redis()
+            deadline = time.monotonic() + 15
+            while True:  # back: new sessions open again
+                again = http.post(worker.url, headers=headers, json=init)
+                if again.status_code == 200 or time.monotonic() > deadline:
+                    break
+                time.sleep(0.2)
+            assert again.status_code == 200 and again.headers["mcp-session-id"]
+        log_text = worker._log_path.read_text() if worker._log_path else ""  # noqa: SLF001
+        assert "secret-pw" not in log_text and "Traceback" not in log_text
+        assert log_text.count("unavailable") < 10  # rate-limited, not one line per failure
+    finally:
+        worker.stop()
+        redis_proc.terminate()
+        redis_proc.wait(10)
