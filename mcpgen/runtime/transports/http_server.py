@@ -5,7 +5,9 @@ served on its own, so several workers or hosts can share the load. An `initializ
 opens a handshake-era session (`Mcp-Session-Id`). Each request gets its own response:
 plain JSON when the handler answers without streaming anything first, otherwise an
 SSE stream carrying its progress, logs and server->client requests, then the result.
-A client that disconnects cancels its handler.
+A client that disconnects cancels its handler, except in a session: there the stream is
+logged in the store and the request goes on, so the client can resume it (GET with
+Last-Event-ID) on this worker or any other sharing the store.
 """
 
 from __future__ import annotations
@@ -538,7 +540,7 @@ class StreamableHttpApp:
             return None
         if legacy is None:
             legacy = self._restore(session_id, record)
-        else:
+        elif self.store.shared:  # another worker may have changed it
             legacy.connection.state.log_level = record.log_level
             legacy.connection.subscribed = set(record.subscribed)
         legacy.last_seen = time.monotonic()

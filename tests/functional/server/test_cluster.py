@@ -191,6 +191,25 @@ def test_cut_stream_resumes_on_the_other_worker(tmp_path: Path) -> None:
         assert http.get(b.url, headers={**resume, "last-event-id": "pAAAAAAAAAAAA.1-0"}).status_code == 404
 
 
+async def update_reaches_listener(url: str) -> None:
+    from mcpgen.runtime import connect_http
+
+    async with connect_http(url, protocol="2026-07-28") as session:
+        listen = await session.listen(resource_uris=["test://watched-resource"])
+        try:
+            for _ in range(30):
+                await session.call_tool("test_tool_with_logging", {})
+                try:
+                    event = await asyncio.wait_for(listen.__anext__(), 0.5)
+                except asyncio.TimeoutError:
+                    continue
+                assert event.uri == "test://watched-resource"
+                return
+            raise AssertionError("no update reached the listen stream after Redis came back")
+        finally:
+            await listen.aclose()
+
+
 def test_redis_down_is_a_clear_503_and_the_server_recovers(tmp_path: Path) -> None:
     from tests.cluster import redis_argv
     from tests.serving import free_port
@@ -258,6 +277,9 @@ def test_redis_down_is_a_clear_503_and_the_server_recovers(tmp_path: Path) -> No
                     break
                 time.sleep(0.2)
             assert again.status_code == 200 and again.headers["mcp-session-id"]
+            # The notification subscription is back too: a listen stream gets an update raised
+            # through Redis (retried while the subscriber reconnects with its backoff).
+            asyncio.run(asyncio.wait_for(update_reaches_listener(worker.url), 60))
         log_text = worker._log_path.read_text() if worker._log_path else ""  # noqa: SLF001
         assert "secret-pw" not in log_text and "Traceback" not in log_text
         assert log_text.count("unavailable") < 10  # rate-limited, not one line per failure

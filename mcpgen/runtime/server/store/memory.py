@@ -18,7 +18,7 @@ MAX_STREAMS = 10_000
 
 @dataclass
 class _Session:
-    record: bytes
+    record: SessionRecord  # kept as is: nothing outside this process wrote it
     expires: float  # monotonic; math.inf when sessions never expire
 
 
@@ -64,7 +64,7 @@ class MemoryStore:
                 del self._sessions[expired]
             if len(self._sessions) >= cap:
                 return False
-        self._sessions[session_id] = _Session(record.encode(), _expiry(now, idle))
+        self._sessions[session_id] = _Session(record, _expiry(now, idle))
         return True
 
     async def touch_session(self, session_id: str, idle: float) -> SessionRecord | None:
@@ -73,12 +73,12 @@ class MemoryStore:
         if entry is None:
             return None
         entry.expires = _expiry(now, idle)
-        return SessionRecord.decode(entry.record)
+        return entry.record
 
     async def save_session(self, session_id: str, record: SessionRecord, idle: float) -> None:
         now = time.monotonic()
         if self._live(session_id, now) is not None:
-            self._sessions[session_id] = _Session(record.encode(), _expiry(now, idle))
+            self._sessions[session_id] = _Session(record, _expiry(now, idle))
 
     async def end_session(self, session_id: str) -> bool:
         return self._sessions.pop(session_id, None) is not None
