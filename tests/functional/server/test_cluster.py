@@ -11,8 +11,8 @@ import importlib
 import json
 import socket
 import subprocess
-import time
 import sys
+import time
 import uuid
 from collections.abc import Iterator
 from contextlib import ExitStack, contextmanager
