@@ -287,3 +287,41 @@ def test_redis_down_is_a_clear_503_and_the_server_recovers(tmp_path: Path) -> No
         worker.stop()
         redis_proc.terminate()
         redis_proc.wait(10)
+
+
+async def sdk_sessions(url: str) -> None:
+    import mcp.types as types
+    from mcp.client import Client
+    from mcp.client.streamable_http import streamable_http_client
+
+    async def elicit(ctx: Any, params: Any) -> Any:
+        content = {"username": "grace", "email": "g@example.com", "name": "Grace"}
+        return types.ElicitResult(action="accept", content=content)
+
+    async with Client(streamable_http_client(url), mode="legacy", elicitation_callback=elicit) as c:
+        assert "test_elicitation" in {t.name for t in (await c.list_tools()).tools}
+        for _ in range(50):
+            result = await c.call_tool("test_simple_text", {})
+            assert result.content[0].text == "This is a simple text response for testing."  # type: ignore[union-attr]
+        for n in range(4):
+            result = await c.call_tool("test_elicitation", {"message": f"who? {n}"})
+            assert "g@example.com" in result.content[0].text  # type: ignore[union-attr]
+        steps: list[float] = []
+
+        async def progress(value: float, total: float | None, message: str | None) -> None:
+            steps.append(value)
+
+        await c.call_tool("test_tool_with_progress", {}, progress_callback=progress)
+        assert steps == [0, 50, 100]
+    async with Client(streamable_http_client(url), mode="2026-07-28", elicitation_callback=elicit) as c:
+        for _ in range(10):
+            result = await c.call_tool("test_simple_text", {})
+            assert result.content[0].text == "This is a simple text response for testing."  # type: ignore[union-attr]
+        for _ in range(2):
+            result = await c.call_tool("test_streaming_elicitation", {})
+            assert result.content[0].text == "Hello, Grace!"  # type: ignore[union-attr]
+
+
+def test_the_official_sdk_client_behind_round_robin(tmp_path: Path) -> None:
+    with cluster(tmp_path) as (_a, _b, proxy):
+        asyncio.run(asyncio.wait_for(sdk_sessions(proxy.url), 120))
