@@ -187,6 +187,11 @@ _STATEFUL = frozenset({"logging/setLevel", "resources/subscribe", "resources/uns
 _RESUME_WINDOW = 300.0
 # A stream's log outlives its last event this long when sessions never expire.
 _LOG_TTL = 3600.0
+# While a logged request is quiet, its worker writes a heartbeat into the log this often; a resume
+# that sees none for three periods takes the worker for dead, marks the log abandoned and ends.
+_HEARTBEAT = 5.0
+_HEARTBEAT_MARK = b"."
+_ABANDONED_MARK = b"!"
 
 
 @dataclass
@@ -759,10 +764,10 @@ class StreamableHttpApp:
                     await send({"type": "http.response.body", "body": chunk, "more_body": True})
                 if _is_final(message, request_id):
                     break
-                message = await watch.next() if not gone else await _next_until(stream, deadline)
-                if message is None and not gone and log_key is not None:
-                    gone = True
-                    message = await _next_until(stream, deadline)
+                if log_key is None:
+                    message = await watch.next() if not gone else await _next_until(stream, deadline)
+                else:
+                    message, gone = await self._next_logged(watch, stream, log_key, gone, deadline)
             if message is None:
                 connection.session.cancel_incoming(request_id)
                 return
@@ -864,16 +869,51 @@ class StreamableHttpApp:
         with contextlib.suppress(Exception):
             await send({"type": "http.response.body", "body": b"", "more_body": False})
 
+    async def _next_logged(
+        self, watch: _DisconnectWatch, stream: _RequestStream, log_key: str, gone: bool, deadline: float
+    ) -> tuple[JSONObject | None, bool]:
+        """A logged request's next message (and whether its client left: it keeps being logged
+        for a resume); a heartbeat goes into the log every _HEARTBEAT seconds without one."""
+        while True:
+            waiting = asyncio.ensure_future(_next_until(stream, deadline) if gone else watch.next())
+            done, _ = await asyncio.wait({waiting}, timeout=_HEARTBEAT)
+            if not done:
+                waiting.cancel()  # nothing is taken from the stream until next() returns
+                with contextlib.suppress(asyncio.CancelledError):
+                    await waiting
+                try:
+                    await self.store.append_event(log_key, _HEARTBEAT_MARK, self._log_ttl())
+                except StoreUnavailable as exc:
+                    log.warning("%s", exc)
+                continue
+            message = waiting.result()
+            if message is None and not gone:
+                gone = True
+                continue
+            return message, gone
+
     async def _replay(
         self, key: str, token: str, after: str, send: Send, disconnect: asyncio.Future[None], *, follow: bool
     ) -> None:
         """Send a log's events after `after`; with `follow`, wait for more until a final answer
         (a message with no method), the client leaves, or the resume window ends."""
         deadline = time.monotonic() + _RESUME_WINDOW
+        heard = time.monotonic()
         while not disconnect.done() and time.monotonic() < deadline:
             events = await self.store.read_events(key, after, 2.0 if follow else 0)
+            if events:
+                heard = time.monotonic()
+            elif follow and time.monotonic() - heard > 3 * _HEARTBEAT:
+                # The worker serving the request stopped (it died): later resumes end at once.
+                with contextlib.suppress(StoreUnavailable):
+                    await self.store.append_event(key, _ABANDONED_MARK, self._log_ttl())
+                return
             for entry, payload in events:
                 after = entry
+                if payload == _HEARTBEAT_MARK:
+                    continue
+                if payload == _ABANDONED_MARK:
+                    return
                 try:
                     message = jsonrpc.decode(payload)
                 except (ValueError, UnicodeDecodeError, RecursionError):

@@ -9,6 +9,8 @@ from __future__ import annotations
 import asyncio
 import importlib
 import json
+import os
+import signal
 import socket
 import subprocess
 import sys
@@ -325,3 +327,32 @@ async def sdk_sessions(url: str) -> None:
 def test_the_official_sdk_client_behind_round_robin(tmp_path: Path) -> None:
     with cluster(tmp_path) as (_a, _b, proxy):
         asyncio.run(asyncio.wait_for(sdk_sessions(proxy.url), 120))
+
+
+async def session_outlives_a_worker(pkg: ModuleType, url: str, victim: ServerProcess) -> None:
+    from mcpgen.runtime import McpError
+
+    async with pkg.AsyncClient.connect_http(url, protocol="legacy", on_elicitation=elicit) as c:
+        for _ in range(4):
+            assert (await c.test_simple_text()).text == "This is a simple text response for testing."
+        # Two slow streaming calls at once: round-robin gives one to each worker.
+        calls = [asyncio.ensure_future(c.session.call_tool("test_reconnection", {})) for _ in range(2)]
+        await asyncio.sleep(0.5)
+        assert victim.proc is not None
+        os.killpg(victim.proc.pid, signal.SIGKILL)
+        started = time.monotonic()
+        outcomes = await asyncio.gather(*calls, return_exceptions=True)
+        # Nothing hangs: the dead worker's call fails as an error the client names, within bounds.
+        assert time.monotonic() - started < 45
+        for outcome in outcomes:
+            assert isinstance(outcome, (dict, McpError)), repr(outcome)
+        assert any(isinstance(outcome, dict) for outcome in outcomes)
+        # The session goes on through the other worker.
+        for _ in range(10):
+            assert (await c.test_simple_text()).text == "This is a simple text response for testing."
+        assert "ada@example.com" in (await c.test_elicitation(message="still there?")).text
+
+
+def test_the_session_goes_on_when_a_worker_dies(tmp_path: Path) -> None:
+    with client_package(tmp_path / "client") as pkg, cluster(tmp_path) as (a, _b, proxy):
+        asyncio.run(asyncio.wait_for(session_outlives_a_worker(pkg, proxy.url, a), 120))
