@@ -356,3 +356,49 @@ async def session_outlives_a_worker(pkg: ModuleType, url: str, victim: ServerPro
 def test_the_session_goes_on_when_a_worker_dies(tmp_path: Path) -> None:
     with client_package(tmp_path / "client") as pkg, cluster(tmp_path) as (a, _b, proxy):
         asyncio.run(asyncio.wait_for(session_outlives_a_worker(pkg, proxy.url, a), 120))
+
+
+def test_a_resume_ends_when_the_serving_worker_died(tmp_path: Path) -> None:
+    headers = {"accept": "application/json, text/event-stream", "content-type": "application/json"}
+    with cluster(tmp_path) as (a, b, _proxy), httpx.Client(timeout=60) as http:
+        init = http.post(
+            a.url,
+            headers=headers,
+            json={
+                "jsonrpc": "2.0",
+                "id": 1,
+                "method": "initialize",
+                "params": {
+                    "protocolVersion": "2025-06-18",
+                    "capabilities": {},
+                    "clientInfo": {"name": "t", "version": "1"},
+                },
+            },
+        )
+        session = {**headers, "mcp-session-id": init.headers["mcp-session-id"], "mcp-protocol-version": "2025-06-18"}
+        call = {
+            "jsonrpc": "2.0",
+            "id": 2,
+            "method": "tools/call",
+            "params": {"name": "test_reconnection", "arguments": {}, "_meta": {"progressToken": "t"}},
+        }
+        last_id = None
+        with http.stream("POST", a.url, headers=session, json=call) as response:
+            for count, (event_id, _message) in enumerate(sse_events(response.iter_lines()), 1):
+                last_id = event_id
+                if count == 2:
+                    break
+        assert a.proc is not None and last_id is not None
+        os.killpg(a.proc.pid, signal.SIGKILL)
+        resume = {**session, "accept": "text/event-stream", "last-event-id": last_id}
+        started = time.monotonic()
+        with http.stream("GET", b.url, headers=resume) as response:
+            replayed = [m for _id, m in sse_events(response.iter_lines())]
+        # What a logged before it died is replayed; no answer comes; the stream ends on its own
+        # (three missed heartbeats), not after the five-minute resume window.
+        assert all(m.get("method") == "notifications/progress" for m in replayed)
+        assert time.monotonic() - started < 25
+        started = time.monotonic()
+        with http.stream("GET", b.url, headers=resume) as response:
+            assert [m for _id, m in sse_events(response.iter_lines()) if "method" not in m] == []
+        assert time.monotonic() - started < 5  # marked abandoned: the next resume ends at once
