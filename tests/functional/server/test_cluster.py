@@ -191,6 +191,11 @@ def test_cut_stream_resumes_on_the_other_worker(tmp_path: Path) -> None:
         assert seen[-1]["id"] == 2 and seen[-1]["result"]["content"][0]["text"] == f"streamed {STEPS} steps"
         # An event id of another session's stream, or a made-up one, resumes nothing.
         assert http.get(b.url, headers={**resume, "last-event-id": "pAAAAAAAAAAAA.1-0"}).status_code == 404
+        # DELETE on one worker ends the session on every worker.
+        assert http.delete(b.url, headers=session).status_code == 200
+        ping = {"jsonrpc": "2.0", "id": 3, "method": "ping"}
+        assert http.post(a.url, headers=session, json=ping).status_code == 404
+        assert http.post(b.url, headers=session, json=ping).status_code == 404
 
 
 async def update_reaches_listener(url: str) -> None:
