@@ -546,7 +546,10 @@ class StreamableHttpApp:
         if legacy is None:
             legacy = self._restore(session_id, record)
         elif self.store.shared:  # another worker may have changed it
-            legacy.connection.state.log_level = record.log_level
+            state = legacy.connection.state
+            state.log_level = record.log_level
+            # notifications/initialized may have reached another worker: the client moved on.
+            state.initialized = state.initialized or state.protocol_version is not None
             legacy.connection.subscribed = set(record.subscribed)
         legacy.last_seen = time.monotonic()
         return legacy

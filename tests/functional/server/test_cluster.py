@@ -95,6 +95,14 @@ async def handshake_session(pkg: ModuleType, url: str) -> None:
         result = await c.with_options(progress=progress).test_tool_with_progress()
         assert result.text == "Tool with progress executed successfully"
         assert steps == [0, 50, 100]
+        # resources/subscribe through one worker, the update raised on either, delivered on the
+        # session's GET stream wherever it is held.
+        updates = c.session.listen_resource_updates()
+        await c.session.subscribe_resource("test://watched-resource")
+        for _ in range(2):
+            assert (await c.test_tool_with_logging()).text == "updated test://watched-resource"
+        for _ in range(2):
+            assert await asyncio.wait_for(updates.get(), 10) == "test://watched-resource"
 
 
 async def modern_session(pkg: ModuleType, url: str) -> None:
