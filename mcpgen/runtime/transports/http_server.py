@@ -297,6 +297,14 @@ class _LegacySession:
     # Who opened it, on a protected server: another token's holder cannot use its id (the MCP
     # spec binds a session to its user), it gets 404 as for an unknown id.
     owner: tuple[str | None, str | None, str | None] | None = None
+    # When the shared store last confirmed the session (monotonic): see _CONFIRMED_FOR.
+    confirmed: float = 0.0
+
+
+# A session a shared store confirmed this recently is taken as live without asking again: a burst
+# of requests costs one round trip a second, not one each. Its expiry cannot have passed meanwhile,
+# and a DELETE on another worker reaches this one through the store's channel at once.
+_CONFIRMED_FOR = 1.0
 
 
 class StreamableHttpApp:
@@ -533,8 +541,16 @@ class StreamableHttpApp:
         if not valid_session_id(session_id):
             return None
         self._sweep()
+        legacy = self.sessions.get(session_id)
+        now = time.monotonic()
+        idle = self.limits.session_idle_timeout
+        if legacy is not None and self.store.shared and now - legacy.confirmed < min(_CONFIRMED_FOR, idle / 10 or 1.0):
+            if legacy.owner != _principal():
+                return None
+            legacy.last_seen = now
+            return legacy
         await self._ready()
-        record = await self.store.touch_session(session_id, self.limits.session_idle_timeout)
+        record = await self.store.touch_session(session_id, idle)
         legacy = self.sessions.get(session_id)
         if record is None:
             if legacy is not None:
@@ -551,7 +567,7 @@ class StreamableHttpApp:
             # notifications/initialized may have reached another worker: the client moved on.
             state.initialized = state.initialized or state.protocol_version is not None
             legacy.connection.subscribed = set(record.subscribed)
-        legacy.last_seen = time.monotonic()
+        legacy.last_seen = legacy.confirmed = time.monotonic()
         return legacy
 
     def _restore(self, session_id: str, record: SessionRecord) -> _LegacySession:
