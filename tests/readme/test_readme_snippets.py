@@ -34,6 +34,8 @@ BLOCK_TIMEOUT = 240
 
 # A line of the block -> why it cannot run in a test.
 SKIP = {
+    "export MCPGEN_STORE=redis://": "needs a Redis and serves until stopped; tests/functional/server/"
+    "test_scale_out.py runs two workers on a real redis-server behind a real nginx",
     "make demo": "sets up this checkout and runs the whole test suite, this test included (make test)",
     "mcpgen client --url https://mcp.example.com/mcp": "needs a remote server and a login",
     "python -m weather_server --http --port 8000  #": "serves until stopped; tests/functional/server/"

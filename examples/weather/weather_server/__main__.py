@@ -9,10 +9,12 @@ from collections.abc import Sequence
 from mcpgen.runtime.support.server import (
     add_auth_arguments,
     add_limit_arguments,
+    add_store_arguments,
     add_worker_arguments,
     auth_from_args,
     limits_from_args,
     serve_http_workers,
+    store_from_args,
     workers_from_args,
 )
 
@@ -52,6 +54,7 @@ def main(argv: Sequence[str] | None = None) -> None:
         help="log one line per HTTP request to stderr (off: it costs speed)",
     )
     add_limit_arguments(parser)
+    add_store_arguments(parser)
     add_auth_arguments(parser)
     add_worker_arguments(parser)
     args = parser.parse_args(argv)
@@ -70,6 +73,7 @@ def main(argv: Sequence[str] | None = None) -> None:
             limits=limits_from_args(args),
             access_log=args.access_log,
             auth=auth_from_args(args),
+            store=store_from_args(args),
         )
     else:
         build_server(Handlers()).run_stdio(wire_log=args.wire_log)

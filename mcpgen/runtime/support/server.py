@@ -17,6 +17,8 @@ from ..server.adapter import (
 from ..server.auth.info import AuthInfo, requires_scopes
 from ..server.auth.settings import AuthSettings, add_auth_arguments, auth_from_args
 from ..server.server import RequestContext, Server, error_result
+from ..server.store import Store
+from ..server.store.options import add_store_arguments, store_from_args
 from ..transports.http_server import HttpLimits, add_limit_arguments, limits_from_args, serve_http
 from ..transports.workers import Supervision, add_worker_arguments, serve_http_workers, workers_from_args
 
@@ -30,6 +32,7 @@ __all__ = [
     "RequestContext",
     "ResourceOutput",
     "Server",
+    "Store",
     "Supervision",
     "SubscriptionHook",
     "ToolError",
@@ -37,6 +40,7 @@ __all__ = [
     "ToolResult",
     "add_auth_arguments",
     "add_limit_arguments",
+    "add_store_arguments",
     "add_worker_arguments",
     "auth_from_args",
     "bind_handlers",
@@ -44,6 +48,7 @@ __all__ = [
     "requires_scopes",
     "serve_http",
     "serve_http_workers",
+    "store_from_args",
     "workers_from_args",
     # Imported by servers generated before the adapter moved into the runtime: they keep
     # running on this runtime until regenerated.
