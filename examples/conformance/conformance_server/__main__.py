@@ -9,9 +9,11 @@ from collections.abc import Sequence
 from mcpgen.runtime.support.server import (
     add_auth_arguments,
     add_limit_arguments,
+    add_store_arguments,
     auth_from_args,
     limits_from_args,
     serve_http,
+    store_from_args,
 )
 
 from ._generated import build_server
@@ -50,6 +52,7 @@ def main(argv: Sequence[str] | None = None) -> None:
         help="log one line per HTTP request to stderr (off: it costs speed)",
     )
     add_limit_arguments(parser)
+    add_store_arguments(parser)
     add_auth_arguments(parser)
     args = parser.parse_args(argv)
     server = build_server(Handlers())
@@ -65,6 +68,7 @@ def main(argv: Sequence[str] | None = None) -> None:
             limits=limits_from_args(args),
             access_log=args.access_log,
             auth=auth_from_args(args),
+            store=store_from_args(args),
         )
     else:
         server.run_stdio(wire_log=args.wire_log)

@@ -136,6 +136,15 @@ class Session:
     def next_id(self) -> int:
         return next(self._ids)
 
+    def start_ids_at(self, first: int) -> None:
+        """Number this side's requests from `first`: several processes serving one HTTP session
+        each pick their own range, so a client's answer names the process that waits for it."""
+        self._ids = itertools.count(first)
+
+    def awaits(self, request_id: RequestId | None) -> bool:
+        """Whether a request of ours with this id still waits for its answer."""
+        return request_id in self._pending
+
     async def notify(self, method: str, params: JSONObject | None = None) -> None:
         if self._closed is not None:
             raise self._closed

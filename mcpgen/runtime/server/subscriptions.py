@@ -14,7 +14,7 @@ import contextlib
 import contextvars
 import logging
 import weakref
-from collections.abc import Awaitable
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 from ..core.errors import McpError
@@ -79,12 +79,22 @@ class SubscriptionHub:
         self._streams: set[ListenStream] = set()
         # Handshake-era connections, weakly: a connection that ends simply drops out.
         self._legacy: weakref.WeakSet[Any] = weakref.WeakSet()
+        # Set by an HTTP server sharing a store with other workers: an event goes to the store,
+        # which hands it to every worker's `deliver` (this one's included).
+        self.relay: Callable[[str, JSONObject], Awaitable[None]] | None = None
 
     def add_legacy(self, connection: Any) -> None:
         """`connection.deliver_legacy(method, params)` is called for every event."""
         self._legacy.add(connection)
 
     async def publish(self, method: str, params: JSONObject) -> None:
+        if self.relay is not None:
+            await self.relay(method, params)
+            return
+        await self.deliver(method, params)
+
+    async def deliver(self, method: str, params: JSONObject) -> None:
+        """Hand an event to this process's listen streams and handshake-era connections."""
         for stream in list(self._streams):
             stream.offer(method, params)
         for connection in list(self._legacy):

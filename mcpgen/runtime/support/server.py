@@ -17,6 +17,8 @@ from ..server.adapter import (
 from ..server.auth.info import AuthInfo, requires_scopes
 from ..server.auth.settings import AuthSettings, add_auth_arguments, auth_from_args
 from ..server.server import RequestContext, Server, error_result
+from ..server.store import Store
+from ..server.store.options import add_store_arguments, store_from_args
 from ..transports.http_server import HttpLimits, add_limit_arguments, limits_from_args, serve_http
 
 __all__ = [
@@ -29,17 +31,20 @@ __all__ = [
     "RequestContext",
     "ResourceOutput",
     "Server",
+    "Store",
     "SubscriptionHook",
     "ToolError",
     "ToolOutput",
     "ToolResult",
     "add_auth_arguments",
     "add_limit_arguments",
+    "add_store_arguments",
     "auth_from_args",
     "bind_handlers",
     "limits_from_args",
     "requires_scopes",
     "serve_http",
+    "store_from_args",
     # Imported by servers generated before the adapter moved into the runtime: they keep
     # running on this runtime until regenerated.
     "ERA_MODERN",

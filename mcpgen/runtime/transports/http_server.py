@@ -15,6 +15,8 @@ import asyncio
 import base64
 import binascii
 import collections
+import contextlib
+import json
 import logging
 import math
 import os
@@ -30,10 +32,19 @@ from ..core import jsonrpc
 from ..core.errors import ConnectionClosed
 from ..core.headers import param_headers_of
 from ..core.jsonrpc import JSONObject, RequestId
-from ..core.protocol import HANDSHAKE_VERSIONS, META_PROTOCOL_VERSION, MODERN_VERSIONS
+from ..core.protocol import HANDSHAKE_VERSIONS, LIST_KINDS, META_PROTOCOL_VERSION, MODERN_VERSIONS
 from ..core.session import current_request
 from ..server.auth.info import current_auth
-from ..server.server import Server, ServerConnection
+from ..server.server import ConnectionState, Server, ServerConnection
+from ..server.store import MemoryStore, SessionRecord, Store, StoreUnavailable
+from ..server.store.base import (
+    CHANNEL_NOTIFY,
+    CHANNEL_ROUTE,
+    MAX_RECORD_BYTES,
+    parse_event_id,
+    stream_key,
+    valid_session_id,
+)
 
 if TYPE_CHECKING:
     from ..server.auth.settings import AuthSettings
@@ -165,6 +176,15 @@ class _RateLimited(logging.Filter):
 
 rate_limited = _RateLimited()
 log.addFilter(rate_limited)
+logging.getLogger("mcpgen.runtime.store").addFilter(rate_limited)
+
+# Handshake-era methods that change what a session record holds: saved after they are served.
+_STATEFUL = frozenset({"logging/setLevel", "resources/subscribe", "resources/unsubscribe"})
+# A cut SSE stream of a request keeps being logged for a resume (on any worker) this long at most;
+# then the request is cancelled. A resume follows a log for as long.
+_RESUME_WINDOW = 300.0
+# A stream's log outlives its last event this long when sessions never expire.
+_LOG_TTL = 3600.0
 
 
 @dataclass
@@ -284,15 +304,25 @@ class StreamableHttpApp:
         json_response: bool = False,
         stateless: bool = False,
         limits: HttpLimits | None = None,
+        store: Store | None = None,
     ) -> None:
         self.server = server
         self.limits = limits or HttpLimits()
+        # Sessions, stream logs and notifications shared with the other workers (memory: none).
+        self.store: Store = store if store is not None else MemoryStore()
+        self._store_ready = False
+        self._keeper: asyncio.Task[None] | None = None
+        self.store.subscribe(CHANNEL_ROUTE, self._on_route)
+        if self.store.shared:
+            self.store.subscribe(CHANNEL_NOTIFY, self._on_notify)
+            server.subscriptions.relay = self._relay
         self._next_sweep = 0.0
         self.path = path.rstrip("/") or "/"
         self.security = security or HttpSecurity()
         self.json_response = json_response
         # Stateless: handshake-era requests are served without a session, so any worker can answer.
         self.stateless = stateless
+        # This worker's copies of sessions (the store holds the records every worker sees).
         self.sessions: dict[str, _LegacySession] = {}
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
@@ -313,14 +343,20 @@ class StreamableHttpApp:
             await _plain(send, 404, "Not found")
             return
         method = scope["method"]
-        if method == "POST":
-            await self._post(headers, receive, send)
-        elif method == "GET":
-            await self._get(headers, receive, send)
-        elif method == "DELETE":
-            await self._delete(headers, send)
-        else:
-            await _plain(send, 405, "Method not allowed", {"allow": "GET, POST, DELETE"})
+        try:
+            if method == "POST":
+                await self._post(headers, receive, send)
+            elif method == "GET":
+                await self._get(headers, receive, send)
+            elif method == "DELETE":
+                await self._delete(headers, send)
+            else:
+                await _plain(send, 405, "Method not allowed", {"allow": "GET, POST, DELETE"})
+        except StoreUnavailable as exc:
+            # The server goes on; this request gets the reason (when its answer has not started).
+            log.warning("%s", exc)
+            with contextlib.suppress(Exception):
+                await _json(send, 503, jsonrpc.error_response(None, jsonrpc.INTERNAL_ERROR, str(exc)))
 
     # -- POST ----------------------------------------------------------------------
 
@@ -387,13 +423,21 @@ class StreamableHttpApp:
             connection = self.server.connection(transport)
             new_id = None
             if not self.stateless:
-                if not self._room_for_a_session():
-                    log.warning("refusing a new session: %d sessions are open", len(self.sessions))
+                await self._ready()
+                self._sweep()
+                new_id = secrets.token_urlsafe(24)
+                # The record is what initialize will agree (every worker must know it before the
+                # client's next request, which may reach another one).
+                record = _record_of_initialize(params, _principal())
+                if not await self.store.open_session(
+                    new_id, record, self.limits.session_idle_timeout, self.limits.max_sessions
+                ):
+                    log.warning("refusing a new session: %d sessions are open", self.limits.max_sessions)
                     await _json(
                         send, 503, jsonrpc.error_response(request_id, jsonrpc.INTERNAL_ERROR, "Too many open sessions")
                     )
                     return
-                new_id = secrets.token_urlsafe(24)
+                self._number_requests(connection)
                 opened = _LegacySession(connection, transport, owner=_principal())
                 self.sessions[new_id] = opened
                 opened.busy += 1
@@ -427,11 +471,16 @@ class StreamableHttpApp:
                 send, 400, jsonrpc.error_response(request_id, jsonrpc.INVALID_REQUEST, "Missing Mcp-Session-Id header")
             )
             return
-        legacy = self._session(session_id)
+        legacy = await self._session(session_id)
         if legacy is None:
             await _json(
                 send, 404, jsonrpc.error_response(request_id, jsonrpc.INVALID_REQUEST, "Unknown or expired session")
             )
+            return
+        if kind != "request" and "method" not in message and not legacy.connection.session.awaits(message.get("id")):
+            # A client's answer to a request another worker sent: that worker waits for it.
+            await self._route(session_id, message)
+            await _plain(send, 202, "", {"mcp-session-id": session_id})
             return
         if request_id is not None and request_id in legacy.transport.streams:
             # Its answer could only reach one of the two POSTs: refuse the second, keep the first.
@@ -452,6 +501,8 @@ class StreamableHttpApp:
         finally:
             legacy.busy -= 1
             legacy.last_seen = time.monotonic()
+        if message.get("method") in _STATEFUL:
+            await self._save(session_id, legacy)
 
     # -- sessions ------------------------------------------------------------------
 
@@ -459,18 +510,90 @@ class StreamableHttpApp:
         idle = self.limits.session_idle_timeout
         return idle > 0 and legacy.busy == 0 and now - legacy.last_seen > idle
 
-    def _session(self, session_id: str) -> _LegacySession | None:
-        """The live session with this id; an idle-expired one is closed here and counts as unknown."""
+    async def _ready(self) -> None:
+        """Connect the store on first use (in the server's event loop)."""
+        if self._store_ready:
+            return
+        name = self.server.info.get("name") if isinstance(self.server.info, dict) else None
+        await self.store.start(f"mcpgen:{name if isinstance(name, str) else 'server'}:")
+        self._store_ready = True
+        if self.limits.session_idle_timeout > 0 and self._keeper is None:
+            self._keeper = asyncio.get_running_loop().create_task(self._keep_busy_sessions())
+
+    async def _session(self, session_id: str) -> _LegacySession | None:
+        """The live session with this id, its expiry pushed back everywhere; None when the store
+        does not know it (never opened, expired, ended on any worker) or another user opened it."""
+        if not valid_session_id(session_id):
+            return None
         self._sweep()
+        await self._ready()
+        record = await self.store.touch_session(session_id, self.limits.session_idle_timeout)
         legacy = self.sessions.get(session_id)
-        if legacy is None or legacy.owner != _principal():
+        if record is None:
+            if legacy is not None:
+                self._end(session_id, "the session expired")
             return None
-        now = time.monotonic()
-        if self._expired(legacy, now):
-            self._end(session_id, "the session expired")
+        owner = _principal()
+        if record.owner != (list(owner) if owner is not None else None):
             return None
-        legacy.last_seen = now
+        if legacy is None:
+            legacy = self._restore(session_id, record)
+        else:
+            legacy.connection.state.log_level = record.log_level
+            legacy.connection.subscribed = set(record.subscribed)
+        legacy.last_seen = time.monotonic()
         return legacy
+
+    def _restore(self, session_id: str, record: SessionRecord) -> _LegacySession:
+        """This worker's copy of a session another worker opened (or this one, earlier)."""
+        transport = HttpServerTransport()
+        connection = self.server.connection(transport)
+        connection.state = ConnectionState(
+            protocol_version=record.protocol_version,
+            initialized=True,
+            client_capabilities=record.client_capabilities,
+            client_info=record.client_info,
+            log_level=record.log_level,
+        )
+        connection.subscribed = set(record.subscribed)
+        self.server.subscriptions.add_legacy(connection)
+        self._number_requests(connection)
+        owner = record.owner
+        legacy = _LegacySession(connection, transport, owner=(owner[0], owner[1], owner[2]) if owner else None)
+        self.sessions[session_id] = legacy
+        return legacy
+
+    def _number_requests(self, connection: ServerConnection) -> None:
+        if self.store.shared:  # each worker's server->client request ids in a range of their own
+            connection.session.start_ids_at(secrets.randbelow(2**40) * 1000 + 1)
+
+    async def _save(self, session_id: str, legacy: _LegacySession) -> None:
+        state = legacy.connection.state
+        record = SessionRecord(
+            protocol_version=state.protocol_version or HANDSHAKE_VERSIONS[0],
+            client_capabilities=state.client_capabilities,
+            client_info=state.client_info,
+            log_level=state.log_level,
+            subscribed=sorted(legacy.connection.subscribed),
+            owner=list(legacy.owner) if legacy.owner is not None else None,
+        )
+        try:
+            await self.store.save_session(session_id, record, self.limits.session_idle_timeout)
+        except ValueError:
+            log.warning("a session's state is too large to share; other workers keep the previous one")
+
+    async def _keep_busy_sessions(self) -> None:
+        """Push back the expiry of sessions with a request in flight or a GET stream open here:
+        a busy session never expires, whichever worker the store sees it from."""
+        period = min(max(self.limits.session_idle_timeout / 3, 0.05), 10.0)
+        while True:
+            await asyncio.sleep(period)
+            for session_id in [sid for sid, legacy in self.sessions.items() if legacy.busy > 0]:
+                try:
+                    await self.store.touch_session(session_id, self.limits.session_idle_timeout)
+                except StoreUnavailable as exc:
+                    log.warning("%s", exc)
+                    break
 
     def _end(self, session_id: str, reason: str) -> None:
         legacy = self.sessions.pop(session_id, None)
@@ -480,7 +603,8 @@ class StreamableHttpApp:
             task.add_done_callback(_closing.discard)
 
     def _sweep(self, *, force: bool = False) -> None:
-        """Close every idle-expired session; runs at most every few seconds (or when full)."""
+        """Drop this worker's copies of idle sessions (the store expires the records itself);
+        runs at most every few seconds."""
         idle = self.limits.session_idle_timeout
         now = time.monotonic()
         if idle <= 0 or (now < self._next_sweep and not force):
@@ -489,12 +613,55 @@ class StreamableHttpApp:
         for session_id in [sid for sid, legacy in self.sessions.items() if self._expired(legacy, now)]:
             self._end(session_id, "the session expired")
 
-    def _room_for_a_session(self) -> bool:
-        if len(self.sessions) < self.limits.max_sessions:
-            self._sweep()
-            return True
-        self._sweep(force=True)
-        return len(self.sessions) < self.limits.max_sessions
+    # -- what workers tell each other ---------------------------------------------
+
+    async def _route(self, session_id: str, message: JSONObject) -> None:
+        if self.store.shared:
+            await self.store.publish(CHANNEL_ROUTE, _pack({"session": session_id, "message": message}))
+        else:
+            log.debug("dropping an answer no request waits for: %.200r", message)
+
+    async def _on_route(self, data: bytes) -> None:
+        """A client's answer that reached another worker, or a session ended there."""
+        item = _unpack(data)
+        session_id = item.get("session") if item else None
+        if item is None or not isinstance(session_id, str):
+            return
+        if item.get("end") is True:
+            self._end(session_id, "the client ended the session")
+            return
+        legacy = self.sessions.get(session_id)
+        message = item.get("message")
+        if legacy is None or not isinstance(message, dict) or jsonrpc.classify(message) not in ("response", "error"):
+            return
+        if legacy.connection.session.awaits(message.get("id")):
+            legacy.connection.session.dispatch(message)
+
+    async def _relay(self, method: str, params: JSONObject) -> None:
+        """A change event raised here: to every worker through the store (a lost one is logged)."""
+        try:
+            await self._ready()
+            await self.store.publish(CHANNEL_NOTIFY, _pack({"method": method, "params": params}))
+        except StoreUnavailable as exc:
+            log.warning("a change notification was not delivered: %s", exc)
+
+    async def _on_notify(self, data: bytes) -> None:
+        item = _unpack(data)
+        method = item.get("method") if item else None
+        params = item.get("params") if item else None
+        if not isinstance(method, str) or not isinstance(params, dict) or not _is_change_event(method, params):
+            return
+        if method == "notifications/resources/updated":
+            # Subscriptions may have been made through another worker: read them again for the
+            # sessions whose GET stream this worker holds.
+            for session_id, legacy in list(self.sessions.items()):
+                if legacy.transport.standalone is None:
+                    continue
+                with contextlib.suppress(StoreUnavailable):
+                    record = await self.store.touch_session(session_id, self.limits.session_idle_timeout)
+                    if record is not None:
+                        legacy.connection.subscribed = set(record.subscribed)
+        await self.server.subscriptions.deliver(method, params)
 
     async def _serve(
         self,
@@ -519,7 +686,7 @@ class StreamableHttpApp:
         transport.streams[request_id] = stream
         try:
             connection.session.dispatch(message)
-            await self._respond(connection, stream, request_id, accept, receive, send, extra)
+            await self._respond(connection, stream, request_id, accept, receive, send, extra, session_id)
         finally:
             transport.streams.pop(request_id, None)
 
@@ -532,6 +699,7 @@ class StreamableHttpApp:
         receive: Receive,
         send: Send,
         extra: dict[str, str],
+        session_id: str | None = None,
     ) -> None:
         watch = _DisconnectWatch(stream, receive)
         try:
@@ -566,61 +734,85 @@ class StreamableHttpApp:
             )
             message: JSONObject | None = first
             event = 0
+            # A session's stream is logged in the store: cut, it resumes (GET + Last-Event-ID)
+            # on any worker, and its request goes on meanwhile.
+            log_key = token = None
+            if session_id is not None:
+                token = "p" + secrets.token_urlsafe(12)
+                log_key = stream_key(session_id, token)
+            gone = False
+            deadline = time.monotonic() + _RESUME_WINDOW
             while message is not None:
                 event += 1
-                chunk = (
-                    b"id: "
-                    + f"{request_id}-{event}".encode()
-                    + b"\nevent: message\ndata: "
-                    + jsonrpc.encode(message)
-                    + b"\n\n"
-                )
-                await send({"type": "http.response.body", "body": chunk, "more_body": True})
+                data = jsonrpc.encode(message)
+                event_id = f"{request_id}-{event}"
+                if log_key is not None:
+                    try:
+                        event_id = f"{token}.{await self.store.append_event(log_key, data, self._log_ttl())}"
+                    except StoreUnavailable as exc:
+                        log.warning("%s", exc)
+                        log_key = None
+                if not gone:
+                    chunk = b"id: " + event_id.encode() + b"\nevent: message\ndata: " + data + b"\n\n"
+                    await send({"type": "http.response.body", "body": chunk, "more_body": True})
                 if _is_final(message, request_id):
                     break
-                message = await watch.next()
+                message = await watch.next() if not gone else await _next_until(stream, deadline)
+                if message is None and not gone and log_key is not None:
+                    gone = True
+                    message = await _next_until(stream, deadline)
             if message is None:
                 connection.session.cancel_incoming(request_id)
                 return
-            await send({"type": "http.response.body", "body": b"", "more_body": False})
+            if not gone:
+                await send({"type": "http.response.body", "body": b"", "more_body": False})
         finally:
             watch.stop()
 
     # -- GET and DELETE ------------------------------------------------------------
+
+    def _log_ttl(self) -> float:
+        return max(self.limits.session_idle_timeout, 60.0) if self.limits.session_idle_timeout > 0 else _LOG_TTL
 
     async def _get(self, headers: dict[str, str], receive: Receive, send: Send) -> None:
         if "text/event-stream" not in headers.get("accept", ""):
             await _plain(send, 406, "GET needs Accept: text/event-stream")
             return
         session_id = headers.get("mcp-session-id")
-        legacy = self._session(session_id) if session_id else None
-        if legacy is None:
+        legacy = await self._session(session_id) if session_id else None
+        if legacy is None or session_id is None:
             # Stateless era: no standalone stream.
             await _plain(send, 405 if session_id is None else 404, "No standalone stream", {"allow": "POST"})
             return
+        last_event = headers.get("last-event-id")
+        resumed = parse_event_id(last_event)
+        if last_event is not None:
+            if resumed is None or not await self.store.has_stream(stream_key(session_id, resumed[0])):
+                await _plain(send, 404, "Unknown Last-Event-ID: the stream cannot be resumed")
+                return
+            if resumed[0].startswith("p"):
+                await self._resume_request_stream(session_id, resumed, receive, send)
+                return
         if legacy.transport.standalone is not None:
             await _plain(send, 409, "A stream is already open for this session")
             return
         queue: asyncio.Queue[JSONObject] = asyncio.Queue()
         legacy.transport.standalone = queue
         legacy.busy += 1
+        token = resumed[0] if resumed is not None else "g" + secrets.token_urlsafe(12)
+        log_key: str | None = stream_key(session_id, token)
         await send(
             {
                 "type": "http.response.start",
                 "status": 200,
-                "headers": _header_list(
-                    {
-                        "content-type": "text/event-stream",
-                        "cache-control": "no-cache",
-                        "x-accel-buffering": "no",
-                        "mcp-session-id": session_id or "",
-                    }
-                ),
+                "headers": _header_list(_SSE_HEADERS | {"mcp-session-id": session_id}),
             }
         )
         disconnect = asyncio.ensure_future(_wait_disconnect(receive))
         try:
             await send({"type": "http.response.body", "body": b": stream open\n\n", "more_body": True})
+            if resumed is not None:
+                await self._replay(stream_key(session_id, token), token, resumed[1], send, disconnect, follow=False)
             while True:
                 getter = asyncio.ensure_future(queue.get())
                 done, _ = await asyncio.wait({getter, disconnect}, timeout=15.0, return_when=asyncio.FIRST_COMPLETED)
@@ -628,7 +820,16 @@ class StreamableHttpApp:
                     getter.cancel()
                     break
                 if getter in done:
-                    data = b"event: message\ndata: " + jsonrpc.encode(getter.result()) + b"\n\n"
+                    payload = jsonrpc.encode(getter.result())
+                    head = b""
+                    if log_key is not None:
+                        try:
+                            entry = await self.store.append_event(log_key, payload, self._log_ttl())
+                            head = b"id: " + f"{token}.{entry}".encode() + b"\n"
+                        except StoreUnavailable as exc:
+                            log.warning("%s", exc)
+                            log_key = None
+                    data = head + b"event: message\ndata: " + payload + b"\n\n"
                 else:
                     getter.cancel()
                     data = b": keep-alive\n\n"
@@ -640,14 +841,60 @@ class StreamableHttpApp:
             if legacy.transport.standalone is queue:
                 legacy.transport.standalone = None
 
+    async def _resume_request_stream(
+        self, session_id: str, resumed: tuple[str, str], receive: Receive, send: Send
+    ) -> None:
+        """A request's cut stream, from its log: what the client missed, then what comes, up to
+        the request's answer (the worker serving it may be another one)."""
+        await send(
+            {
+                "type": "http.response.start",
+                "status": 200,
+                "headers": _header_list(_SSE_HEADERS | {"mcp-session-id": session_id}),
+            }
+        )
+        disconnect = asyncio.ensure_future(_wait_disconnect(receive))
+        try:
+            key = stream_key(session_id, resumed[0])
+            await self._replay(key, resumed[0], resumed[1], send, disconnect, follow=True)
+        finally:
+            disconnect.cancel()
+        with contextlib.suppress(Exception):
+            await send({"type": "http.response.body", "body": b"", "more_body": False})
+
+    async def _replay(
+        self, key: str, token: str, after: str, send: Send, disconnect: asyncio.Future[None], *, follow: bool
+    ) -> None:
+        """Send a log's events after `after`; with `follow`, wait for more until a final answer
+        (a message with no method), the client leaves, or the resume window ends."""
+        deadline = time.monotonic() + _RESUME_WINDOW
+        while not disconnect.done() and time.monotonic() < deadline:
+            events = await self.store.read_events(key, after, 2.0 if follow else 0)
+            for entry, payload in events:
+                after = entry
+                try:
+                    message = jsonrpc.decode(payload)
+                except (ValueError, UnicodeDecodeError, RecursionError):
+                    continue  # not written by a worker: never sent
+                if not isinstance(message, dict):
+                    continue
+                chunk = b"id: " + f"{token}.{entry}".encode() + b"\nevent: message\ndata: " + payload + b"\n\n"
+                await send({"type": "http.response.body", "body": chunk, "more_body": True})
+                if follow and "method" not in message:
+                    return
+            if not events and not follow:
+                return
+
     async def _delete(self, headers: dict[str, str], send: Send) -> None:
         session_id = headers.get("mcp-session-id")
-        legacy = self._session(session_id) if session_id else None
-        if session_id and legacy is not None:
-            self.sessions.pop(session_id, None)
-        if legacy is None:
+        legacy = await self._session(session_id) if session_id else None
+        if legacy is None or session_id is None:
             await _plain(send, 404 if session_id else 405, "No such session")
             return
+        self.sessions.pop(session_id, None)
+        await self.store.end_session(session_id)
+        if self.store.shared:  # the other workers drop their copies (and close its GET stream)
+            await self.store.publish(CHANNEL_ROUTE, _pack({"session": session_id, "end": True}))
         await legacy.connection.session.close("the client ended the session")
         await _plain(send, 200, "")
 
@@ -693,6 +940,61 @@ class _DisconnectWatch:
             self.timer.cancel()
         if self.task is not None:
             self.task.cancel()
+
+
+_SSE_HEADERS = {"content-type": "text/event-stream", "cache-control": "no-cache", "x-accel-buffering": "no"}
+
+
+async def _next_until(stream: _RequestStream, deadline: float) -> JSONObject | None:
+    """The request's next message with no client to watch (it left; a resume may come), or None
+    once `deadline` passes."""
+    while not stream.items:
+        remaining = deadline - time.monotonic()
+        if remaining <= 0:
+            return None
+        stream.waiter = asyncio.get_running_loop().create_future()
+        try:
+            await asyncio.wait_for(stream.waiter, remaining)
+        except asyncio.TimeoutError:
+            return None
+        finally:
+            stream.waiter = None
+    return stream.items.popleft()
+
+
+def _record_of_initialize(params: JSONObject, owner: tuple[str | None, str | None, str | None] | None) -> SessionRecord:
+    """What an initialize with these params agrees (ServerConnection._initialize's rule)."""
+    requested = params.get("protocolVersion")
+    version = requested if requested in HANDSHAKE_VERSIONS else HANDSHAKE_VERSIONS[0]
+    caps, info = params.get("capabilities"), params.get("clientInfo")
+    return SessionRecord(
+        protocol_version=str(version),
+        client_capabilities=caps if isinstance(caps, dict) else {},
+        client_info=info if isinstance(info, dict) else {},
+        owner=list(owner) if owner is not None else None,
+    )
+
+
+def _is_change_event(method: str, params: JSONObject) -> bool:
+    if method == "notifications/resources/updated":
+        return isinstance(params.get("uri"), str)
+    kind = method.removeprefix("notifications/").removesuffix("/list_changed")
+    return method == f"notifications/{kind}/list_changed" and kind in LIST_KINDS
+
+
+def _pack(item: JSONObject) -> bytes:
+    return jsonrpc.encode(item)
+
+
+def _unpack(data: bytes) -> JSONObject | None:
+    """A message another worker published, if it is a JSON object of a sane size."""
+    if len(data) > MAX_RECORD_BYTES * 64:
+        return None
+    try:
+        item = json.loads(data)
+    except (ValueError, UnicodeDecodeError, RecursionError):
+        return None
+    return item if isinstance(item, dict) else None
 
 
 def _principal() -> tuple[str | None, str | None, str | None] | None:
@@ -926,6 +1228,7 @@ def serve_http(
     access_log: bool = False,
     announce: bool = True,
     auth: AuthSettings | None = None,
+    store: Store | None = None,
 ) -> None:
     """Run the server under uvicorn (blocking). Binds 127.0.0.1 unless told otherwise; with
     `auth`, an OAuth resource server (every request to `path` needs a valid access token).
@@ -933,6 +1236,7 @@ def serve_http(
     With `announce`, one line on stderr says where it listens once the socket is bound
     (`serving MCP on http://127.0.0.1:8000/mcp`, the real port when `port` is 0). `access_log`
     logs one line per request to stderr: off by default, since formatting every line costs speed.
+    `store` shares sessions, stream logs and notifications with other workers (default: in memory).
     """
     import uvicorn
 
@@ -944,6 +1248,7 @@ def serve_http(
         json_response=json_response,
         security=HttpSecurity(list(allowed_hosts), list(allowed_origins)),
         limits=limits,
+        store=store,
     )
     if auth is not None:
         try:

@@ -1,0 +1,137 @@
+"""The in-process store: one worker needs nothing else (the default, `--store memory`)."""
+
+from __future__ import annotations
+
+import asyncio
+import collections
+import logging
+import time
+from dataclasses import dataclass, field
+
+from .base import EVENT_LOG_LENGTH, Handler, SessionRecord
+
+log = logging.getLogger("mcpgen.runtime.store")
+
+# Event logs kept at once; the one written longest ago goes first.
+MAX_STREAMS = 10_000
+
+
+@dataclass
+class _Session:
+    record: bytes
+    expires: float  # monotonic; math.inf when sessions never expire
+
+
+@dataclass
+class _Log:
+    events: collections.deque[tuple[int, bytes]] = field(
+        default_factory=lambda: collections.deque(maxlen=EVENT_LOG_LENGTH)
+    )
+    last: int = 0
+    expires: float = 0.0
+    changed: asyncio.Event = field(default_factory=asyncio.Event)
+
+
+class MemoryStore:
+    description = "memory"
+    shared = False
+
+    def __init__(self) -> None:
+        self._sessions: dict[str, _Session] = {}
+        self._logs: collections.OrderedDict[str, _Log] = collections.OrderedDict()
+        self._handlers: dict[str, list[Handler]] = {}
+
+    async def start(self, namespace: str) -> None:
+        return None  # one process: nothing to share, nothing to name
+
+    async def close(self) -> None:
+        self._sessions.clear()
+        self._logs.clear()
+
+    # -- sessions -------------------------------------------------------------------
+
+    def _live(self, session_id: str, now: float) -> _Session | None:
+        entry = self._sessions.get(session_id)
+        if entry is not None and entry.expires <= now:
+            del self._sessions[session_id]
+            return None
+        return entry
+
+    async def open_session(self, session_id: str, record: SessionRecord, idle: float, cap: int) -> bool:
+        now = time.monotonic()
+        if len(self._sessions) >= cap:
+            for expired in [sid for sid, entry in self._sessions.items() if entry.expires <= now]:
+                del self._sessions[expired]
+            if len(self._sessions) >= cap:
+                return False
+        self._sessions[session_id] = _Session(record.encode(), _expiry(now, idle))
+        return True
+
+    async def touch_session(self, session_id: str, idle: float) -> SessionRecord | None:
+        now = time.monotonic()
+        entry = self._live(session_id, now)
+        if entry is None:
+            return None
+        entry.expires = _expiry(now, idle)
+        return SessionRecord.decode(entry.record)
+
+    async def save_session(self, session_id: str, record: SessionRecord, idle: float) -> None:
+        now = time.monotonic()
+        if self._live(session_id, now) is not None:
+            self._sessions[session_id] = _Session(record.encode(), _expiry(now, idle))
+
+    async def end_session(self, session_id: str) -> bool:
+        return self._sessions.pop(session_id, None) is not None
+
+    # -- event logs -----------------------------------------------------------------
+
+    async def append_event(self, stream: str, data: bytes, ttl: float) -> str:
+        now = time.monotonic()
+        entry = self._logs.get(stream)
+        if entry is None or entry.expires <= now:
+            entry = _Log()
+            self._logs[stream] = entry
+            while len(self._logs) > MAX_STREAMS:
+                self._logs.popitem(last=False)
+        self._logs.move_to_end(stream)
+        entry.last += 1
+        entry.events.append((entry.last, data))
+        entry.expires = _expiry(now, ttl)
+        entry.changed.set()
+        entry.changed = asyncio.Event()
+        return str(entry.last)
+
+    async def has_stream(self, stream: str) -> bool:
+        entry = self._logs.get(stream)
+        return entry is not None and entry.expires > time.monotonic()
+
+    async def read_events(self, stream: str, after: str, wait: float) -> list[tuple[str, bytes]]:
+        try:
+            position = int(after.split("-", 1)[0])
+        except ValueError:
+            return []
+        entry = self._logs.get(stream)
+        if entry is None:
+            return []
+        if entry.last <= position and wait > 0:
+            try:
+                await asyncio.wait_for(entry.changed.wait(), wait)
+            except asyncio.TimeoutError:
+                return []
+        return [(str(number), data) for number, data in entry.events if number > position]
+
+    # -- pub/sub --------------------------------------------------------------------
+
+    async def publish(self, channel: str, data: bytes) -> None:
+        for handler in list(self._handlers.get(channel, ())):
+            try:
+                await handler(data)
+            except Exception:  # one bad subscriber must not stop the others
+                log.exception("a store subscriber failed")
+
+    def subscribe(self, channel: str, handler: Handler) -> None:
+        self._handlers.setdefault(channel, []).append(handler)
+
+
+def _expiry(now: float, seconds: float) -> float:
+    return now + seconds if seconds > 0 else float("inf")

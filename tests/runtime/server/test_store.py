@@ -1,0 +1,229 @@
+"""The store contract, run against the in-memory store and a real redis-server: sessions (cap,
+expiry, end), event logs (replay after an id, the live tail, trimming), pub/sub, garbled data."""
+
+from __future__ import annotations
+
+import asyncio
+import secrets
+from collections.abc import Awaitable, Callable, Iterator
+from pathlib import Path
+
+import pytest
+
+from mcpgen.runtime.server.store import MemoryStore, SessionRecord, Store, StoreUnavailable, open_store
+from mcpgen.runtime.server.store.base import EVENT_LOG_LENGTH, parse_event_id, redact
+from tests.cluster import needs_redis, redis_server
+from tests.serving import free_port
+
+
+@pytest.fixture
+def redis_url(tmp_path: Path) -> Iterator[str]:
+    with redis_server(tmp_path) as url:
+        yield url
+
+
+@pytest.fixture(params=["memory", pytest.param("redis", marks=[pytest.mark.slow, needs_redis])])
+def make_store(request: pytest.FixtureRequest) -> Callable[[], Store]:
+    if request.param == "memory":
+        return MemoryStore
+    url = request.getfixturevalue("redis_url")
+    return lambda: open_store(url)
+
+
+def run(make_store: Callable[[], Store], body: Callable[[Store], Awaitable[None]]) -> None:
+    async def main() -> None:
+        store = make_store()
+        await store.start(f"mcpgen:test-{secrets.token_hex(4)}:")
+        try:
+            await body(store)
+        finally:
+            await store.close()
+
+    asyncio.run(asyncio.wait_for(main(), 30))
+
+
+def sid() -> str:
+    return secrets.token_urlsafe(24)
+
+
+RECORD = SessionRecord("2025-06-18", {"elicitation": {}}, {"name": "c", "version": "1"})
+
+
+def test_sessions_open_touch_save_end(make_store: Callable[[], Store]) -> None:
+    async def body(store: Store) -> None:
+        a = sid()
+        assert await store.touch_session(a, 60) is None
+        assert await store.open_session(a, RECORD, 60, 10)
+        assert await store.touch_session(a, 60) == RECORD
+        changed = SessionRecord("2025-06-18", {}, {}, "debug", ["file:///a"])
+        await store.save_session(a, changed, 60)
+        assert await store.touch_session(a, 60) == changed
+        assert await store.end_session(a)
+        assert not await store.end_session(a)
+        assert await store.touch_session(a, 60) is None
+        # Saving an ended session does not bring it back.
+        await store.save_session(a, changed, 60)
+        assert await store.touch_session(a, 60) is None
+
+    run(make_store, body)
+
+
+def test_session_cap_counts_live_sessions_only(make_store: Callable[[], Store]) -> None:
+    async def body(store: Store) -> None:
+        first, second, third = sid(), sid(), sid()
+        assert await store.open_session(first, RECORD, 0.3, 2)
+        assert await store.open_session(second, RECORD, 60, 2)
+        assert not await store.open_session(third, RECORD, 60, 2)
+        await asyncio.sleep(0.5)  # the first expires: room again
+        assert await store.touch_session(first, 0.3) is None
+        assert await store.open_session(third, RECORD, 60, 2)
+        assert await store.end_session(second)
+        assert await store.open_session(sid(), RECORD, 60, 2)
+
+    run(make_store, body)
+
+
+def test_touch_pushes_expiry_back(make_store: Callable[[], Store]) -> None:
+    async def body(store: Store) -> None:
+        a = sid()
+        assert await store.open_session(a, RECORD, 0.4, 10)
+        for _ in range(4):
+            await asyncio.sleep(0.2)
+            assert await store.touch_session(a, 0.4) == RECORD
+        await asyncio.sleep(0.6)
+        assert await store.touch_session(a, 0.4) is None
+
+    run(make_store, body)
+
+
+def test_event_log_replays_after_an_id_and_tails(make_store: Callable[[], Store]) -> None:
+    async def body(store: Store) -> None:
+        stream = f"events:{sid()}:p{secrets.token_hex(6)}"
+        assert not await store.has_stream(stream)
+        ids = [await store.append_event(stream, f"e{n}".encode(), 60) for n in range(5)]
+        assert await store.has_stream(stream)
+        assert [d for _, d in await store.read_events(stream, "0", 0)] == [b"e0", b"e1", b"e2", b"e3", b"e4"]
+        replay = await store.read_events(stream, ids[1], 0)
+        assert replay == [(ids[2], b"e2"), (ids[3], b"e3"), (ids[4], b"e4")]
+        assert await store.read_events(stream, ids[4], 0.2) == []  # waited, nothing came
+
+        async def later() -> None:
+            await asyncio.sleep(0.2)
+            await store.append_event(stream, b"e5", 60)
+
+        task = asyncio.create_task(later())
+        tail = await store.read_events(stream, ids[4], 5)
+        await task
+        assert [d for _, d in tail] == [b"e5"]
+
+    run(make_store, body)
+
+
+def test_event_log_length_is_bounded(make_store: Callable[[], Store]) -> None:
+    async def body(store: Store) -> None:
+        stream = f"events:{sid()}:g{secrets.token_hex(6)}"
+        for n in range(EVENT_LOG_LENGTH + 300):
+            await store.append_event(stream, str(n).encode(), 60)
+        kept: list[bytes] = []
+        after = "0"
+        while batch := await store.read_events(stream, after, 0):
+            kept += [d for _, d in batch]
+            after = batch[-1][0]
+        assert EVENT_LOG_LENGTH <= len(kept) < EVENT_LOG_LENGTH + 300
+        assert kept[-1] == str(EVENT_LOG_LENGTH + 299).encode()
+
+    run(make_store, body)
+
+
+def test_pubsub_reaches_every_subscriber(make_store: Callable[[], Store]) -> None:
+    async def main() -> None:
+        namespace = f"mcpgen:test-{secrets.token_hex(4)}:"
+        one, two = make_store(), make_store()
+        got: dict[str, list[bytes]] = {"one": [], "two": []}
+        done = asyncio.Event()
+
+        def collect(name: str) -> Callable[[bytes], Awaitable[None]]:
+            async def handler(data: bytes) -> None:
+                got[name].append(data)
+                if all(got.values()):
+                    done.set()
+
+            return handler
+
+        one.subscribe("notify", collect("one"))
+        two.subscribe("notify", collect("two"))
+        await one.start(namespace)
+        await two.start(namespace)
+        try:
+            if one.shared:
+                await asyncio.sleep(0.3)  # both subscribed
+                await one.publish("notify", b"hello")
+                await asyncio.wait_for(done.wait(), 5)
+                assert got == {"one": [b"hello"], "two": [b"hello"]}
+            else:  # separate in-process stores share nothing
+                await one.publish("notify", b"hello")
+                assert got == {"one": [b"hello"], "two": []}
+        finally:
+            await one.close()
+            await two.close()
+
+    asyncio.run(asyncio.wait_for(main(), 30))
+
+
+@pytest.mark.slow
+@needs_redis
+def test_garbled_records_are_ignored(redis_url: str) -> None:
+    import redis
+
+    namespace = f"mcpgen:test-{secrets.token_hex(4)}:"
+    session_id = sid()
+    raw = redis.Redis.from_url(redis_url)
+    for bad in [b"not json", b"[]", b'{"v": 3, "caps": {}, "info": {}, "subs": []}', b"x" * 70_000]:
+        raw.set(f"{namespace}session:{session_id}", bad)
+
+        async def main() -> None:
+            store = open_store(redis_url)
+            await store.start(namespace)
+            try:
+                assert await store.touch_session(session_id, 60) is None
+            finally:
+                await store.close()
+
+        asyncio.run(main())
+    raw.close()
+
+
+@pytest.mark.slow
+def test_unreachable_redis_is_a_clear_error() -> None:
+    url = f"redis://user:hunter2@127.0.0.1:{free_port()}/0"
+
+    async def main() -> None:
+        store = open_store(url)
+        await store.start("mcpgen:x:")
+        try:
+            with pytest.raises(StoreUnavailable) as caught:
+                await store.touch_session(sid(), 60)
+        finally:
+            await store.close()
+        assert "hunter2" not in str(caught.value) and "unavailable" in str(caught.value)
+
+    asyncio.run(asyncio.wait_for(main(), 30))
+
+
+def test_urls_are_checked_and_redacted() -> None:
+    for bad in ["http://x", "redis://", "redis://h:99999/0", "redis://h/zero", "redis://h/0?prefix=a b"]:
+        with pytest.raises(ValueError):
+            open_store(bad)
+    with pytest.raises(ValueError) as caught:
+        open_store("mysql://root:s3cret@db/0")
+    assert "s3cret" not in str(caught.value)
+    assert redact("redis://u:p@h:1/0") == "redis://***@h:1/0"
+    assert open_store("memory").description == "memory"
+    assert "pw" not in open_store("rediss://:pw@h:6380/2?prefix=app1").description
+
+
+def test_event_ids_are_checked() -> None:
+    assert parse_event_id("pAbCdEfGh12.1700000000000-3") == ("pAbCdEfGh12", "1700000000000-3")
+    assert parse_event_id("gAbCdEfGh12.42") == ("gAbCdEfGh12", "42")
+    for bad in [None, "", "1-2", "xAbCdEfGh12.1", "pAbC.1", "pAbCdEfGh12.1\r\nX: y", "pAbCdEfGh12.-1", "p../../..x.1"]:
+        assert parse_event_id(bad) is None
