@@ -49,12 +49,39 @@ def redis_argv(folder: Path) -> list[str]:
     ]
 
 
+class RedisServer:
+    """A redis-server that can be stopped and started again on the same port (the clients of a
+    restarted Redis reconnect to the address they know)."""
+
+    def __init__(self, tmp_path: Path) -> None:
+        self.tmp_path = tmp_path
+        self.process = ServerProcess(redis_argv(tmp_path / "redis"), path="", log_dir=tmp_path)
+
+    @property
+    def url(self) -> str:
+        return f"redis://127.0.0.1:{self.process.port}/0"
+
+    def start(self) -> RedisServer:
+        self.process.start()
+        return self
+
+    def stop(self) -> None:
+        self.process.stop()
+
+    def restart(self) -> None:
+        """Stop, then start afresh on the same port (nothing is persisted: the data is gone)."""
+        port = self.process.port
+        self.process.stop()
+        self.process = ServerProcess(redis_argv(self.tmp_path / "redis"), path="", log_dir=self.tmp_path, port=port)
+        self.process.start()
+
+
 @contextmanager
 def redis_server(tmp_path: Path) -> Iterator[str]:
     """A fresh redis-server; yields its URL (redis://127.0.0.1:PORT/0)."""
-    server = ServerProcess(redis_argv(tmp_path / "redis"), path="", log_dir=tmp_path).start()
+    server = RedisServer(tmp_path).start()
     try:
-        yield f"redis://127.0.0.1:{server.port}/0"
+        yield server.url
     finally:
         server.stop()
 
@@ -134,3 +161,46 @@ def round_robin(tmp_path: Path, upstreams: Sequence[str], *, path: str = "/mcp")
         yield server
     finally:
         server.stop()
+
+
+class Cluster:
+    """Worker processes of one server behind nginx's round-robin: `url` is the proxied endpoint."""
+
+    def __init__(self, workers: list[ServerProcess], proxy: ServerProcess) -> None:
+        self.workers = workers
+        self.proxy = proxy
+
+    @property
+    def url(self) -> str:
+        return self.proxy.url
+
+    def assert_alive(self) -> None:
+        for worker in [*self.workers, self.proxy]:
+            worker.assert_alive()
+
+    def logs(self) -> str:
+        return "\n".join(f"--- {w.argv}\n{w.tail()}" for w in self.workers)
+
+
+@contextmanager
+def cluster(
+    tmp_path: Path,
+    argv: Sequence[str],
+    *,
+    workers: int = 2,
+    env: dict[str, str] | None = None,
+    cwd: Path | None = None,
+    path: str = "/mcp",
+) -> Iterator[Cluster]:
+    """`workers` processes of `argv` ("{port}" filled in each), each on its own port, behind nginx.
+    Every worker gets the same request-state key, as a real deployment's must."""
+    shared = {"MCPGEN_REQUEST_STATE_KEY": "cluster-test-" + "k" * 40, **(env or {})}
+    started: list[ServerProcess] = []
+    try:
+        for _ in range(workers):
+            started.append(ServerProcess(argv, path=path, cwd=cwd, env=shared, log_dir=tmp_path).start())
+        with round_robin(tmp_path, [w.base for w in started], path=path) as proxy:
+            yield Cluster(started, proxy)
+    finally:
+        for worker in started:
+            worker.stop()

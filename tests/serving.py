@@ -58,8 +58,11 @@ class ServerProcess:
         cwd: Path | None = None,
         env: dict[str, str] | None = None,
         log_dir: Path | None = None,
+        port: int | None = None,
     ) -> None:
         self.argv_template = list(argv)
+        # A fixed port, for a server restarted where its clients expect it (a lost race then fails).
+        self.fixed_port = port
         self.path = path
         self.cwd = cwd
         self.env_template = env or {}
@@ -85,8 +88,10 @@ class ServerProcess:
 
     def _start_once(self, timeout: float) -> bool:
         """True once listening; False if the port was taken first; AssertionError otherwise."""
-        self.port = free_port()
+        self.port = self.fixed_port or free_port()
         if _listening(self.port):
+            if self.fixed_port:
+                raise AssertionError(f"port {self.port} is taken: cannot start {self.argv_template}")
             return False  # taken between free_port() and now: its listener is not ours
         self.argv = [a.replace("{port}", str(self.port)) for a in self.argv_template]
         env = {**os.environ, **{k: v.replace("{port}", str(self.port)) for k, v in self.env_template.items()}}

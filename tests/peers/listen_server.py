@@ -1,14 +1,18 @@
 """A runtime server whose tool handlers trigger change notifications (subscriptions tests).
 
-    python tests/peers/listen_server.py [--http --port N]
+    python tests/peers/listen_server.py [--http --port N [--store URL]]
 
 Resources mem://a and mem://b; tool `touch {uri}` sends resources/updated for it, `change {kind}`
-a <kind>/list_changed, `end_streams` ends every subscriptions/listen stream gracefully.
+a <kind>/list_changed, `end_streams` ends every subscriptions/listen stream gracefully, `nap
+{seconds, uri?}` answers after that long (then touches `uri`, if given) and says which process
+answered (the cluster tests).
 """
 
 from __future__ import annotations
 
 import argparse
+import asyncio
+import os
 import sys
 from pathlib import Path
 from typing import Any
@@ -21,6 +25,7 @@ from mcpgen.runtime import RequestContext, Server  # noqa: E402
 _args = argparse.ArgumentParser()
 _args.add_argument("--http", action="store_true")
 _args.add_argument("--port", type=int, default=8000)
+_args.add_argument("--store", default=None)
 ARGS = _args.parse_args()
 
 server = Server("listen-test-server", "1.0.0")
@@ -46,6 +51,13 @@ async def end_streams(args: dict[str, Any], ctx: RequestContext) -> dict[str, An
     return text("ended")
 
 
+async def nap(args: dict[str, Any], ctx: RequestContext) -> dict[str, Any]:
+    await asyncio.sleep(float(args["seconds"]))
+    if "uri" in args:
+        await ctx.resource_updated(str(args["uri"]))
+    return text(f"pid {os.getpid()}")
+
+
 async def read(uri: str, ctx: RequestContext) -> dict[str, Any]:
     return {"contents": [{"uri": uri, "text": f"content of {uri}"}]}
 
@@ -61,6 +73,8 @@ def obj(props: dict[str, Any]) -> dict[str, Any]:
 server.add_tool({"name": "touch", "inputSchema": obj({"uri": STR})}, touch)
 server.add_tool({"name": "change", "inputSchema": obj({"kind": STR})}, change)
 server.add_tool({"name": "end_streams", "inputSchema": obj({})}, end_streams)
+NAP = {"type": "object", "properties": {"seconds": {"type": "number"}, "uri": STR}, "required": ["seconds"]}
+server.add_tool({"name": "nap", "inputSchema": NAP}, nap)
 for name in ("a", "b"):
     server.add_resource({"uri": f"mem://{name}", "name": name}, read)
 server.set_subscribe(subscribe)
@@ -69,6 +83,7 @@ if __name__ == "__main__":
     if ARGS.http:
         from mcpgen.runtime.transports.http_server import serve_http
 
-        serve_http(server, host="127.0.0.1", port=ARGS.port)
+        store = {"store": ARGS.store} if ARGS.store else {}
+        serve_http(server, host="127.0.0.1", port=ARGS.port, **store)
     else:
         server.run_stdio()
