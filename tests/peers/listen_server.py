@@ -83,7 +83,8 @@ if __name__ == "__main__":
     if ARGS.http:
         from mcpgen.runtime.transports.http_server import serve_http
 
-        store = {"store": ARGS.store} if ARGS.store else {}
-        serve_http(server, host="127.0.0.1", port=ARGS.port, **store)
+        from mcpgen.runtime.server.store import open_store
+
+        serve_http(server, host="127.0.0.1", port=ARGS.port, store=open_store(ARGS.store))
     else:
         server.run_stdio()
