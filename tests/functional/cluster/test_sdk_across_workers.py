@@ -128,19 +128,22 @@ def test_sdk_listen_stream_hears_updates_raised_on_either_worker(listening: Clus
 
     warnings.simplefilter("ignore")
 
-    async def main() -> list[str]:
+    async def main() -> tuple[set[str], list[str]]:
         async with Client(listening.url, mode="2026-07-28") as client:
             async with client.listen(resource_subscriptions=["mem://a"]) as stream:
-                # Round-robin sends consecutive calls to alternate workers: some of these updates
-                # are raised by the worker that does not hold the listen stream.
-                pids = {text_of(await client.call_tool("nap", {"seconds": 0, "uri": "mem://a"})) for _ in range(4)}
-                assert len(pids) == 2, pids  # both workers raised updates
+                events = aiter(stream)
+                pids: set[str] = set()
                 seen: list[str] = []
-                async for event in stream:
+                # Round-robin sends consecutive calls to alternate workers: some of these updates
+                # are raised by the worker that does not hold the listen stream. Each is read
+                # before the next is raised (unread updates of one URI may be coalesced).
+                for _ in range(4):
+                    pids.add(text_of(await client.call_tool("nap", {"seconds": 0, "uri": "mem://a"})))
+                    event = await asyncio.wait_for(anext(events), 10)
                     seen.append(str(getattr(event, "uri", "")))
-                    if len(seen) == 4:
-                        break
-                return seen
+                return pids, seen
 
-    assert asyncio.run(asyncio.wait_for(main(), 60)) == ["mem://a"] * 4
+    pids, seen = asyncio.run(asyncio.wait_for(main(), 60))
+    assert len(pids) == 2, pids  # both workers raised updates
+    assert seen == ["mem://a"] * 4
     listening.assert_alive()
