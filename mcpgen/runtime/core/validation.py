@@ -7,10 +7,12 @@ compiled lazily, once per schema, never at import time.
 
 from __future__ import annotations
 
+import math
 import re
+import weakref
 from collections.abc import Callable, Mapping, Sequence, Sized
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, get_args
 
 Check = Callable[[Any], "str | None"]
 
@@ -349,6 +351,17 @@ def fast_check(schema: Any, *, formats: bool = True) -> Predicate | None:
 _compiled: dict[str, Problems] = {}
 
 
+def exact_problems(schema_json: str) -> Problems:
+    """The compiled check a generated model runs for `schema_json` (formats as annotations),
+    compiled on first use and shared by every model and caller with the same schema."""
+    problems = _compiled.get(schema_json)
+    if problems is None:
+        import json
+
+        problems = _compiled[schema_json] = compile_problems(json.loads(schema_json), formats=False)
+    return problems
+
+
 def check_exact(schema_json: str, data: Any, context: Any = None, wrap: str | None = None) -> Any:
     """What a generated model's `mode="before"` validator calls: check the RAW instance
     (before pydantic's lax coercions such as "1" -> 1 can happen) and hand back plain data.
@@ -357,16 +370,18 @@ def check_exact(schema_json: str, data: Any, context: Any = None, wrap: str | No
     Raises SchemaMismatch, a ValueError (pydantic turns it into a ValidationError whose error
     carries it in `ctx["error"]`), when the schema rejects it.
     """
-    if isinstance(context, Mapping) and context.get(EXACT_CONTEXT_KEY) is False:
+    if _skips_check(context):
         return data
     if _is_model(data):
         return data  # already validated when it was built
-    plain = _plain(data)
-    problems = _compiled.get(schema_json)
-    if problems is None:
-        import json
+    return _checked(exact_problems(schema_json), _plain(data), wrap)
 
-        problems = _compiled[schema_json] = compile_problems(json.loads(schema_json), formats=False)
+
+def _skips_check(context: Any) -> bool:
+    return context is not None and isinstance(context, Mapping) and context.get(EXACT_CONTEXT_KEY) is False
+
+
+def _checked(problems: Problems, plain: Any, wrap: str | None) -> Any:
     found = problems(plain if wrap is None else {wrap: plain})
     if found:
         if wrap is not None:  # the caller knows the value, not the wrapper around it
@@ -375,35 +390,116 @@ def check_exact(schema_json: str, data: Any, context: Any = None, wrap: str | No
     return plain
 
 
-def check_exact_model(cls: type, data: Any, context: Any, schemas: Mapping[str, str], wraps: Mapping[str, str]) -> Any:
-    """check_exact for a generated model class: its schema is found by class name (a user's
-    subclass of a generated model is checked against its generated parent's schema)."""
+@dataclass(frozen=True)
+class ExactModel:
+    """How one generated model class is checked: its schema's compiled check, the wrapper key of
+    a wrapped result, and its top-level fields' wire names (Python name -> wire name, renamed
+    fields only). Read once per class from the tables its models module passes in."""
+
+    problems: Problems
+    wrap: str | None
+    wire_of: Mapping[str, str]
+    wires: frozenset[str]
+    # A nested model renames a field: plain data keyed by Python names below the top level is
+    # sent by wire name only once pydantic has built and dumped it.
+    renames_below: bool
+
+    def by_wire_name(self, data: Any) -> Any:
+        """A mapping keyed by Python field names (`Relation(from_=...)`) keyed by wire names, which
+        is what the schema speaks. A key that is some field's wire name stays: the wire name wins."""
+        if not self.wire_of or type(data) is not dict:
+            return data
+        wires = self.wires
+        out = {k: v for k, v in data.items() if k in wires}
+        for key, value in data.items():
+            if key not in wires:
+                out.setdefault(self.wire_of.get(key, key), value)  # both spellings given: the wire name's wins
+        return out
+
+    def check_plain(self, data: Any) -> Any:
+        """`data`, JSON as json.loads builds it, keyed by wire names and checked; raises SchemaMismatch."""
+        return _checked(self.problems, self.by_wire_name(data), self.wrap)
+
+
+# Generated model class -> how it is checked (None: no schema of its own or of a parent).
+_exact_models: weakref.WeakKeyDictionary[type, ExactModel | None] = weakref.WeakKeyDictionary()
+
+
+def exact_model(cls: type, schemas: Mapping[str, str], wraps: Mapping[str, str]) -> ExactModel | None:
+    """How `cls` is checked: by its own schema, or a generated parent's (a user's subclass of a
+    generated model is checked against its generated parent's schema); None when it has neither."""
+    try:
+        return _exact_models[cls]
+    except KeyError:
+        pass
+    found: ExactModel | None = None
     for klass in cls.__mro__:
         schema = schemas.get(klass.__name__)
         if schema is not None:
-            return check_exact(schema, _by_wire_name(cls, data), context, wraps.get(klass.__name__))
-    return data
+            wire_of = _wire_names(cls)
+            wires = frozenset(wire_of.values()) | (frozenset(getattr(cls, "model_fields", None) or ()) - set(wire_of))
+            below = _renames_below(cls, {cls})
+            found = ExactModel(exact_problems(schema), wraps.get(klass.__name__), wire_of, wires, below)
+            break
+    _exact_models[cls] = found
+    return found
 
 
-def _by_wire_name(cls: type, data: Any) -> Any:
-    """A mapping keyed by Python field names (`Relation(from_=...)`) keyed by wire names, which is
-    what the schema speaks. A key that is some field's wire name stays: the wire name wins."""
+def _wire_names(cls: type) -> dict[str, str]:
     fields = getattr(cls, "model_fields", None)
-    if type(data) is not dict or not isinstance(fields, Mapping):
-        return data
+    if not isinstance(fields, Mapping):
+        return {}
     wire_of: dict[str, str] = {}
     for name, info in fields.items():
         alias = getattr(info, "serialization_alias", None) or getattr(info, "alias", None)
         if isinstance(alias, str) and alias != name:
             wire_of[name] = alias
-    if not wire_of:
+    return wire_of
+
+
+def _renames_below(model: Any, seen: set[Any]) -> bool:
+    """Does any model nested in `model`'s fields (at any depth) rename one of its fields?"""
+    fields = getattr(model, "model_fields", None)
+    if not isinstance(fields, Mapping):
+        return False
+    todo = [getattr(info, "annotation", None) for info in fields.values()]
+    while todo:
+        annotation = todo.pop()
+        todo.extend(get_args(annotation))
+        if isinstance(annotation, type) and annotation not in seen and hasattr(annotation, "model_fields"):
+            seen.add(annotation)
+            if _wire_names(annotation) or _renames_below(annotation, seen):
+                return True
+    return False
+
+
+def check_exact_model(cls: type, data: Any, context: Any, schemas: Mapping[str, str], wraps: Mapping[str, str]) -> Any:
+    """check_exact for a generated model class: its schema is found by class name (a user's
+    subclass of a generated model is checked against its generated parent's schema)."""
+    if _skips_check(context) or _is_model(data):
+        return data  # checked by the caller already, or when the model was built
+    exact = exact_model(cls, schemas, wraps)
+    if exact is None:
         return data
-    wires = set(wire_of.values()) | (set(fields) - set(wire_of))
-    out = {k: v for k, v in data.items() if k in wires}
-    for key, value in data.items():
-        if key not in wires:
-            out.setdefault(wire_of.get(key, key), value)  # both spellings given: the wire name's wins
-    return out
+    return _checked(exact.problems, _plain(exact.by_wire_name(data)), exact.wrap)
+
+
+def is_plain_json(value: Any, depth: int = 0) -> bool:
+    """Is `value` JSON exactly as it goes on the wire: dicts with string keys, lists, strings,
+    ints, finite floats, booleans and None, and nothing else (no model, tuple, enum member or
+    subclass), so that checking it checks what is sent? Deeper than 64 levels counts as no."""
+    kind = type(value)
+    if kind is str or kind is int or kind is bool or value is None:
+        return True
+    if kind is float:
+        return math.isfinite(value)  # NaN and the infinities are no JSON
+    if depth >= 64:
+        return False
+    if kind is dict:
+        return all(type(k) is str and is_plain_json(v, depth + 1) for k, v in value.items())
+    if kind is list:
+        return all(is_plain_json(v, depth + 1) for v in value)
+    return False
 
 
 _SCALARS = frozenset({str, int, float, bool, type(None)})
