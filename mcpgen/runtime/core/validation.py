@@ -245,28 +245,58 @@ def _keyword(key: str, value: Any, schema: dict[str, Any], formats: bool) -> Pre
     if key == "properties":
         if not isinstance(value, dict):
             raise _Unsupported(key)
-        props = [(name, _compile(sub, formats)) for name, sub in value.items()]
-        return lambda v: not isinstance(v, dict) or all(n not in v or p(v[n]) for n, p in props)
+        props = tuple((name, _compile(sub, formats)) for name, sub in value.items())
+
+        def properties(v: Any) -> bool:
+            if isinstance(v, dict):
+                for name, check in props:
+                    if name in v and not check(v[name]):
+                        return False
+            return True
+
+        return properties
     if key == "required":
         if not isinstance(value, list) or not all(isinstance(n, str) for n in value):
             raise _Unsupported(key)
-        required = list(value)
-        return lambda v: not isinstance(v, dict) or all(n in v for n in required)
+        names = tuple(value)
+
+        def required(v: Any) -> bool:
+            if isinstance(v, dict):
+                for name in names:
+                    if name not in v:
+                        return False
+            return True
+
+        return required
     if key == "additionalProperties":
         if "patternProperties" in schema:
             raise _Unsupported(key)
         known = frozenset(schema.get("properties") or ())
         if value is True:
             return None
-        if value is False:
-            return lambda v: not isinstance(v, dict) or all(n in known for n in v)
-        extra = _compile(value, formats)
-        return lambda v: not isinstance(v, dict) or all(n in known or extra(x) for n, x in v.items())
+        extra = None if value is False else _compile(value, formats)
+
+        def additional(v: Any) -> bool:
+            if isinstance(v, dict):
+                for name in v:
+                    if name not in known and (extra is None or not extra(v[name])):
+                        return False
+            return True
+
+        return additional
     if key == "items":
         if isinstance(value, list):
             raise _Unsupported("items as a list")
         item = _compile(value, formats)
-        return lambda v: not isinstance(v, list) or all(map(item, v))
+
+        def items(v: Any) -> bool:
+            if isinstance(v, list):
+                for x in v:
+                    if not item(x):
+                        return False
+            return True
+
+        return items
     if key == "enum":
         if not isinstance(value, list):
             raise _Unsupported(key)
@@ -315,14 +345,57 @@ def _always(v: Any) -> bool:
     return True
 
 
+# What `_object` checks in one pass (the shape of nearly every tool's inputSchema).
+_OBJECT_KEYWORDS = frozenset({"type", "properties", "required", "additionalProperties"})
+
+
+def _object(schema: dict[str, Any], formats: bool) -> Predicate:
+    """`type: object` with its properties, required and additionalProperties, as one predicate."""
+    value = schema.get("properties", {})
+    if not isinstance(value, dict):
+        raise _Unsupported("properties")
+    props = tuple((name, _compile(sub, formats)) for name, sub in value.items())
+    names = schema.get("required", [])
+    if not isinstance(names, list) or not all(isinstance(n, str) for n in names):
+        raise _Unsupported("required")
+    required = tuple(names)
+    additional = schema.get("additionalProperties", True)
+    if additional is not True and "patternProperties" in schema:
+        raise _Unsupported("additionalProperties")
+    closed = additional is not True
+    known = frozenset(value)
+    extra = None if additional is True or additional is False else _compile(additional, formats)
+
+    def check(v: Any) -> bool:
+        if not isinstance(v, dict):
+            return False
+        for name in required:
+            if name not in v:
+                return False
+        for name, sub in props:
+            if name in v and not sub(v[name]):
+                return False
+        if closed:
+            for name in v:
+                if name not in known and (extra is None or not extra(v[name])):
+                    return False
+        return True
+
+    return check
+
+
 def _compile(schema: Any, formats: bool) -> Predicate:
     if schema is True:
         return _always
     if not isinstance(schema, dict):
         raise _Unsupported("false or malformed schema")
     checks: list[Predicate] = []
+    merged: frozenset[str] = frozenset()
+    if schema.get("type") == "object":
+        checks.append(_object(schema, formats))
+        merged = _OBJECT_KEYWORDS
     for key, value in schema.items():
-        if key in _ANNOTATIONS or key.startswith("x-"):
+        if key in _ANNOTATIONS or key.startswith("x-") or key in merged:
             continue
         check = _keyword(key, value, schema, formats)
         if check is not None:
@@ -331,7 +404,15 @@ def _compile(schema: Any, formats: bool) -> Predicate:
         return _always
     if len(checks) == 1:
         return checks[0]
-    return lambda v: all(c(v) for c in checks)
+    every = tuple(checks)
+
+    def all_of(v: Any) -> bool:
+        for check in every:
+            if not check(v):
+                return False
+        return True
+
+    return all_of
 
 
 def fast_check(schema: Any, *, formats: bool = True) -> Predicate | None:
