@@ -459,7 +459,11 @@ def check_exact(schema_json: str, data: Any, context: Any = None, wrap: str | No
 
 
 def _skips_check(context: Any) -> bool:
-    return context is not None and isinstance(context, Mapping) and context.get(EXACT_CONTEXT_KEY) is False
+    if context is None:
+        return False
+    if type(context) is dict:  # (the usual case, without the Mapping ABC check)
+        return context.get(EXACT_CONTEXT_KEY) is False
+    return isinstance(context, Mapping) and context.get(EXACT_CONTEXT_KEY) is False
 
 
 def _checked(problems: Problems, plain: Any, wrap: str | None) -> Any:
