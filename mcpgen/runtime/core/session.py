@@ -234,21 +234,15 @@ class Session:
     async def _read_loop(self) -> None:
         reason = "the connection closed"
         try:
-            while True:
-                line = await self.transport.receive()
-                if line is None:
-                    reason = self.transport.describe_close()
-                    await self._drain(ConnectionClosed(reason))
-                    break
-                try:
-                    message = jsonrpc.decode(line)
-                except (ValueError, RecursionError):  # nested too deep for the parser: that message only
-                    if self.on_invalid is not None:
-                        await self.on_invalid(line)
-                    else:
-                        self._log_junk(line)
-                    continue
-                self.dispatch(message)
+            listen = getattr(self.transport, "listen", None)
+            if listen is not None:
+                # The transport hands over each message as its bytes arrive (stdio).
+                await listen(self.receive_line)
+            else:
+                while (line := await self.transport.receive()) is not None:
+                    self.receive_line(line)
+            reason = self.transport.describe_close()
+            await self._drain(ConnectionClosed(reason))
         except asyncio.CancelledError:
             raise
         except Exception as exc:  # the transport broke: fail everything, never hang
@@ -258,6 +252,18 @@ class Session:
             self._fail_all(ConnectionClosed(reason))
             for task in list(self._handling.values()):
                 task.cancel()
+
+    def receive_line(self, line: bytes) -> None:
+        """One raw message from the peer: decoded and routed, or reported as not JSON."""
+        try:
+            message = jsonrpc.decode(line)
+        except (ValueError, RecursionError):  # nested too deep for the parser: that message only
+            if self.on_invalid is not None:
+                _spawn(self.on_invalid(line))
+            else:
+                self._log_junk(line)
+            return
+        self.dispatch(message)
 
     async def _drain(self, error: McpError) -> None:
         """Input ended: let the handlers of requests already read finish (bounded) and answer."""
