@@ -101,6 +101,11 @@ class Session:
         self._reader = asyncio.get_running_loop().create_task(self._read_loop())
 
     @property
+    def in_flight(self) -> int:
+        """Requests sent and not answered yet, plus requests from the peer being answered."""
+        return len(self._pending) + len(self._handling)
+
+    @property
     def is_closed(self) -> bool:
         return self._closed is not None
 

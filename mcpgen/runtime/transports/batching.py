@@ -22,6 +22,10 @@ class TurnWriter:
     def __init__(self, write: Callable[[bytes], None], *, limit: int = DEFAULT_LIMIT) -> None:
         self._write = write
         self._limit = limit
+        # Are other messages likely to follow in this turn (several requests in flight)? When
+        # not, a message is written without opening a turn: one request at a time costs no
+        # extra loop turn. None: always batch.
+        self.busy: Callable[[], bool] | None = None
         self._queued: list[bytes] | None = None  # None: no message sent yet in this turn
         self._size = 0
 
@@ -30,8 +34,10 @@ class TurnWriter:
         queued = self._queued
         if queued is None:
             self._write(data)
-            self._queued = []
-            asyncio.get_running_loop().call_soon(self._end_turn)
+            busy = self.busy
+            if busy is None or busy():
+                self._queued = []
+                asyncio.get_running_loop().call_soon(self._end_turn)
             return
         queued.append(data)
         self._size += len(data)

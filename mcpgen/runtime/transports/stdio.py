@@ -19,7 +19,7 @@ import os
 import signal
 import sys
 from collections.abc import Callable, Mapping, Sequence
-from typing import cast
+from typing import Protocol, cast
 
 from ..core import jsonrpc
 from ..core.errors import ConnectionClosed
@@ -187,6 +187,13 @@ def _nothing() -> None:
     pass
 
 
+class _InFlight(Protocol):
+    """What the transports read of their session: how many requests are in flight."""
+
+    @property
+    def in_flight(self) -> int: ...
+
+
 class _PipeLines(asyncio.Protocol):
     """A read pipe whose bytes go to an _Inbox."""
 
@@ -261,6 +268,7 @@ class StdioClientTransport:
         self._stderr_log = logging.getLogger(f"mcpgen.server.{os.path.basename(command)}")
         self._closing = False
         self._out: TurnWriter | None = None
+        self._busy: Callable[[], bool] | None = None
 
     async def start(self) -> None:
         env = None
@@ -287,6 +295,7 @@ class StdioClientTransport:
             raise ConnectionClosed(f"cannot start {self.command!r}: {exc.strerror or exc}") from None
         assert self.process.stdin is not None
         self._out = TurnWriter(self.process.stdin.write)
+        self._out.busy = self._busy
         self._stderr_task = asyncio.get_running_loop().create_task(self._drain_stderr())
 
     @property
@@ -327,6 +336,12 @@ class StdioClientTransport:
     async def listen(self, on_line: Callable[[bytes], None]) -> None:
         """Hand each line the server writes to `on_line` as it arrives; returns at its end."""
         await self._inbox.listen(on_line)
+
+    def bind_session(self, session: _InFlight) -> None:
+        """Batch writes only while several requests are in flight (see TurnWriter.busy)."""
+        self._busy = lambda: session.in_flight > 1
+        if self._out is not None:
+            self._out.busy = self._busy
 
     def describe_close(self) -> str:
         process = self.process
@@ -423,6 +438,7 @@ class StdioServerTransport:
         self._drain_waiters: list[asyncio.Future[None]] = []
         self._paused = False
         self._out: TurnWriter | None = None
+        self._busy: Callable[[], bool] | None = None
 
     async def start(self) -> None:
         loop = asyncio.get_running_loop()
@@ -448,6 +464,7 @@ class StdioServerTransport:
             )
             self._writer = transport
             self._out = TurnWriter(transport.write)
+            self._out.busy = self._busy
         except ValueError:
             self._writer = None
 
@@ -481,6 +498,12 @@ class StdioServerTransport:
     async def listen(self, on_line: Callable[[bytes], None]) -> None:
         """Hand each line the client writes to `on_line` as it arrives; returns at its end."""
         await self._inbox.listen(on_line)
+
+    def bind_session(self, session: _InFlight) -> None:
+        """Batch writes only while several requests are in flight (see TurnWriter.busy)."""
+        self._busy = lambda: session.in_flight > 1
+        if self._out is not None:
+            self._out.busy = self._busy
 
     async def _read_file(self, fd: int) -> None:
         readable = asyncio.Event()

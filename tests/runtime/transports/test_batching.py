@@ -66,3 +66,22 @@ def test_the_splitter_drops_a_line_over_its_limit() -> None:
     s.feed(b"y" * 8)  # 16 bytes and no newline yet: dropped
     s.feed(b"z\nok\n")
     assert [s.pop(), s.pop(), s.pop()] == [b"z", b"ok", None]
+
+
+def test_with_one_request_in_flight_nothing_waits_for_the_end_of_the_turn() -> None:
+    async def main() -> None:
+        writes: list[bytes] = []
+        in_flight = [1]
+        out = TurnWriter(writes.append)
+        out.busy = lambda: in_flight[0] > 1
+        out.add(b"a\n")
+        out.add(b"b\n")
+        assert writes == [b"a\n", b"b\n"]  # each written at once, no turn opened
+        in_flight[0] = 3
+        out.add(b"c\n")
+        out.add(b"d\n")
+        assert writes == [b"a\n", b"b\n", b"c\n"]
+        await asyncio.sleep(0)
+        assert writes == [b"a\n", b"b\n", b"c\n", b"d\n"]
+
+    asyncio.run(main())
