@@ -33,6 +33,9 @@ RawHandler = Callable[[Any], "Awaitable[bool]"]
 
 log = logging.getLogger("mcpgen.runtime.session")
 
+# Lines that are not JSON answered (on_invalid) at once at most; more are logged and skipped.
+MAX_INVALID_ANSWERS = 64
+
 # The id of the incoming request whose handler is running in this task (None elsewhere).
 # Transports that give each request its own stream (HTTP) route related messages by it.
 current_request: contextvars.ContextVar[RequestId | None] = contextvars.ContextVar(
@@ -90,6 +93,7 @@ class Session:
         self._reader: asyncio.Task[None] | None = None
         self._closed: McpError | None = None
         self._junk_lines = 0
+        self._invalid_answers = 0  # on_invalid calls running
         self.closed_event = asyncio.Event()
         bind = getattr(transport, "bind_session", None)
         if bind is not None:
@@ -263,12 +267,19 @@ class Session:
         try:
             message = jsonrpc.decode(line)
         except (ValueError, RecursionError):  # nested too deep for the parser: that message only
-            if self.on_invalid is not None:
-                _spawn(self.on_invalid(line))
-            else:
+            if self.on_invalid is not None and self._invalid_answers < MAX_INVALID_ANSWERS:
+                self._invalid_answers += 1
+                _spawn(self._answer_invalid(self.on_invalid, line))
+            else:  # (a flood of junk lines in one read costs a bounded number of tasks)
                 self._log_junk(line)
             return
         self.dispatch(message)
+
+    async def _answer_invalid(self, on_invalid: Callable[[bytes], Awaitable[None]], line: bytes) -> None:
+        try:
+            await on_invalid(line)
+        finally:
+            self._invalid_answers -= 1
 
     async def _drain(self, error: McpError) -> None:
         """Input ended: let the handlers of requests already read finish (bounded) and answer."""
