@@ -10,6 +10,8 @@ from typing import Any
 import pytest
 from generation import AWKWARD, GenerateFn, tool
 
+from mcpgen.runtime.core.errors import InvalidArguments
+
 
 class FakeSession:
     def __init__(self, reply: dict[str, Any] | None = None) -> None:
@@ -246,3 +248,28 @@ def test_methods_send_their_arguments_by_wire_name_either_way(
         run(pkg.AsyncClient(s).get_it(the_id="x"))
         run(pkg.AsyncClient(s).get_it(the_id="y", n=2))
         assert [c[:2] for c in s.calls] == [("get-it", {"the-id": "x"}), ("get-it", {"the-id": "y", "n": 2})]
+
+
+def test_plain_arguments_the_schema_accepts_are_sent_without_building_the_args_model(
+    generate: GenerateFn, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The Args model accepts every instance its schema does, so plain JSON the schema accepts is
+    sent as given; the model is built only for other values (here a tuple) and to word a refusal."""
+    pkg = generate({"tools": [tool("get-it", {"the-id": {"type": "string"}, "tags": {"type": "array"}}, ["the-id"])]})
+    args_model = next(c for n, c in vars(pkg.models).items() if n.endswith("Args"))
+    built: list[Any] = []
+    real = args_model.model_validate.__func__
+
+    def counting(cls: Any, obj: Any, *a: Any, **k: Any) -> Any:
+        built.append(obj)
+        return real(cls, obj, *a, **k)
+
+    monkeypatch.setattr(args_model, "model_validate", classmethod(counting))
+    s = FakeSession()
+    run(pkg.AsyncClient(s).get_it(the_id="x", tags=["a", 1]))
+    assert built == [] and s.calls[-1][:2] == ("get-it", {"the-id": "x", "tags": ["a", 1]})
+    run(pkg.AsyncClient(s).get_it(the_id="y", tags=("a",)))  # a tuple: built, dumped as a list
+    assert len(built) == 1 and s.calls[-1][:2] == ("get-it", {"the-id": "y", "tags": ["a"]})
+    with pytest.raises(InvalidArguments, match="the_id"):
+        run(pkg.AsyncClient(s).get_it(the_id=3))  # refused: worded by Python name
+    assert len(s.calls) == 2

@@ -15,6 +15,7 @@ import functools
 import json
 import threading
 import warnings
+import weakref
 from collections.abc import AsyncIterator, Callable, Coroutine, Iterator, Mapping, Sequence
 from concurrent.futures import Future
 from dataclasses import dataclass, field
@@ -23,6 +24,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, Concatenate, Generic, Literal, 
 
 from ..core.errors import InvalidArguments
 from ..core.results import ToolError, ToolOutputError, ToolOutputWarning, ToolResult, Unset, structured_of
+from ..core.validation import EXACT_CONTEXT_KEY, ExactModel, SchemaMismatch, exact_model, is_plain_json
 from .arguments import problems_of, python_lines, wire_lines
 from .drift import SchemaDriftError, SchemaDriftWarning, compare_tools
 from .features import AsyncFeatures, SyncFeatures
@@ -290,17 +292,21 @@ class AsyncClientBase(AsyncFeatures):
         except ToolError as exc:
             return exc.result
 
+    def _binding(self, wire: str) -> _ToolBinding:
+        bindings = _bindings_of(type(self))
+        binding = bindings.get(wire)
+        if binding is None:
+            binding = bindings[wire] = _ToolBinding.of(self._load_models(), self._catalog.table[wire])
+        return binding
+
     async def _call(self, wire: str, local_vars: Mapping[str, Any]) -> Any:
         """What a typed method runs: its `locals()` (Python argument names) sent by wire name.
 
         The method's arguments are its Args model's fields (the one naming pass gives both),
         so each field's alias is the argument's wire name; `self` and UNSET values drop out.
         """
-        fields = getattr(self._load_models(), self._catalog.table[wire][0]).model_fields
-        given = {
-            (fields[k].serialization_alias or fields[k].alias or k): v for k, v in local_vars.items() if k in fields
-        }
-        return await self._invoke(wire, given)
+        wire_of = self._binding(wire).wire_of
+        return await self._invoke(wire, {wire_of[k]: v for k, v in local_vars.items() if k in wire_of})
 
     async def _call_text(self, wire: str, local_vars: Mapping[str, Any]) -> ToolResult:
         """`_call` for a tool without outputSchema: the result is always a ToolResult."""
@@ -309,41 +315,119 @@ class AsyncClientBase(AsyncFeatures):
     async def _invoke(self, wire: str, given: Mapping[str, Any], *, python_names: bool = True) -> Any:
         """Validate, send, parse. Bad arguments raise InvalidArguments naming them as the caller's
         keywords (`python_names`), else pydantic's ValidationError (dispatch words it by wire name)."""
-        import pydantic
-
-        models = self._load_models()
-        args_model, result_model, wrapped, is_root = self._catalog.table[wire]
-        model_class = getattr(models, args_model)
-        # Validate by wire name, then send only what the caller set, by wire name.
-        try:
-            checked = model_class.model_validate({k: v for k, v in given.items() if not isinstance(v, Unset)})
-        except pydantic.ValidationError as exc:
-            if not python_names:
-                raise
-            raise InvalidArguments(wire, python_lines(model_class, problems_of(exc))) from None
-        arguments = checked.model_dump(mode="json", by_alias=True, exclude_unset=True)
+        binding = self._binding(wire)
+        sent = {k: v for k, v in given.items() if not isinstance(v, Unset)}
+        arguments = binding.plain_arguments(sent)
+        if arguments is None:
+            arguments = binding.built_arguments(wire, sent, python_names)
         raw = await self.call_tool(wire, arguments)
-        result = ToolResult.from_raw(raw)
-        if result.is_error:
-            raise ToolError(wire, result)
-        if result_model is None:
-            return result
+        if raw.get("isError"):
+            raise ToolError(wire, ToolResult.from_raw(raw))
+        model = binding.result_model
+        if model is None:
+            return ToolResult.from_raw(raw)
         data = structured_of(raw)
-        if wrapped and isinstance(data, dict) and "result" in data:
+        if binding.wrapped and isinstance(data, dict) and "result" in data:
             data = data["result"]
-        model = getattr(models, result_model)
         mode = self._per_call.validate_output
+        # "off" skips the JSON Schema check; pydantic still builds the typed value.
+        checked = mode == "off" or binding.result_accepts(data)
         try:
-            # "off" skips the JSON Schema check; pydantic still builds the typed value.
-            parsed = model.model_validate(data, context={"mcpgen_exact": mode != "off"})
+            parsed = model.model_validate(data, context=_CHECKED if checked else _CHECK)
         except ValueError as exc:  # pydantic.ValidationError
             message = f"output does not match outputSchema: {exc}"
             if mode == "strict":
-                raise ToolOutputError(wire, message, result) from exc
+                raise ToolOutputError(wire, message, ToolResult.from_raw(raw)) from exc
             if mode == "warn":
                 warnings.warn(ToolOutputWarning(wire, message), stacklevel=3)
             return data  # unchecked, exactly as the server sent it
-        return parsed.root if is_root else parsed
+        return parsed.root if binding.is_root else parsed
+
+
+# Context for a model's own exact check: run it (CHECK) or skip it, the caller ran it (CHECKED).
+_CHECK = {EXACT_CONTEXT_KEY: True}
+_CHECKED = {EXACT_CONTEXT_KEY: False}
+
+
+@dataclass(frozen=True)
+class _ToolBinding:
+    """One tool's typed call path, worked out on its first call: its models, the wire name of
+    each argument, and the exact checks its models run (read from the models module)."""
+
+    args_model: Any
+    wire_of: Mapping[str, str]  # Python argument name -> wire name, for every argument
+    args_exact: ExactModel | None  # None: arguments always go through the Args model
+    result_model: Any
+    result_exact: ExactModel | None
+    wrapped: bool  # the result comes as {"result": X}
+    is_root: bool  # the result model is a RootModel: the caller gets its root
+
+    @classmethod
+    def of(cls, models: ModuleType, row: tuple[str, str | None, bool, bool]) -> _ToolBinding:
+        args_name, result_name, wrapped, is_root = row
+        schemas = getattr(models, "_EXACT_SCHEMAS", None) or {}
+        wraps = getattr(models, "_EXACT_WRAPS", None) or {}
+        args_model = getattr(models, args_name)
+        fields = args_model.model_fields
+        result_model = getattr(models, result_name) if result_name is not None else None
+        return cls(
+            args_model,
+            {name: info.serialization_alias or info.alias or name for name, info in fields.items()},
+            exact_model(args_model, schemas, wraps),
+            result_model,
+            exact_model(result_model, schemas, wraps) if result_model is not None else None,
+            wrapped,
+            is_root,
+        )
+
+    def plain_arguments(self, given: dict[str, Any]) -> dict[str, Any] | None:
+        """`given` as sent, when it is plain JSON its schema accepts: then the Args model would
+        send the same (its annotations accept every instance the schema does), so it is not built.
+        None sends `given` through the model instead (to build, to dump, or to word what is wrong)."""
+        exact = self.args_exact
+        if exact is None or exact.renames_below or not is_plain_json(given):
+            return None
+        try:
+            checked: dict[str, Any] = exact.check_plain(given)
+        except SchemaMismatch:
+            return None
+        return checked
+
+    def built_arguments(self, wire: str, given: dict[str, Any], python_names: bool) -> dict[str, Any]:
+        """Validate by wire name through the Args model, then send only what the caller set."""
+        import pydantic
+
+        try:
+            checked = self.args_model.model_validate(given)
+        except pydantic.ValidationError as exc:
+            if not python_names:
+                raise
+            raise InvalidArguments(wire, python_lines(self.args_model, problems_of(exc))) from None
+        arguments: dict[str, Any] = checked.model_dump(mode="json", by_alias=True, exclude_unset=True)
+        return arguments
+
+    def result_accepts(self, data: Any) -> bool:
+        """Does the outputSchema accept `data` (decoded JSON)? False also when only the model's
+        own check can tell (it then runs inside model_validate and words the problem)."""
+        exact = self.result_exact
+        if exact is None:
+            return False
+        try:
+            exact.check_plain(data)
+        except SchemaMismatch:
+            return False
+        return True
+
+
+# Client class -> its tools' bindings (weak: a class made at run time may go away).
+_bindings: weakref.WeakKeyDictionary[type, dict[str, _ToolBinding]] = weakref.WeakKeyDictionary()
+
+
+def _bindings_of(cls: type) -> dict[str, _ToolBinding]:
+    found = _bindings.get(cls)
+    if found is None:
+        found = _bindings[cls] = {}
+    return found
 
 
 class LoopThread:

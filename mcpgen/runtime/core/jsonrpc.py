@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from typing import Any, Final
 
 JSONObject = dict[str, Any]
@@ -22,6 +23,8 @@ UNSUPPORTED_PROTOCOL_VERSION: Final = -32022
 
 _encoder = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), allow_nan=False)
 _decoder = json.JSONDecoder()
+# The C parser JSONDecoder.raw_decode runs (an attribute typeshed does not declare).
+_scan_once: Callable[[str, int], tuple[Any, int]] = getattr(_decoder, "scan_once")  # noqa: B009
 
 
 def encode(message: Any) -> bytes:
@@ -39,7 +42,15 @@ def decode(data: bytes | str) -> Any:
     if isinstance(data, bytes):
         data = data.decode("utf-8")
     try:
-        return _decoder.decode(data)
+        try:
+            # The parser itself first: a message without surrounding whitespace (all of ours)
+            # needs neither of the two whitespace regexes JSONDecoder.decode runs around it.
+            value, end = _scan_once(data, 0)
+            if end == len(data):
+                return value
+        except StopIteration:
+            pass
+        return _decoder.decode(data)  # whitespace around it, or not JSON: the whole rules
     except RecursionError:
         raise ValueError("JSON nested too deeply") from None
 

@@ -33,6 +33,9 @@ RawHandler = Callable[[Any], "Awaitable[bool]"]
 
 log = logging.getLogger("mcpgen.runtime.session")
 
+# Lines that are not JSON answered (on_invalid) at once at most; more are logged and skipped.
+MAX_INVALID_ANSWERS = 64
+
 # The id of the incoming request whose handler is running in this task (None elsewhere).
 # Transports that give each request its own stream (HTTP) route related messages by it.
 current_request: contextvars.ContextVar[RequestId | None] = contextvars.ContextVar(
@@ -90,6 +93,7 @@ class Session:
         self._reader: asyncio.Task[None] | None = None
         self._closed: McpError | None = None
         self._junk_lines = 0
+        self._invalid_answers = 0  # on_invalid calls running
         self.closed_event = asyncio.Event()
         bind = getattr(transport, "bind_session", None)
         if bind is not None:
@@ -99,6 +103,11 @@ class Session:
 
     def start(self) -> None:
         self._reader = asyncio.get_running_loop().create_task(self._read_loop())
+
+    @property
+    def in_flight(self) -> int:
+        """Requests sent and not answered yet, plus requests from the peer being answered."""
+        return len(self._pending) + len(self._handling)
 
     @property
     def is_closed(self) -> bool:
@@ -243,21 +252,15 @@ class Session:
     async def _read_loop(self) -> None:
         reason = "the connection closed"
         try:
-            while True:
-                line = await self.transport.receive()
-                if line is None:
-                    reason = self.transport.describe_close()
-                    await self._drain(ConnectionClosed(reason))
-                    break
-                try:
-                    message = jsonrpc.decode(line)
-                except (ValueError, RecursionError):  # nested too deep for the parser: that message only
-                    if self.on_invalid is not None:
-                        await self.on_invalid(line)
-                    else:
-                        self._log_junk(line)
-                    continue
-                self.dispatch(message)
+            listen = getattr(self.transport, "listen", None)
+            if listen is not None:
+                # The transport hands over each message as its bytes arrive (stdio).
+                await listen(self.receive_line)
+            else:
+                while (line := await self.transport.receive()) is not None:
+                    self.receive_line(line)
+            reason = self.transport.describe_close()
+            await self._drain(ConnectionClosed(reason))
         except asyncio.CancelledError:
             raise
         except Exception as exc:  # the transport broke: fail everything, never hang
@@ -267,6 +270,25 @@ class Session:
             self._fail_all(ConnectionClosed(reason))
             for task in list(self._handling.values()):
                 task.cancel()
+
+    def receive_line(self, line: bytes) -> None:
+        """One raw message from the peer: decoded and routed, or reported as not JSON."""
+        try:
+            message = jsonrpc.decode(line)
+        except (ValueError, RecursionError):  # nested too deep for the parser: that message only
+            if self.on_invalid is not None and self._invalid_answers < MAX_INVALID_ANSWERS:
+                self._invalid_answers += 1
+                _spawn(self._answer_invalid(self.on_invalid, line))
+            else:  # (a flood of junk lines in one read costs a bounded number of tasks)
+                self._log_junk(line)
+            return
+        self.dispatch(message)
+
+    async def _answer_invalid(self, on_invalid: Callable[[bytes], Awaitable[None]], line: bytes) -> None:
+        try:
+            await on_invalid(line)
+        finally:
+            self._invalid_answers -= 1
 
     async def _drain(self, error: McpError) -> None:
         """Input ended: let the handlers of requests already read finish (bounded) and answer."""

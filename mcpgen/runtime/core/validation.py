@@ -7,10 +7,12 @@ compiled lazily, once per schema, never at import time.
 
 from __future__ import annotations
 
+import math
 import re
+import weakref
 from collections.abc import Callable, Mapping, Sequence, Sized
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, get_args
 
 Check = Callable[[Any], "str | None"]
 
@@ -243,28 +245,58 @@ def _keyword(key: str, value: Any, schema: dict[str, Any], formats: bool) -> Pre
     if key == "properties":
         if not isinstance(value, dict):
             raise _Unsupported(key)
-        props = [(name, _compile(sub, formats)) for name, sub in value.items()]
-        return lambda v: not isinstance(v, dict) or all(n not in v or p(v[n]) for n, p in props)
+        props = tuple((name, _compile(sub, formats)) for name, sub in value.items())
+
+        def properties(v: Any) -> bool:
+            if isinstance(v, dict):
+                for name, check in props:
+                    if name in v and not check(v[name]):
+                        return False
+            return True
+
+        return properties
     if key == "required":
         if not isinstance(value, list) or not all(isinstance(n, str) for n in value):
             raise _Unsupported(key)
-        required = list(value)
-        return lambda v: not isinstance(v, dict) or all(n in v for n in required)
+        names = tuple(value)
+
+        def required(v: Any) -> bool:
+            if isinstance(v, dict):
+                for name in names:
+                    if name not in v:
+                        return False
+            return True
+
+        return required
     if key == "additionalProperties":
         if "patternProperties" in schema:
             raise _Unsupported(key)
         known = frozenset(schema.get("properties") or ())
         if value is True:
             return None
-        if value is False:
-            return lambda v: not isinstance(v, dict) or all(n in known for n in v)
-        extra = _compile(value, formats)
-        return lambda v: not isinstance(v, dict) or all(n in known or extra(x) for n, x in v.items())
+        extra = None if value is False else _compile(value, formats)
+
+        def additional(v: Any) -> bool:
+            if isinstance(v, dict):
+                for name in v:
+                    if name not in known and (extra is None or not extra(v[name])):
+                        return False
+            return True
+
+        return additional
     if key == "items":
         if isinstance(value, list):
             raise _Unsupported("items as a list")
         item = _compile(value, formats)
-        return lambda v: not isinstance(v, list) or all(map(item, v))
+
+        def items(v: Any) -> bool:
+            if isinstance(v, list):
+                for x in v:
+                    if not item(x):
+                        return False
+            return True
+
+        return items
     if key == "enum":
         if not isinstance(value, list):
             raise _Unsupported(key)
@@ -313,14 +345,57 @@ def _always(v: Any) -> bool:
     return True
 
 
+# What `_object` checks in one pass (the shape of nearly every tool's inputSchema).
+_OBJECT_KEYWORDS = frozenset({"type", "properties", "required", "additionalProperties"})
+
+
+def _object(schema: dict[str, Any], formats: bool) -> Predicate:
+    """`type: object` with its properties, required and additionalProperties, as one predicate."""
+    value = schema.get("properties", {})
+    if not isinstance(value, dict):
+        raise _Unsupported("properties")
+    props = tuple((name, _compile(sub, formats)) for name, sub in value.items())
+    names = schema.get("required", [])
+    if not isinstance(names, list) or not all(isinstance(n, str) for n in names):
+        raise _Unsupported("required")
+    required = tuple(names)
+    additional = schema.get("additionalProperties", True)
+    if additional is not True and "patternProperties" in schema:
+        raise _Unsupported("additionalProperties")
+    closed = additional is not True
+    known = frozenset(value)
+    extra = None if additional is True or additional is False else _compile(additional, formats)
+
+    def check(v: Any) -> bool:
+        if not isinstance(v, dict):
+            return False
+        for name in required:
+            if name not in v:
+                return False
+        for name, sub in props:
+            if name in v and not sub(v[name]):
+                return False
+        if closed:
+            for name in v:
+                if name not in known and (extra is None or not extra(v[name])):
+                    return False
+        return True
+
+    return check
+
+
 def _compile(schema: Any, formats: bool) -> Predicate:
     if schema is True:
         return _always
     if not isinstance(schema, dict):
         raise _Unsupported("false or malformed schema")
     checks: list[Predicate] = []
+    merged: frozenset[str] = frozenset()
+    if schema.get("type") == "object":
+        checks.append(_object(schema, formats))
+        merged = _OBJECT_KEYWORDS
     for key, value in schema.items():
-        if key in _ANNOTATIONS or key.startswith("x-"):
+        if key in _ANNOTATIONS or key.startswith("x-") or key in merged:
             continue
         check = _keyword(key, value, schema, formats)
         if check is not None:
@@ -329,7 +404,15 @@ def _compile(schema: Any, formats: bool) -> Predicate:
         return _always
     if len(checks) == 1:
         return checks[0]
-    return lambda v: all(c(v) for c in checks)
+    every = tuple(checks)
+
+    def all_of(v: Any) -> bool:
+        for check in every:
+            if not check(v):
+                return False
+        return True
+
+    return all_of
 
 
 def fast_check(schema: Any, *, formats: bool = True) -> Predicate | None:
@@ -349,6 +432,17 @@ def fast_check(schema: Any, *, formats: bool = True) -> Predicate | None:
 _compiled: dict[str, Problems] = {}
 
 
+def exact_problems(schema_json: str) -> Problems:
+    """The compiled check a generated model runs for `schema_json` (formats as annotations),
+    compiled on first use and shared by every model and caller with the same schema."""
+    problems = _compiled.get(schema_json)
+    if problems is None:
+        import json
+
+        problems = _compiled[schema_json] = compile_problems(json.loads(schema_json), formats=False)
+    return problems
+
+
 def check_exact(schema_json: str, data: Any, context: Any = None, wrap: str | None = None) -> Any:
     """What a generated model's `mode="before"` validator calls: check the RAW instance
     (before pydantic's lax coercions such as "1" -> 1 can happen) and hand back plain data.
@@ -357,16 +451,22 @@ def check_exact(schema_json: str, data: Any, context: Any = None, wrap: str | No
     Raises SchemaMismatch, a ValueError (pydantic turns it into a ValidationError whose error
     carries it in `ctx["error"]`), when the schema rejects it.
     """
-    if isinstance(context, Mapping) and context.get(EXACT_CONTEXT_KEY) is False:
+    if _skips_check(context):
         return data
     if _is_model(data):
         return data  # already validated when it was built
-    plain = _plain(data)
-    problems = _compiled.get(schema_json)
-    if problems is None:
-        import json
+    return _checked(exact_problems(schema_json), _plain(data), wrap)
 
-        problems = _compiled[schema_json] = compile_problems(json.loads(schema_json), formats=False)
+
+def _skips_check(context: Any) -> bool:
+    if context is None:
+        return False
+    if type(context) is dict:  # (the usual case, without the Mapping ABC check)
+        return context.get(EXACT_CONTEXT_KEY) is False
+    return isinstance(context, Mapping) and context.get(EXACT_CONTEXT_KEY) is False
+
+
+def _checked(problems: Problems, plain: Any, wrap: str | None) -> Any:
     found = problems(plain if wrap is None else {wrap: plain})
     if found:
         if wrap is not None:  # the caller knows the value, not the wrapper around it
@@ -375,35 +475,116 @@ def check_exact(schema_json: str, data: Any, context: Any = None, wrap: str | No
     return plain
 
 
-def check_exact_model(cls: type, data: Any, context: Any, schemas: Mapping[str, str], wraps: Mapping[str, str]) -> Any:
-    """check_exact for a generated model class: its schema is found by class name (a user's
-    subclass of a generated model is checked against its generated parent's schema)."""
+@dataclass(frozen=True)
+class ExactModel:
+    """How one generated model class is checked: its schema's compiled check, the wrapper key of
+    a wrapped result, and its top-level fields' wire names (Python name -> wire name, renamed
+    fields only). Read once per class from the tables its models module passes in."""
+
+    problems: Problems
+    wrap: str | None
+    wire_of: Mapping[str, str]
+    wires: frozenset[str]
+    # A nested model renames a field: plain data keyed by Python names below the top level is
+    # sent by wire name only once pydantic has built and dumped it.
+    renames_below: bool
+
+    def by_wire_name(self, data: Any) -> Any:
+        """A mapping keyed by Python field names (`Relation(from_=...)`) keyed by wire names, which
+        is what the schema speaks. A key that is some field's wire name stays: the wire name wins."""
+        if not self.wire_of or type(data) is not dict:
+            return data
+        wires = self.wires
+        out = {k: v for k, v in data.items() if k in wires}
+        for key, value in data.items():
+            if key not in wires:
+                out.setdefault(self.wire_of.get(key, key), value)  # both spellings given: the wire name's wins
+        return out
+
+    def check_plain(self, data: Any) -> Any:
+        """`data`, JSON as json.loads builds it, keyed by wire names and checked; raises SchemaMismatch."""
+        return _checked(self.problems, self.by_wire_name(data), self.wrap)
+
+
+# Generated model class -> how it is checked (None: no schema of its own or of a parent).
+_exact_models: weakref.WeakKeyDictionary[type, ExactModel | None] = weakref.WeakKeyDictionary()
+
+
+def exact_model(cls: type, schemas: Mapping[str, str], wraps: Mapping[str, str]) -> ExactModel | None:
+    """How `cls` is checked: by its own schema, or a generated parent's (a user's subclass of a
+    generated model is checked against its generated parent's schema); None when it has neither."""
+    try:
+        return _exact_models[cls]
+    except KeyError:
+        pass
+    found: ExactModel | None = None
     for klass in cls.__mro__:
         schema = schemas.get(klass.__name__)
         if schema is not None:
-            return check_exact(schema, _by_wire_name(cls, data), context, wraps.get(klass.__name__))
-    return data
+            wire_of = _wire_names(cls)
+            wires = frozenset(wire_of.values()) | (frozenset(getattr(cls, "model_fields", None) or ()) - set(wire_of))
+            below = _renames_below(cls, {cls})
+            found = ExactModel(exact_problems(schema), wraps.get(klass.__name__), wire_of, wires, below)
+            break
+    _exact_models[cls] = found
+    return found
 
 
-def _by_wire_name(cls: type, data: Any) -> Any:
-    """A mapping keyed by Python field names (`Relation(from_=...)`) keyed by wire names, which is
-    what the schema speaks. A key that is some field's wire name stays: the wire name wins."""
+def _wire_names(cls: type) -> dict[str, str]:
     fields = getattr(cls, "model_fields", None)
-    if type(data) is not dict or not isinstance(fields, Mapping):
-        return data
+    if not isinstance(fields, Mapping):
+        return {}
     wire_of: dict[str, str] = {}
     for name, info in fields.items():
         alias = getattr(info, "serialization_alias", None) or getattr(info, "alias", None)
         if isinstance(alias, str) and alias != name:
             wire_of[name] = alias
-    if not wire_of:
+    return wire_of
+
+
+def _renames_below(model: Any, seen: set[Any]) -> bool:
+    """Does any model nested in `model`'s fields (at any depth) rename one of its fields?"""
+    fields = getattr(model, "model_fields", None)
+    if not isinstance(fields, Mapping):
+        return False
+    todo = [getattr(info, "annotation", None) for info in fields.values()]
+    while todo:
+        annotation = todo.pop()
+        todo.extend(get_args(annotation))
+        if isinstance(annotation, type) and annotation not in seen and hasattr(annotation, "model_fields"):
+            seen.add(annotation)
+            if _wire_names(annotation) or _renames_below(annotation, seen):
+                return True
+    return False
+
+
+def check_exact_model(cls: type, data: Any, context: Any, schemas: Mapping[str, str], wraps: Mapping[str, str]) -> Any:
+    """check_exact for a generated model class: its schema is found by class name (a user's
+    subclass of a generated model is checked against its generated parent's schema)."""
+    if _skips_check(context) or _is_model(data):
+        return data  # checked by the caller already, or when the model was built
+    exact = exact_model(cls, schemas, wraps)
+    if exact is None:
         return data
-    wires = set(wire_of.values()) | (set(fields) - set(wire_of))
-    out = {k: v for k, v in data.items() if k in wires}
-    for key, value in data.items():
-        if key not in wires:
-            out.setdefault(wire_of.get(key, key), value)  # both spellings given: the wire name's wins
-    return out
+    return _checked(exact.problems, _plain(exact.by_wire_name(data)), exact.wrap)
+
+
+def is_plain_json(value: Any, depth: int = 0) -> bool:
+    """Is `value` JSON exactly as it goes on the wire: dicts with string keys, lists, strings,
+    ints, finite floats, booleans and None, and nothing else (no model, tuple, enum member or
+    subclass), so that checking it checks what is sent? Deeper than 64 levels counts as no."""
+    kind = type(value)
+    if kind is str or kind is int or kind is bool or value is None:
+        return True
+    if kind is float:
+        return math.isfinite(value)  # NaN and the infinities are no JSON
+    if depth >= 64:
+        return False
+    if kind is dict:
+        return all(type(k) is str and is_plain_json(v, depth + 1) for k, v in value.items())
+    if kind is list:
+        return all(is_plain_json(v, depth + 1) for v in value)
+    return False
 
 
 _SCALARS = frozenset({str, int, float, bool, type(None)})

@@ -22,7 +22,15 @@ from ..core.errors import RpcError
 from ..core.jsonrpc import INTERNAL_ERROR, INVALID_PARAMS, JSONObject
 from ..core.protocol import ERA_MODERN
 from ..core.results import ToolError, ToolResult
-from ..core.validation import EXACT_CONTEXT_KEY, SchemaProblem, compile_problems
+from ..core.validation import (
+    EXACT_CONTEXT_KEY,
+    ExactModel,
+    SchemaMismatch,
+    SchemaProblem,
+    compile_problems,
+    exact_model,
+    is_plain_json,
+)
 from .auth.info import scopes_of
 from .features import PromptHandler, ResourceHandler, TemplateHandler
 from .server import RequestContext, Server, ToolHandler, error_result
@@ -109,10 +117,13 @@ def bind_handlers(handlers: object, tables: ServerTables, models: ModuleType) ->
     """A Server serving `tables` with the methods of `handlers` (a generated ToolsBase's subclass)."""
     server = Server(tables.SERVER_NAME, tables.SERVER_VERSION)
     tools = _by_key(tables.TOOLS_JSON, "name")
+    schemas = getattr(models, "_EXACT_SCHEMAS", None) or {}
+    wraps = getattr(models, "_EXACT_WRAPS", None) or {}
     for wire, (method, args_model, result_model, mode) in tables.TOOLS.items():
         result = _model(models, result_model) if result_model is not None else None
+        exact = exact_model(result, schemas, wraps) if result is not None else None
         bound = _method(handlers, method)
-        server.add_tool(tools[wire], _tool(wire, tools[wire], bound, _model(models, args_model), result, mode))
+        server.add_tool(tools[wire], _tool(wire, tools[wire], bound, _model(models, args_model), result, mode, exact))
         scopes = scopes_of(bound)
         if scopes:
             server.tool_scopes[wire] = scopes
@@ -153,8 +164,9 @@ def _tool(
     args_model: type[pydantic.BaseModel],
     result_model: type[pydantic.BaseModel] | None,
     mode: str,
+    result_exact: ExactModel | None = None,
 ) -> ToolHandler:
-    send = _sender(wire, result_model, mode)
+    send = _sender(wire, result_model, mode, result_exact)
     check = compile_problems(definition["inputSchema"])
     not_implemented = f"Tool {wire!r} is not implemented yet"
 
@@ -178,7 +190,7 @@ def _tool(
 
 
 def _sender(
-    wire: str, result_model: type[pydantic.BaseModel] | None, mode: str
+    wire: str, result_model: type[pydantic.BaseModel] | None, mode: str, exact: ExactModel | None = None
 ) -> Callable[[Any, RequestContext], JSONObject]:
     """How tool `wire`'s return value becomes its CallToolResult."""
     if mode not in RESULT_MODES or (result_model is None) != (mode == "none"):
@@ -190,19 +202,40 @@ def _sender(
         wrap = mode == "wrapped_model"
 
         def send_model(value: Any, ctx: RequestContext) -> JSONObject:
-            data = model.model_validate(value).model_dump(mode="json", by_alias=True, exclude_unset=True)
+            data = _checked_plain(exact, value)
+            if data is _BUILD:
+                data = model.model_validate(value).model_dump(mode="json", by_alias=True, exclude_unset=True)
             return _structured_output({"result": data} if wrap else data)
 
         return send_model
     always_wrap = mode == "wrapped_root"
 
     def send_root(value: Any, ctx: RequestContext) -> JSONObject:
-        data = model.model_validate(value).model_dump(mode="json", by_alias=True)
+        data = _checked_plain(exact, value)
+        if data is _BUILD:
+            data = model.model_validate(value).model_dump(mode="json", by_alias=True)
         # A non-object result is bare in the stateless era; handshake-era clients expect an object.
         bare = not always_wrap and ctx.era == ERA_MODERN
         return _structured_output(data if bare else {"result": data})
 
     return send_root
+
+
+# What _checked_plain returns for a value the result model must build (and dump) first.
+_BUILD: Any = object()
+
+
+def _checked_plain(exact: ExactModel | None, value: Any) -> Any:
+    """A handler's return value as sent, keyed by wire names, when it is plain JSON that the
+    outputSchema accepts: building the result model from it and dumping it would send the same
+    JSON, so it is sent as it is. Anything else (a model, a tuple, a value the schema refuses)
+    is _BUILD: the model builds it, and a refusal becomes the model's own ValidationError."""
+    if exact is None or exact.renames_below or not is_plain_json(value):
+        return _BUILD
+    try:
+        return exact.check_plain(value)
+    except SchemaMismatch:
+        return _BUILD
 
 
 def _plain_output(value: Any) -> JSONObject:
@@ -215,10 +248,14 @@ def _plain_output(value: Any) -> JSONObject:
     raise TypeError(f"a handler returned {type(value).__name__}; expected str, content blocks or ToolResult")
 
 
+# json.dumps(value, ensure_ascii=False) without building an encoder on every call.
+_TEXT_JSON = json.JSONEncoder(ensure_ascii=False)
+
+
 def _structured_output(structured: Any) -> JSONObject:
     # Structured content, plus the same JSON as text for clients that only read content.
     return {
-        "content": _text(json.dumps(structured, ensure_ascii=False)),
+        "content": _text(_TEXT_JSON.encode(structured)),
         "structuredContent": structured,
         "isError": False,
     }

@@ -18,11 +18,13 @@ import logging
 import os
 import signal
 import sys
-from collections.abc import Awaitable, Callable, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
+from typing import Protocol, cast
 
 from ..core import jsonrpc
 from ..core.errors import ConnectionClosed
 from ..core.jsonrpc import JSONObject
+from .batching import TurnWriter
 from .wirelog import WireLog
 
 # Large tool results (files, images as base64) easily pass tens of MB.
@@ -36,49 +38,207 @@ class _LineSplitter:
     """Turns a byte stream into lines without a per-line size limit below max_bytes."""
 
     def __init__(self, max_bytes: int) -> None:
-        self._buffer = bytearray()
+        self._buffer = bytearray()  # the start of a line whose newline has not come yet
         self._max = max_bytes
-        self._scan_from = 0
         self._lines: collections.deque[bytes] = collections.deque()
-        self._eof = False
 
     def feed(self, chunk: bytes) -> None:
-        self._buffer += chunk
-        while True:
-            at = self._buffer.find(b"\n", self._scan_from)
+        start = 0
+        if self._buffer:
+            at = chunk.find(b"\n")
             if at < 0:
-                self._scan_from = len(self._buffer)
-                if len(self._buffer) > self._max:
-                    log.warning("dropping a message over %d bytes", self._max)
-                    self._buffer.clear()
-                    self._scan_from = 0
+                self._keep(chunk)
                 return
-            line = bytes(self._buffer[:at])
-            del self._buffer[: at + 1]
-            self._scan_from = 0
-            if line.endswith(b"\r"):
-                line = line[:-1]
-            if line.strip():
-                self._lines.append(line)
+            self._buffer += chunk[:at]
+            self._add(bytes(self._buffer))
+            self._buffer.clear()
+            start = at + 1
+        find, add = chunk.find, self._add
+        while (at := find(b"\n", start)) >= 0:
+            add(chunk[start:at])
+            start = at + 1
+        if start < len(chunk):
+            self._keep(chunk[start:])
+
+    def _keep(self, partial: bytes) -> None:
+        self._buffer += partial
+        if len(self._buffer) > self._max:
+            log.warning("dropping a message over %d bytes", self._max)
+            self._buffer.clear()
+
+    def _add(self, line: bytes) -> None:
+        if line.endswith(b"\r"):
+            line = line[:-1]
+        if line.strip():
+            self._lines.append(line)
+
+    def end(self) -> None:
+        """The input ended: a last line without its newline still counts."""
+        rest = bytes(self._buffer).strip()
+        self._buffer.clear()
+        if rest:
+            self._lines.append(rest)
 
     def pop(self) -> bytes | None:
         return self._lines.popleft() if self._lines else None
 
-    async def next_line(self, read_chunk: Callable[[], Awaitable[bytes]]) -> bytes | None:
-        """The next line, reading more as needed; None at EOF (a last unterminated line counts)."""
+    @property
+    def queued(self) -> int:
+        return len(self._lines)
+
+
+# Lines read but not yet taken (no listener, nobody calling receive) before reading pauses.
+_MAX_QUEUED_LINES = 1024
+
+
+class _Inbox:
+    """The lines of one pipe. A session `listen`s: each complete line is handed to it as soon as
+    its bytes arrive, in the same event-loop turn (no reader task to wake, no stream buffer in
+    between). `receive()` takes them one by one instead."""
+
+    def __init__(self, max_bytes: int, wire: WireLog | None, direction: str) -> None:
+        self._splitter = _LineSplitter(max_bytes)
+        self._wire = wire
+        self._direction = direction
+        self._listener: Callable[[bytes], None] | None = None
+        self._ended: asyncio.Future[None] | None = None  # resolved when the input ends, while listening
+        self._waiter: asyncio.Future[None] | None = None  # receive() waiting for a line
+        self._eof = False
+        # Pause and resume reading the pipe (set once it is connected).
+        self.pause: Callable[[], None] = _nothing
+        self.resume: Callable[[], None] = _nothing
+        self._paused = False
+
+    def feed(self, data: bytes) -> None:
+        self._splitter.feed(data)
+        self._deliver()
+
+    def feed_eof(self) -> None:
+        if self._eof:
+            return
+        self._splitter.end()
+        self._deliver()
+        self._eof = True
+        self._wake()
+
+    def _deliver(self) -> None:
+        listener = self._listener
+        splitter = self._splitter
+        if listener is None:
+            if splitter.queued > _MAX_QUEUED_LINES and not self._paused:
+                self._paused = True
+                self.pause()
+            self._wake()
+            return
+        wire = self._wire
+        try:
+            while (line := splitter.pop()) is not None:
+                if wire is not None:
+                    wire.record(self._direction, line)
+                listener(line)
+        except Exception as exc:  # a listener that breaks ends the listening, never the transport
+            self._listener = None
+            if self._ended is not None and not self._ended.done():
+                self._ended.set_exception(exc)
+
+    def _wake(self) -> None:
+        for waiter in (self._waiter, self._ended if self._eof else None):
+            if waiter is not None and not waiter.done():
+                waiter.set_result(None)
+
+    async def listen(self, listener: Callable[[bytes], None]) -> None:
+        """Hand every line to `listener` as it arrives (those already read first); returns when
+        the input ends, raises what the listener raised."""
+        self._listener = listener
+        self._ended = asyncio.get_running_loop().create_future()
+        try:
+            self._deliver()
+            if self._paused:
+                self._paused = False
+                self.resume()
+            if self._eof and not self._ended.done():
+                self._ended.set_result(None)
+            await self._ended
+        finally:
+            self._listener = None
+            self._ended = None
+
+    async def receive(self) -> bytes | None:
+        """The next line; None at the end of the input."""
         while True:
-            line = self.pop()
-            if line is not None or self._eof:
+            line = self._splitter.pop()
+            if line is not None:
+                if self._wire is not None:
+                    self._wire.record(self._direction, line)
                 return line
-            chunk = await read_chunk()
-            if not chunk:
-                self._eof = True
-                rest = bytes(self._buffer).strip()
-                self._buffer.clear()
-                if rest:
-                    self._lines.append(rest)
-                continue
-            self.feed(chunk)
+            if self._eof:
+                return None
+            if self._paused:
+                self._paused = False
+                self.resume()
+            self._waiter = asyncio.get_running_loop().create_future()
+            try:
+                await self._waiter
+            finally:
+                self._waiter = None
+
+
+def _nothing() -> None:
+    pass
+
+
+class _InFlight(Protocol):
+    """What the transports read of their session: how many requests are in flight."""
+
+    @property
+    def in_flight(self) -> int: ...
+
+
+class _PipeLines(asyncio.Protocol):
+    """A read pipe whose bytes go to an _Inbox."""
+
+    def __init__(self, inbox: _Inbox) -> None:
+        self._inbox = inbox
+
+    def connection_made(self, transport: asyncio.BaseTransport) -> None:
+        reader = cast(asyncio.ReadTransport, transport)
+        self._inbox.pause, self._inbox.resume = reader.pause_reading, reader.resume_reading
+
+    def data_received(self, data: bytes) -> None:
+        self._inbox.feed(data)
+
+    def eof_received(self) -> bool | None:
+        self._inbox.feed_eof()
+        return None
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        self._inbox.feed_eof()
+
+
+class _ChildProtocol(asyncio.subprocess.SubprocessStreamProtocol):
+    """asyncio's protocol for a child process, except that stdout goes to an _Inbox."""
+
+    def __init__(self, inbox: _Inbox, limit: int, loop: asyncio.AbstractEventLoop) -> None:
+        super().__init__(limit=limit, loop=loop)
+        self._inbox = inbox
+
+    def connection_made(self, transport: asyncio.BaseTransport) -> None:
+        super().connection_made(transport)
+        stdout = cast(asyncio.SubprocessTransport, transport).get_pipe_transport(1)
+        if stdout is not None:
+            reader = cast(asyncio.ReadTransport, stdout)
+            self._inbox.pause, self._inbox.resume = reader.pause_reading, reader.resume_reading
+
+    def pipe_data_received(self, fd: int, data: bytes | str) -> None:
+        if fd == 1:
+            self._inbox.feed(data if isinstance(data, bytes) else data.encode())
+        else:
+            super().pipe_data_received(fd, data)
+
+    def pipe_connection_lost(self, fd: int, exc: Exception | None) -> None:
+        if fd == 1:
+            self._inbox.feed_eof()
+        super().pipe_connection_lost(fd, exc)
 
 
 class StdioClientTransport:
@@ -101,12 +261,14 @@ class StdioClientTransport:
         self.cwd = cwd
         self.process: asyncio.subprocess.Process | None = None
         self._wire = wire_log
-        self._splitter = _LineSplitter(max_message_bytes)
+        self._inbox = _Inbox(max_message_bytes, wire_log, "s2c")
         self._grace = shutdown_grace
         self._stderr_tail: collections.deque[str] = collections.deque(maxlen=20)
         self._stderr_task: asyncio.Task[None] | None = None
         self._stderr_log = logging.getLogger(f"mcpgen.server.{os.path.basename(command)}")
         self._closing = False
+        self._out: TurnWriter | None = None
+        self._busy: Callable[[], bool] | None = None
 
     async def start(self) -> None:
         env = None
@@ -114,8 +276,11 @@ class StdioClientTransport:
             # The child needs PATH and friends to start at all; callers add to them.
             env = {**os.environ, **self.env}
         argv = _windows_wrap([self.command, *self.args])
+        loop = asyncio.get_running_loop()
         try:
-            self.process = await asyncio.create_subprocess_exec(
+            # asyncio.create_subprocess_exec, with the child's stdout read into our inbox.
+            transport, protocol = await loop.subprocess_exec(
+                lambda: _ChildProtocol(self._inbox, _CHUNK, loop),
                 *argv,
                 stdin=asyncio.subprocess.PIPE,
                 stdout=asyncio.subprocess.PIPE,
@@ -125,8 +290,12 @@ class StdioClientTransport:
                 # Own process group: shutdown can signal a wrapper (npx, sh) and its children.
                 start_new_session=sys.platform != "win32",
             )
+            self.process = asyncio.subprocess.Process(transport, protocol, loop)
         except OSError as exc:
             raise ConnectionClosed(f"cannot start {self.command!r}: {exc.strerror or exc}") from None
+        assert self.process.stdin is not None
+        self._out = TurnWriter(self.process.stdin.write)
+        self._out.busy = self._busy
         self._stderr_task = asyncio.get_running_loop().create_task(self._drain_stderr())
 
     @property
@@ -154,24 +323,25 @@ class StdioClientTransport:
         data = jsonrpc.encode(message)
         if self._wire:
             self._wire.record("c2s", data)
+        assert self._out is not None
         try:
-            process.stdin.write(data + b"\n")
+            self._out.add(data + b"\n")
             await process.stdin.drain()
         except (ConnectionError, BrokenPipeError, RuntimeError):
             raise ConnectionClosed(self.describe_close()) from None
 
     async def receive(self) -> bytes | None:
-        line = await self._splitter.next_line(self._read_chunk)
-        if line is not None and self._wire:
-            self._wire.record("s2c", line)
-        return line
+        return await self._inbox.receive()
 
-    async def _read_chunk(self) -> bytes:
-        assert self.process is not None and self.process.stdout is not None
-        try:
-            return await self.process.stdout.read(_CHUNK)
-        except (ConnectionError, OSError):
-            return b""  # a broken pipe is the end of the stream
+    async def listen(self, on_line: Callable[[bytes], None]) -> None:
+        """Hand each line the server writes to `on_line` as it arrives; returns at its end."""
+        await self._inbox.listen(on_line)
+
+    def bind_session(self, session: _InFlight) -> None:
+        """Batch writes only while several requests are in flight (see TurnWriter.busy)."""
+        self._busy = lambda: session.in_flight > 1
+        if self._out is not None:
+            self._out.busy = self._busy
 
     def describe_close(self) -> str:
         process = self.process
@@ -260,13 +430,15 @@ class StdioServerTransport:
 
     def __init__(self, *, wire_log: WireLog | None = None, max_message_bytes: int = DEFAULT_MAX_MESSAGE_BYTES) -> None:
         self._wire = wire_log
-        self._splitter = _LineSplitter(max_message_bytes)
-        self._reader: asyncio.StreamReader | None = None
+        self._inbox = _Inbox(max_message_bytes, wire_log, "c2s")
+        self._file_reader: asyncio.Task[None] | None = None
         self._writer: asyncio.WriteTransport | None = None
         self._out_fd: int | None = None
         self._in_fd: int | None = None
         self._drain_waiters: list[asyncio.Future[None]] = []
         self._paused = False
+        self._out: TurnWriter | None = None
+        self._busy: Callable[[], bool] | None = None
 
     async def start(self) -> None:
         loop = asyncio.get_running_loop()
@@ -280,19 +452,19 @@ class StdioServerTransport:
         os.close(devnull)
         os.dup2(2, 1)
         sys.stdout = sys.stderr
-        reader = asyncio.StreamReader(limit=_CHUNK)
         try:
             await loop.connect_read_pipe(
-                lambda: asyncio.StreamReaderProtocol(reader), os.fdopen(self._in_fd, "rb", 0, closefd=False)
+                lambda: _PipeLines(self._inbox), os.fdopen(self._in_fd, "rb", 0, closefd=False)
             )
-            self._reader = reader
-        except ValueError:
-            self._reader = None  # a regular file: read it in a thread instead
+        except ValueError:  # a regular file: read it in a thread instead
+            self._file_reader = loop.create_task(self._read_file(self._in_fd))
         try:
             transport, _ = await loop.connect_write_pipe(
                 lambda: _FlowControl(self), os.fdopen(self._out_fd, "wb", 0, closefd=False)
             )
             self._writer = transport
+            self._out = TurnWriter(transport.write)
+            self._out.busy = self._busy
         except ValueError:
             self._writer = None
 
@@ -306,7 +478,8 @@ class StdioServerTransport:
             return
         if self._writer.is_closing():
             raise ConnectionClosed("stdout is closed")
-        self._writer.write(data + b"\n")
+        assert self._out is not None
+        self._out.add(data + b"\n")
         if self._paused:
             waiter: asyncio.Future[None] = asyncio.get_running_loop().create_future()
             self._drain_waiters.append(waiter)
@@ -320,16 +493,33 @@ class StdioServerTransport:
                 waiter.set_result(None)
 
     async def receive(self) -> bytes | None:
-        line = await self._splitter.next_line(self._read_chunk)
-        if line is not None and self._wire:
-            self._wire.record("c2s", line)
-        return line
+        return await self._inbox.receive()
 
-    async def _read_chunk(self) -> bytes:
-        if self._reader is not None:
-            return await self._reader.read(_CHUNK)
-        assert self._in_fd is not None
-        return await asyncio.to_thread(os.read, self._in_fd, _CHUNK)
+    async def listen(self, on_line: Callable[[bytes], None]) -> None:
+        """Hand each line the client writes to `on_line` as it arrives; returns at its end."""
+        await self._inbox.listen(on_line)
+
+    def bind_session(self, session: _InFlight) -> None:
+        """Batch writes only while several requests are in flight (see TurnWriter.busy)."""
+        self._busy = lambda: session.in_flight > 1
+        if self._out is not None:
+            self._out.busy = self._busy
+
+    async def _read_file(self, fd: int) -> None:
+        readable = asyncio.Event()
+        readable.set()
+        self._inbox.pause, self._inbox.resume = readable.clear, readable.set
+        try:
+            while True:
+                await readable.wait()
+                chunk = await asyncio.to_thread(os.read, fd, _CHUNK)
+                if not chunk:
+                    break
+                self._inbox.feed(chunk)
+        except OSError:
+            pass  # an unreadable input ends like an empty one
+        finally:
+            self._inbox.feed_eof()
 
     def describe_close(self) -> str:
         return "the client closed stdin"
@@ -337,6 +527,8 @@ class StdioServerTransport:
     async def close(self) -> None:
         if self._writer is not None and not self._writer.is_closing():
             self._writer.close()
+        if self._file_reader is not None:
+            self._file_reader.cancel()
         self._resume()
         if self._wire:
             self._wire.close()

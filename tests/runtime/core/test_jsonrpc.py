@@ -52,3 +52,13 @@ def test_error_response_omits_absent_data() -> None:
         "id": 3,
         "error": {"code": -32601, "message": "nope"},
     }
+
+
+def test_decode_takes_a_bare_message_directly_and_keeps_the_whole_rules_otherwise() -> None:
+    assert jsonrpc.decode(b'{"id":1}') == {"id": 1}
+    assert jsonrpc.decode(b' \t{"id":1} ') == {"id": 1}  # whitespace around it still parses
+    for junk in (b'{"id":1} x', b'{"id":1}{}', b"", b"nul", b"[1,"):
+        with pytest.raises(ValueError):
+            jsonrpc.decode(junk)
+    with pytest.raises(ValueError, match="nested too deeply"):
+        jsonrpc.decode(b"[" * 100_000 + b"]" * 100_000)

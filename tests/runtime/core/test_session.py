@@ -195,3 +195,44 @@ def test_unknown_method_without_handler_is_method_not_found() -> None:
         await client.close()
 
     run(main)
+
+
+def test_a_flood_of_junk_lines_runs_a_bounded_number_of_answers() -> None:
+    from mcpgen.runtime.core.session import MAX_INVALID_ANSWERS
+
+    class Lines:
+        def __init__(self, lines: list[bytes]) -> None:
+            self.lines = lines
+
+        async def receive(self) -> bytes | None:
+            return self.lines.pop(0) if self.lines else None
+
+        async def send(self, message: Any) -> None:
+            pass
+
+        async def close(self) -> None:
+            pass
+
+        def describe_close(self) -> str:
+            return "done"
+
+    async def main() -> int:
+        running, most = 0, 0
+        release = asyncio.Event()
+
+        async def on_invalid(line: bytes) -> None:
+            nonlocal running, most
+            running += 1
+            most = max(most, running)
+            await release.wait()
+            running -= 1
+
+        session = Session(Lines([b"junk"] * 1000), on_invalid=on_invalid)
+        session.start()
+        for _ in range(10):
+            await asyncio.sleep(0)
+        release.set()
+        await session.wait_closed()
+        return most
+
+    assert run(main) == MAX_INVALID_ANSWERS
