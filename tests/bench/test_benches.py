@@ -24,6 +24,8 @@ RUNS: dict[str, tuple[list[str], str]] = {
     "instances_bench.py": (["--n", "2"], "mcpgen.testing.instances:"),
     "check_bench.py": (["--tools", "3", "--rounds", "1"], "check on an unchanged target"),
     "stdio_generated_pair.py": (["--n", "20", "--rounds", "1", "--concurrency", "4"], "sequential calls/s"),
+    "cold_start.py": (["--tools", "3", "--rounds", "1"], "server ours/fastmcp"),
+    "big_catalog.py": (["--tools", "5", "--rounds", "1", "--memory-tools", "10"], "peak memory, 10 tools"),
 }
 # Measurements without a target line.
 UNTARGETED = {"jsts_agreement.py", "instances_bench.py"}
