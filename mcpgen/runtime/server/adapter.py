@@ -22,7 +22,7 @@ from ..core.errors import RpcError
 from ..core.jsonrpc import INTERNAL_ERROR, INVALID_PARAMS, JSONObject
 from ..core.protocol import ERA_MODERN
 from ..core.results import ToolError, ToolResult
-from ..core.validation import EXACT_CONTEXT_KEY, SchemaProblem, compile_problems
+from ..core.validation import EXACT_CONTEXT_KEY, SchemaProblem, compile_problems_lazily
 from .auth.info import scopes_of
 from .features import PromptHandler, ResourceHandler, TemplateHandler
 from .server import RequestContext, Server, ToolHandler, error_result
@@ -155,7 +155,7 @@ def _tool(
     mode: str,
 ) -> ToolHandler:
     send = _sender(wire, result_model, mode)
-    check = compile_problems(definition["inputSchema"])
+    check = compile_problems_lazily(definition["inputSchema"])
     not_implemented = f"Tool {wire!r} is not implemented yet"
 
     async def call(arguments: JSONObject, ctx: RequestContext) -> JSONObject:
