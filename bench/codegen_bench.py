@@ -23,6 +23,8 @@ import tempfile
 import time
 from pathlib import Path
 
+from _rows import record
+
 REPO = Path(__file__).resolve().parents[1]
 BIN = Path(sys.executable).parent
 CAPTURE = REPO / "tests" / "golden" / "inputs" / "everything.raw.json"
@@ -154,6 +156,11 @@ def main() -> int:
         f"mcpgen client, {large:,} tools < 20x of {small:,}": scale < 20,
         "import of the generated client < 3x of json+asyncio": t_client / t_base < 3,
     }
+    record("everything: mcpgen client / datamodel-codegen", f"{t_gen:.2f} s", f"{t_dcg:.2f} s", t_gen / t_dcg, "", None)
+    record(f"mcpgen client, {large:,} / {small:,} tools", f"{sizes[large]:.2f} s", f"{sizes[small]:.2f} s", scale,
+           "< 20x", scale < 20)  # fmt: skip
+    record("import everything_client.client / json+asyncio", f"{t_client:.3f} s", f"{t_base:.3f} s",
+           t_client / t_base, "< 3x", t_client / t_base < 3)  # fmt: skip
     print()
     for label, ok in targets.items():
         print(f"{'MET ' if ok else 'MISS'} {label}")

@@ -20,6 +20,8 @@ from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
+from _rows import record
+
 ROOT = Path(__file__).resolve().parents[1]
 WEATHER = ROOT / "examples" / "weather"
 sys.path.insert(0, str(ROOT))
@@ -73,6 +75,8 @@ def main() -> int:
     with tempfile.TemporaryDirectory() as tmp:
         results = asyncio.run(run(args.n, args.protocol, weather_client(Path(tmp))))
     met = results["ratio"] < 1 / 3
+    record("typed round trip, in memory / stdio", f"{results['memory'] * 1e6:.1f} us/call",
+           f"{results['stdio'] * 1e6:.1f} us/call", results["ratio"], "< 0.33x", met)  # fmt: skip
     if args.json:
         print(json.dumps(results))
     else:

@@ -36,6 +36,7 @@ from types import ModuleType
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
+from _rows import record  # noqa: E402
 from http_roundtrip import SERVER_PKG, generate  # noqa: E402
 from stdio_roundtrip import PEERS, PY, bench_floor, measure  # noqa: E402
 
@@ -129,6 +130,13 @@ def main() -> int:
     print()
     for label, ok in targets.items():
         print(f"{'MET ' if ok else 'MISS'} {label}")
+    for other in against:  # `make bench`'s table
+        for kind in KINDS:
+            value = ratios[f"generated/{other} {kind}"]
+            bound = 0.6 if other == "floor" else 6.0 if kind == "sequential" else None
+            record(f"stdio generated pair {kind}, vs {other}", f"{figures['generated'][kind]:,.0f} calls/s",
+                   f"{figures[other][kind]:,.0f} calls/s", value, "" if bound is None else f">= {bound:g}x",
+                   None if bound is None else value >= bound)  # fmt: skip
     if args.json:
         print(
             json.dumps({"n": args.n, "rounds": args.rounds, "figures": figures, "samples": samples, "ratios": ratios})

@@ -27,6 +27,8 @@ from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
+from _rows import record
+
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 PEERS = ROOT / "tests" / "peers"
@@ -201,6 +203,14 @@ def main() -> int:
     print()
     for label, ok in targets.items():
         print(f"{'MET ' if ok else 'MISS'} {label}")
+    bounds = {"runtime/floor sequential": 0.5, "runtime/sdk sequential": 5.0, "runtime/sdk concurrent": 5.0}
+    for label, value in ratios.items():  # `make bench`'s table
+        pair, kind = label.split(" ")
+        peer = pair.split("/")[1]
+        bound = bounds.get(label)
+        record(f"stdio runtime pair {kind}, vs {peer}", f"{figures['runtime'][kind]:,.0f} calls/s",
+               f"{figures[peer][kind]:,.0f} calls/s", value, "" if bound is None else f">= {bound:g}x",
+               None if bound is None else value >= bound)  # fmt: skip
     if args.json:
         print(json.dumps({"n": args.n, "concurrency": args.concurrency, "figures": figures, "ratios": ratios}))
     return 0 if all(targets.values()) else 1  # a missed target is a failed run

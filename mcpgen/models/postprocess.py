@@ -129,6 +129,7 @@ def postprocess(
                 renames += found
             _wrap_str_defaults(stmt)
             _open_protected_namespaces(stmt)
+            _defer_build(stmt)
         body.append(stmt)
     missing = sorted(wanted - set(classes))
     if missing:
@@ -198,6 +199,31 @@ def _open_protected_namespaces(cls: ast.ClassDef) -> None:
             and not any(k.arg == "protected_namespaces" for k in stmt.value.keywords)
         ):
             stmt.value.keywords.append(ast.keyword("protected_namespaces", ast.Tuple([], ast.Load())))
+
+
+def _defer_build(cls: ast.ClassDef) -> None:
+    """`defer_build=True`: pydantic builds a model's validator when it first validates, not at
+    import. A server answers tools/list, and a client imports, without building a model per tool."""
+    if not any(_base_name(b) in ("BaseModel", "RootModel") for b in cls.bases):
+        return  # a subclass of a model here inherits its config
+    for stmt in cls.body:
+        if (
+            isinstance(stmt, ast.Assign)
+            and any(isinstance(t, ast.Name) and t.id == "model_config" for t in stmt.targets)
+            and isinstance(stmt.value, ast.Call)
+        ):
+            if not any(k.arg == "defer_build" for k in stmt.value.keywords):
+                stmt.value.keywords.append(ast.keyword("defer_build", ast.Constant(True)))
+            return
+    config = ast.parse("model_config = ConfigDict(defer_build=True)").body[0]
+    at = 1 if cls.body and isinstance(cls.body[0], ast.Expr) else 0
+    cls.body.insert(at, config)
+
+
+def _base_name(base: ast.expr) -> str | None:
+    if isinstance(base, ast.Subscript):
+        base = base.value
+    return base.id if isinstance(base, ast.Name) else None
 
 
 def _wrap_str_defaults(cls: ast.ClassDef) -> None:

@@ -24,13 +24,22 @@ def sha256_text(text: str) -> str:
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
-def black_version() -> str:
+def _installed_version(distribution: str) -> str:
     from importlib.metadata import PackageNotFoundError, version
 
     try:
-        return version("black")
+        return version(distribution)
     except PackageNotFoundError:
         return "unknown"
+
+
+def black_version() -> str:
+    return _installed_version("black")
+
+
+def dcg_version() -> str:
+    """datamodel-code-generator writes models.py: another release may write other models."""
+    return _installed_version("datamodel-code-generator")
 
 
 @dataclass(frozen=True)
@@ -43,10 +52,12 @@ class Manifest:
     renames: tuple[tuple[str, str], ...] = ()  # (wire, Python) names not given by the plain rule
     mcpgen_version: str = __version__
     black_version: str = field(default_factory=black_version)
+    dcg_version: str = field(default_factory=dcg_version)
 
     def to_text(self) -> str:
         doc = {
             "black_version": self.black_version,
+            "datamodel_code_generator_version": self.dcg_version,
             "files": dict(sorted(self.files.items())),
             "format": MANIFEST_FORMAT,
             "generator": "mcpgen",
@@ -62,10 +73,10 @@ class Manifest:
     def comparable(self, current: Manifest) -> Manifest:
         """This manifest with tool versions that do not decide the output taken from `current`.
 
-        A different black with identical output is not a difference worth failing CI for;
-        the files themselves are compared byte for byte anyway.
+        A different black or datamodel-code-generator with identical output is not a difference
+        worth failing CI for; the files themselves are compared byte for byte anyway.
         """
-        return replace(self, black_version=current.black_version)
+        return replace(self, black_version=current.black_version, dcg_version=current.dcg_version)
 
 
 def build_manifest(
@@ -109,6 +120,7 @@ def parse_manifest(text: str, where: str) -> tuple[Manifest | None, list[Problem
             renames=_renames(renames),
             mcpgen_version=str(doc.get("mcpgen_version", "")),
             black_version=str(doc.get("black_version", "")),
+            dcg_version=str(doc.get("datamodel_code_generator_version", "")),
         ),
         [],
     )

@@ -2,10 +2,11 @@
 
 Regenerating a package in memory costs as much as writing it (models, rendering, black). The
 manifest already records what the output was made from: the source digest, the options (with
-the user's templates' digest), the mcpgen and black versions, and each file's hash. When all of
-those still hold, and every listed file on disk still has its hash, regeneration could only
-produce the same bytes. Anything else (a doubt included) falls back to the full comparison,
-which names what differs; this module never reports a difference itself.
+the user's templates' digest), the mcpgen, black and datamodel-code-generator versions, and
+each file's hash. When all of those still hold, and every listed file on disk still has its
+hash, regeneration could only produce the same bytes. Anything else (a doubt included) falls
+back to the full comparison, which names what differs; this module never reports a difference
+itself.
 
 A source checkout of mcpgen changes without changing its version, so there the fast path is off
 unless MCPGEN_TRUST_MANIFEST=1 says the generator is the one that wrote the manifest.
@@ -22,7 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from .. import __version__
-from .manifest import MANIFEST_NAME, Manifest, black_version
+from .manifest import MANIFEST_NAME, Manifest, black_version, dcg_version
 from .ownership import walk
 
 TRUST_ENV = "MCPGEN_TRUST_MANIFEST"
@@ -64,6 +65,7 @@ def proven_current(target: Path, old: Manifest, kind: str, options: Mapping[str,
         old.kind != kind
         or old.mcpgen_version != __version__
         or old.black_version != black_version()
+        or old.dcg_version != dcg_version()
         or dict(old.options) != dict(options)
         or old.source_sha256 != source_sha256
     ):

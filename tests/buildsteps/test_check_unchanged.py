@@ -10,7 +10,7 @@ import pytest
 from buildsteps_support import ALERTS, FORECAST, cli, write_json
 
 from mcpgen import pipeline
-from mcpgen.output import unchanged
+from mcpgen.output import manifest, unchanged
 from mcpgen.output.manifest import MANIFEST_NAME
 
 PYPROJECT = """\
@@ -134,6 +134,31 @@ def test_running_a_new_mcpgen_version(
     code, out, err = cli(["generate", "--check"], capsys)
     assert code == 0, out + err
     assert len(started) == 2  # both targets regenerated in memory
+
+
+def test_running_another_datamodel_code_generator(
+    project: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # Another release may write other models: the manifest cannot vouch for them.
+    monkeypatch.setattr(unchanged, "dcg_version", lambda: "0.0.1")
+    started = regenerations(monkeypatch)
+    code, out, err = cli(["generate", "--check"], capsys)
+    assert code == 0, out + err  # the same bytes after all: a full check passes
+    assert len(started) == 2  # both targets regenerated in memory
+
+
+def test_output_written_by_another_datamodel_code_generator(
+    project: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = project / CLIENT_MANIFEST
+    doc = json.loads(path.read_text())
+    assert doc["datamodel_code_generator_version"] == manifest.dcg_version() != "unknown"
+    doc["datamodel_code_generator_version"] = "0.0.1"
+    path.write_text(json.dumps(doc, indent=2, sort_keys=True) + "\n")
+    started = regenerations(monkeypatch)
+    code, out, err = cli(["generate", "--check"], capsys)
+    assert code == 0, out + err
+    assert len(started) == 1  # the client's manifest no longer settles it; the server's still does
 
 
 @pytest.mark.parametrize("rel", ["weather_client/client.py", "weather_server/_generated/base.py"])

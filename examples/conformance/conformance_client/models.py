@@ -18,70 +18,96 @@ class _McpgenExact:
 
 
 class AddNumbersArgs(_McpgenExact, BaseModel):
-    model_config = ConfigDict(extra="allow", populate_by_name=True, protected_namespaces=())
+    model_config = ConfigDict(
+        extra="allow", populate_by_name=True, protected_namespaces=(), defer_build=True
+    )
     a: float = Field(description="First number")
     b: float = Field(description="Second number")
 
 
 class InvalidArrayHeaderArgs(_McpgenExact, BaseModel):
-    model_config = ConfigDict(extra="allow", populate_by_name=True, protected_namespaces=())
+    model_config = ConfigDict(
+        extra="allow", populate_by_name=True, protected_namespaces=(), defer_build=True
+    )
     items: list[str]
 
 
 class InvalidColonInNameArgs(_McpgenExact, BaseModel):
-    model_config = ConfigDict(extra="allow", populate_by_name=True, protected_namespaces=())
+    model_config = ConfigDict(
+        extra="allow", populate_by_name=True, protected_namespaces=(), defer_build=True
+    )
     value: str
 
 
 class InvalidControlCharNameArgs(_McpgenExact, BaseModel):
-    model_config = ConfigDict(extra="allow", populate_by_name=True, protected_namespaces=())
+    model_config = ConfigDict(
+        extra="allow", populate_by_name=True, protected_namespaces=(), defer_build=True
+    )
     value: str
 
 
 class InvalidDuplicateDiffCaseArgs(_McpgenExact, BaseModel):
-    model_config = ConfigDict(extra="allow", populate_by_name=True, protected_namespaces=())
+    model_config = ConfigDict(
+        extra="allow", populate_by_name=True, protected_namespaces=(), defer_build=True
+    )
     field1: str
     field2: str
 
 
 class InvalidDuplicateSameCaseArgs(_McpgenExact, BaseModel):
-    model_config = ConfigDict(extra="allow", populate_by_name=True, protected_namespaces=())
+    model_config = ConfigDict(
+        extra="allow", populate_by_name=True, protected_namespaces=(), defer_build=True
+    )
     field1: str
     field2: str
 
 
 class InvalidEmptyHeaderArgs(_McpgenExact, BaseModel):
-    model_config = ConfigDict(extra="allow", populate_by_name=True, protected_namespaces=())
+    model_config = ConfigDict(
+        extra="allow", populate_by_name=True, protected_namespaces=(), defer_build=True
+    )
     value: str
 
 
 class InvalidNonAsciiNameArgs(_McpgenExact, BaseModel):
-    model_config = ConfigDict(extra="allow", populate_by_name=True, protected_namespaces=())
+    model_config = ConfigDict(
+        extra="allow", populate_by_name=True, protected_namespaces=(), defer_build=True
+    )
     value: str
 
 
 class InvalidNullHeaderArgs(_McpgenExact, BaseModel):
-    model_config = ConfigDict(extra="allow", populate_by_name=True, protected_namespaces=())
+    model_config = ConfigDict(
+        extra="allow", populate_by_name=True, protected_namespaces=(), defer_build=True
+    )
     nil: None
 
 
 class InvalidNumberHeaderArgs(_McpgenExact, BaseModel):
-    model_config = ConfigDict(extra="allow", populate_by_name=True, protected_namespaces=())
+    model_config = ConfigDict(
+        extra="allow", populate_by_name=True, protected_namespaces=(), defer_build=True
+    )
     score: float
 
 
 class InvalidObjectHeaderArgs(_McpgenExact, BaseModel):
-    model_config = ConfigDict(extra="allow", populate_by_name=True, protected_namespaces=())
+    model_config = ConfigDict(
+        extra="allow", populate_by_name=True, protected_namespaces=(), defer_build=True
+    )
     data: dict[str, Any]
 
 
 class InvalidSpaceInNameArgs(_McpgenExact, BaseModel):
-    model_config = ConfigDict(extra="allow", populate_by_name=True, protected_namespaces=())
+    model_config = ConfigDict(
+        extra="allow", populate_by_name=True, protected_namespaces=(), defer_build=True
+    )
     value: str
 
 
 class JsonSchemaEchoArgs(_McpgenExact, BaseModel):
-    model_config = ConfigDict(extra="allow", populate_by_name=True, protected_namespaces=())
+    model_config = ConfigDict(
+        extra="allow", populate_by_name=True, protected_namespaces=(), defer_build=True
+    )
     schema_: dict[str, Any] = Field(
         validation_alias="schema",
         serialization_alias="schema",
@@ -90,15 +116,21 @@ class JsonSchemaEchoArgs(_McpgenExact, BaseModel):
 
 
 class MyHyphenatedToolArgs(_McpgenExact, BaseModel):
-    model_config = ConfigDict(extra="allow", populate_by_name=True, protected_namespaces=())
+    model_config = ConfigDict(
+        extra="allow", populate_by_name=True, protected_namespaces=(), defer_build=True
+    )
 
 
 class TestClientElicitationDefaultsArgs(_McpgenExact, BaseModel):
-    model_config = ConfigDict(extra="allow", populate_by_name=True, protected_namespaces=())
+    model_config = ConfigDict(
+        extra="allow", populate_by_name=True, protected_namespaces=(), defer_build=True
+    )
 
 
 class TestCustomHeadersArgs(_McpgenExact, BaseModel):
-    model_config = ConfigDict(extra="allow", populate_by_name=True, protected_namespaces=())
+    model_config = ConfigDict(
+        extra="allow", populate_by_name=True, protected_namespaces=(), defer_build=True
+    )
     region: str = Field(description="Plain ASCII string value")
     priority: int = Field(description="Integer numeric value")
     verbose: bool | None = Field(default=None, description="Boolean value")
@@ -128,7 +160,9 @@ class TestCustomHeadersArgs(_McpgenExact, BaseModel):
 
 
 class TestCustomHeadersNullArgs(_McpgenExact, BaseModel):
-    model_config = ConfigDict(extra="allow", populate_by_name=True, protected_namespaces=())
+    model_config = ConfigDict(
+        extra="allow", populate_by_name=True, protected_namespaces=(), defer_build=True
+    )
     region: str = Field(description="Plain ASCII string value")
     priority: int = Field(description="Integer numeric value")
     verbose: bool | None = Field(
@@ -138,31 +172,45 @@ class TestCustomHeadersNullArgs(_McpgenExact, BaseModel):
 
 
 class TestHeadersArgs(_McpgenExact, BaseModel):
-    model_config = ConfigDict(extra="allow", populate_by_name=True, protected_namespaces=())
+    model_config = ConfigDict(
+        extra="allow", populate_by_name=True, protected_namespaces=(), defer_build=True
+    )
 
 
 class TestMrtrEchoStateArgs(_McpgenExact, BaseModel):
-    model_config = ConfigDict(extra="allow", populate_by_name=True, protected_namespaces=())
+    model_config = ConfigDict(
+        extra="allow", populate_by_name=True, protected_namespaces=(), defer_build=True
+    )
 
 
 class TestMrtrNoResultTypeArgs(_McpgenExact, BaseModel):
-    model_config = ConfigDict(extra="allow", populate_by_name=True, protected_namespaces=())
+    model_config = ConfigDict(
+        extra="allow", populate_by_name=True, protected_namespaces=(), defer_build=True
+    )
 
 
 class TestMrtrNoStateArgs(_McpgenExact, BaseModel):
-    model_config = ConfigDict(extra="allow", populate_by_name=True, protected_namespaces=())
+    model_config = ConfigDict(
+        extra="allow", populate_by_name=True, protected_namespaces=(), defer_build=True
+    )
 
 
 class TestMrtrUnrelatedArgs(_McpgenExact, BaseModel):
-    model_config = ConfigDict(extra="allow", populate_by_name=True, protected_namespaces=())
+    model_config = ConfigDict(
+        extra="allow", populate_by_name=True, protected_namespaces=(), defer_build=True
+    )
 
 
 class TestReconnectionArgs(_McpgenExact, BaseModel):
-    model_config = ConfigDict(extra="allow", populate_by_name=True, protected_namespaces=())
+    model_config = ConfigDict(
+        extra="allow", populate_by_name=True, protected_namespaces=(), defer_build=True
+    )
 
 
 class ValidToolArgs(_McpgenExact, BaseModel):
-    model_config = ConfigDict(extra="allow", populate_by_name=True, protected_namespaces=())
+    model_config = ConfigDict(
+        extra="allow", populate_by_name=True, protected_namespaces=(), defer_build=True
+    )
     region: str
 
 

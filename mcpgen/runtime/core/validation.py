@@ -88,6 +88,19 @@ def compile_problems(schema: dict[str, Any] | bool, *, formats: bool = True) -> 
     return problems
 
 
+def compile_problems_lazily(schema: dict[str, Any] | bool, *, formats: bool = True) -> Problems:
+    """`compile_problems`, compiled when the first instance comes: a server with many tools then
+    starts (and answers tools/list) without importing jsonschema or building a validator per tool."""
+    compiled: list[Problems] = []
+
+    def problems(instance: Any) -> list[SchemaProblem]:
+        if not compiled:
+            compiled.append(compile_problems(schema, formats=formats))
+        return compiled[0](instance)
+
+    return problems
+
+
 def _explain(error: Any) -> list[SchemaProblem]:
     """One jsonschema error as problems: a missing or unexpected property gets its own path."""
     path = tuple(_clip_part(p) for p in list(error.absolute_path)[:32])

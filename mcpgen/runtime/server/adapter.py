@@ -27,7 +27,7 @@ from ..core.validation import (
     ExactModel,
     SchemaMismatch,
     SchemaProblem,
-    compile_problems,
+    compile_problems_lazily,
     exact_model,
     is_plain_json,
 )
@@ -167,7 +167,7 @@ def _tool(
     result_exact: ExactModel | None = None,
 ) -> ToolHandler:
     send = _sender(wire, result_model, mode, result_exact)
-    check = compile_problems(definition["inputSchema"])
+    check = compile_problems_lazily(definition["inputSchema"])
     not_implemented = f"Tool {wire!r} is not implemented yet"
 
     async def call(arguments: JSONObject, ctx: RequestContext) -> JSONObject:

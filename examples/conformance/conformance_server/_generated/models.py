@@ -18,7 +18,9 @@ class _McpgenExact:
 
 
 class JsonSchema202012ToolArgs(_McpgenExact, BaseModel):
-    model_config = ConfigDict(extra="allow", populate_by_name=True, protected_namespaces=())
+    model_config = ConfigDict(
+        extra="allow", populate_by_name=True, protected_namespaces=(), defer_build=True
+    )
     name: str | None = None
     address: JsonSchema202012ToolArgsAddress | None = None
     contact_method: Literal["phone", "email"] | None = Field(
@@ -29,112 +31,164 @@ class JsonSchema202012ToolArgs(_McpgenExact, BaseModel):
 
 
 class JsonSchema202012ToolArgsAddress(BaseModel):
-    model_config = ConfigDict(extra="allow", populate_by_name=True, protected_namespaces=())
+    model_config = ConfigDict(
+        extra="allow", populate_by_name=True, protected_namespaces=(), defer_build=True
+    )
     street: str | None = None
     city: str | None = None
 
 
 class TestAudioContentArgs(_McpgenExact, BaseModel):
-    model_config = ConfigDict(extra="allow", populate_by_name=True, protected_namespaces=())
+    model_config = ConfigDict(
+        extra="allow", populate_by_name=True, protected_namespaces=(), defer_build=True
+    )
 
 
 class TestElicitationArgs(_McpgenExact, BaseModel):
-    model_config = ConfigDict(extra="allow", populate_by_name=True, protected_namespaces=())
+    model_config = ConfigDict(
+        extra="allow", populate_by_name=True, protected_namespaces=(), defer_build=True
+    )
     message: str = Field(description="The message to show the user")
 
 
 class TestElicitationSep1034DefaultsArgs(_McpgenExact, BaseModel):
-    model_config = ConfigDict(extra="allow", populate_by_name=True, protected_namespaces=())
+    model_config = ConfigDict(
+        extra="allow", populate_by_name=True, protected_namespaces=(), defer_build=True
+    )
 
 
 class TestElicitationSep1330EnumsArgs(_McpgenExact, BaseModel):
-    model_config = ConfigDict(extra="allow", populate_by_name=True, protected_namespaces=())
+    model_config = ConfigDict(
+        extra="allow", populate_by_name=True, protected_namespaces=(), defer_build=True
+    )
 
 
 class TestEmbeddedResourceArgs(_McpgenExact, BaseModel):
-    model_config = ConfigDict(extra="allow", populate_by_name=True, protected_namespaces=())
+    model_config = ConfigDict(
+        extra="allow", populate_by_name=True, protected_namespaces=(), defer_build=True
+    )
 
 
 class TestErrorHandlingArgs(_McpgenExact, BaseModel):
-    model_config = ConfigDict(extra="allow", populate_by_name=True, protected_namespaces=())
+    model_config = ConfigDict(
+        extra="allow", populate_by_name=True, protected_namespaces=(), defer_build=True
+    )
 
 
 class TestImageContentArgs(_McpgenExact, BaseModel):
-    model_config = ConfigDict(extra="allow", populate_by_name=True, protected_namespaces=())
+    model_config = ConfigDict(
+        extra="allow", populate_by_name=True, protected_namespaces=(), defer_build=True
+    )
 
 
 class TestInputRequiredResultCapabilitiesArgs(_McpgenExact, BaseModel):
-    model_config = ConfigDict(extra="allow", populate_by_name=True, protected_namespaces=())
+    model_config = ConfigDict(
+        extra="allow", populate_by_name=True, protected_namespaces=(), defer_build=True
+    )
 
 
 class TestInputRequiredResultElicitationArgs(_McpgenExact, BaseModel):
-    model_config = ConfigDict(extra="allow", populate_by_name=True, protected_namespaces=())
+    model_config = ConfigDict(
+        extra="allow", populate_by_name=True, protected_namespaces=(), defer_build=True
+    )
 
 
 class TestInputRequiredResultListRootsArgs(_McpgenExact, BaseModel):
-    model_config = ConfigDict(extra="allow", populate_by_name=True, protected_namespaces=())
+    model_config = ConfigDict(
+        extra="allow", populate_by_name=True, protected_namespaces=(), defer_build=True
+    )
 
 
 class TestInputRequiredResultMultiRoundArgs(_McpgenExact, BaseModel):
-    model_config = ConfigDict(extra="allow", populate_by_name=True, protected_namespaces=())
+    model_config = ConfigDict(
+        extra="allow", populate_by_name=True, protected_namespaces=(), defer_build=True
+    )
 
 
 class TestInputRequiredResultMultipleInputsArgs(_McpgenExact, BaseModel):
-    model_config = ConfigDict(extra="allow", populate_by_name=True, protected_namespaces=())
+    model_config = ConfigDict(
+        extra="allow", populate_by_name=True, protected_namespaces=(), defer_build=True
+    )
 
 
 class TestInputRequiredResultRequestStateArgs(_McpgenExact, BaseModel):
-    model_config = ConfigDict(extra="allow", populate_by_name=True, protected_namespaces=())
+    model_config = ConfigDict(
+        extra="allow", populate_by_name=True, protected_namespaces=(), defer_build=True
+    )
 
 
 class TestInputRequiredResultSamplingArgs(_McpgenExact, BaseModel):
-    model_config = ConfigDict(extra="allow", populate_by_name=True, protected_namespaces=())
+    model_config = ConfigDict(
+        extra="allow", populate_by_name=True, protected_namespaces=(), defer_build=True
+    )
 
 
 class TestInputRequiredResultTamperedStateArgs(_McpgenExact, BaseModel):
-    model_config = ConfigDict(extra="allow", populate_by_name=True, protected_namespaces=())
+    model_config = ConfigDict(
+        extra="allow", populate_by_name=True, protected_namespaces=(), defer_build=True
+    )
 
 
 class TestLoggingToolArgs(_McpgenExact, BaseModel):
-    model_config = ConfigDict(extra="allow", populate_by_name=True, protected_namespaces=())
+    model_config = ConfigDict(
+        extra="allow", populate_by_name=True, protected_namespaces=(), defer_build=True
+    )
 
 
 class TestMissingCapabilityArgs(_McpgenExact, BaseModel):
-    model_config = ConfigDict(extra="allow", populate_by_name=True, protected_namespaces=())
+    model_config = ConfigDict(
+        extra="allow", populate_by_name=True, protected_namespaces=(), defer_build=True
+    )
 
 
 class TestMultipleContentTypesArgs(_McpgenExact, BaseModel):
-    model_config = ConfigDict(extra="allow", populate_by_name=True, protected_namespaces=())
+    model_config = ConfigDict(
+        extra="allow", populate_by_name=True, protected_namespaces=(), defer_build=True
+    )
 
 
 class TestParamHeaderArgs(_McpgenExact, BaseModel):
-    model_config = ConfigDict(extra="allow", populate_by_name=True, protected_namespaces=())
+    model_config = ConfigDict(
+        extra="allow", populate_by_name=True, protected_namespaces=(), defer_build=True
+    )
     region: str = Field(description="A region name")
 
 
 class TestReconnectionArgs(_McpgenExact, BaseModel):
-    model_config = ConfigDict(extra="allow", populate_by_name=True, protected_namespaces=())
+    model_config = ConfigDict(
+        extra="allow", populate_by_name=True, protected_namespaces=(), defer_build=True
+    )
 
 
 class TestSamplingArgs(_McpgenExact, BaseModel):
-    model_config = ConfigDict(extra="allow", populate_by_name=True, protected_namespaces=())
+    model_config = ConfigDict(
+        extra="allow", populate_by_name=True, protected_namespaces=(), defer_build=True
+    )
     prompt: str = Field(description="The prompt to send")
 
 
 class TestSimpleTextArgs(_McpgenExact, BaseModel):
-    model_config = ConfigDict(extra="allow", populate_by_name=True, protected_namespaces=())
+    model_config = ConfigDict(
+        extra="allow", populate_by_name=True, protected_namespaces=(), defer_build=True
+    )
 
 
 class TestStreamingElicitationArgs(_McpgenExact, BaseModel):
-    model_config = ConfigDict(extra="allow", populate_by_name=True, protected_namespaces=())
+    model_config = ConfigDict(
+        extra="allow", populate_by_name=True, protected_namespaces=(), defer_build=True
+    )
 
 
 class TestToolWithLoggingArgs(_McpgenExact, BaseModel):
-    model_config = ConfigDict(extra="allow", populate_by_name=True, protected_namespaces=())
+    model_config = ConfigDict(
+        extra="allow", populate_by_name=True, protected_namespaces=(), defer_build=True
+    )
 
 
 class TestToolWithProgressArgs(_McpgenExact, BaseModel):
-    model_config = ConfigDict(extra="allow", populate_by_name=True, protected_namespaces=())
+    model_config = ConfigDict(
+        extra="allow", populate_by_name=True, protected_namespaces=(), defer_build=True
+    )
 
 
 _EXACT_SCHEMAS: dict[str, str] = {

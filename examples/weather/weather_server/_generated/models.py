@@ -18,7 +18,9 @@ class _McpgenExact:
 
 
 class Day(BaseModel):
-    model_config = ConfigDict(extra="allow", populate_by_name=True, protected_namespaces=())
+    model_config = ConfigDict(
+        extra="allow", populate_by_name=True, protected_namespaces=(), defer_build=True
+    )
     day: int
     high: float
     low: float
@@ -26,30 +28,39 @@ class Day(BaseModel):
 
 
 class GetForecastArgs(_McpgenExact, BaseModel):
-    model_config = ConfigDict(extra="allow", populate_by_name=True, protected_namespaces=())
+    model_config = ConfigDict(
+        extra="allow", populate_by_name=True, protected_namespaces=(), defer_build=True
+    )
     city: str = Field(description='City name, e.g. "Paris".')
     days: int = Field(default=3, description="How many days to forecast.")
     units: Literal["celsius", "fahrenheit"] = "celsius"
 
 
 class GetForecastResult(_McpgenExact, BaseModel):
-    model_config = ConfigDict(extra="allow", populate_by_name=True, protected_namespaces=())
+    model_config = ConfigDict(
+        extra="allow", populate_by_name=True, protected_namespaces=(), defer_build=True
+    )
     city: str
     units: Literal["celsius", "fahrenheit"]
     days: list[Day]
 
 
 class ListCitiesArgs(_McpgenExact, BaseModel):
-    model_config = ConfigDict(extra="allow", populate_by_name=True, protected_namespaces=())
+    model_config = ConfigDict(
+        extra="allow", populate_by_name=True, protected_namespaces=(), defer_build=True
+    )
     country: str | None = Field(default=None, description="ISO country code filter")
 
 
 class ListCitiesResult(_McpgenExact, RootModel[list[str]]):
+    model_config = ConfigDict(defer_build=True)
     root: list[str]
 
 
 class WeatherAlertArgs(_McpgenExact, BaseModel):
-    model_config = ConfigDict(extra="allow", populate_by_name=True, protected_namespaces=())
+    model_config = ConfigDict(
+        extra="allow", populate_by_name=True, protected_namespaces=(), defer_build=True
+    )
     region: str
     level: Literal["yellow", "orange", "red"]
     message: str | None = None

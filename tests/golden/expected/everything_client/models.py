@@ -18,12 +18,16 @@ class _McpgenExact:
 
 
 class EchoArgs(_McpgenExact, BaseModel):
-    model_config = ConfigDict(extra="allow", populate_by_name=True, protected_namespaces=())
+    model_config = ConfigDict(
+        extra="allow", populate_by_name=True, protected_namespaces=(), defer_build=True
+    )
     message: str = Field(description="Message to echo")
 
 
 class GetAnnotatedMessageArgs(_McpgenExact, BaseModel):
-    model_config = ConfigDict(extra="allow", populate_by_name=True, protected_namespaces=())
+    model_config = ConfigDict(
+        extra="allow", populate_by_name=True, protected_namespaces=(), defer_build=True
+    )
     message_type: Literal["error", "success", "debug"] = Field(
         validation_alias="messageType",
         serialization_alias="messageType",
@@ -38,16 +42,22 @@ class GetAnnotatedMessageArgs(_McpgenExact, BaseModel):
 
 
 class GetEnvArgs(_McpgenExact, BaseModel):
-    model_config = ConfigDict(extra="allow", populate_by_name=True, protected_namespaces=())
+    model_config = ConfigDict(
+        extra="allow", populate_by_name=True, protected_namespaces=(), defer_build=True
+    )
 
 
 class GetResourceLinksArgs(_McpgenExact, BaseModel):
-    model_config = ConfigDict(extra="allow", populate_by_name=True, protected_namespaces=())
+    model_config = ConfigDict(
+        extra="allow", populate_by_name=True, protected_namespaces=(), defer_build=True
+    )
     count: float = Field(default=3, description="Number of resource links to return (1-10)")
 
 
 class GetResourceReferenceArgs(_McpgenExact, BaseModel):
-    model_config = ConfigDict(extra="allow", populate_by_name=True, protected_namespaces=())
+    model_config = ConfigDict(
+        extra="allow", populate_by_name=True, protected_namespaces=(), defer_build=True
+    )
     resource_type: Literal["Text", "Blob"] = Field(
         default="Text", validation_alias="resourceType", serialization_alias="resourceType"
     )
@@ -60,29 +70,39 @@ class GetResourceReferenceArgs(_McpgenExact, BaseModel):
 
 
 class GetStructuredContentArgs(_McpgenExact, BaseModel):
-    model_config = ConfigDict(extra="allow", populate_by_name=True, protected_namespaces=())
+    model_config = ConfigDict(
+        extra="allow", populate_by_name=True, protected_namespaces=(), defer_build=True
+    )
     location: Literal["New York", "Chicago", "Los Angeles"] = Field(description="Choose city")
 
 
 class GetStructuredContentResult(_McpgenExact, BaseModel):
-    model_config = ConfigDict(extra="allow", populate_by_name=True, protected_namespaces=())
+    model_config = ConfigDict(
+        extra="allow", populate_by_name=True, protected_namespaces=(), defer_build=True
+    )
     temperature: float = Field(description="Temperature in celsius")
     conditions: str = Field(description="Weather conditions description")
     humidity: float = Field(description="Humidity percentage")
 
 
 class GetSumArgs(_McpgenExact, BaseModel):
-    model_config = ConfigDict(extra="allow", populate_by_name=True, protected_namespaces=())
+    model_config = ConfigDict(
+        extra="allow", populate_by_name=True, protected_namespaces=(), defer_build=True
+    )
     a: float = Field(description="First number")
     b: float = Field(description="Second number")
 
 
 class GetTinyImageArgs(_McpgenExact, BaseModel):
-    model_config = ConfigDict(extra="allow", populate_by_name=True, protected_namespaces=())
+    model_config = ConfigDict(
+        extra="allow", populate_by_name=True, protected_namespaces=(), defer_build=True
+    )
 
 
 class GzipFileAsResourceArgs(_McpgenExact, BaseModel):
-    model_config = ConfigDict(extra="allow", populate_by_name=True, protected_namespaces=())
+    model_config = ConfigDict(
+        extra="allow", populate_by_name=True, protected_namespaces=(), defer_build=True
+    )
     name: str = Field(default="README.md.gz", description="Name of the output file")
     data: str = Field(
         default="https://raw.githubusercontent.com/modelcontextprotocol/servers/refs/heads/main/README.md",
@@ -97,7 +117,9 @@ class GzipFileAsResourceArgs(_McpgenExact, BaseModel):
 
 
 class SimulateResearchQueryArgs(_McpgenExact, BaseModel):
-    model_config = ConfigDict(extra="allow", populate_by_name=True, protected_namespaces=())
+    model_config = ConfigDict(
+        extra="allow", populate_by_name=True, protected_namespaces=(), defer_build=True
+    )
     topic: str = Field(description="The research topic to investigate")
     ambiguous: bool = Field(
         default=False,
@@ -106,15 +128,21 @@ class SimulateResearchQueryArgs(_McpgenExact, BaseModel):
 
 
 class ToggleSimulatedLoggingArgs(_McpgenExact, BaseModel):
-    model_config = ConfigDict(extra="allow", populate_by_name=True, protected_namespaces=())
+    model_config = ConfigDict(
+        extra="allow", populate_by_name=True, protected_namespaces=(), defer_build=True
+    )
 
 
 class ToggleSubscriberUpdatesArgs(_McpgenExact, BaseModel):
-    model_config = ConfigDict(extra="allow", populate_by_name=True, protected_namespaces=())
+    model_config = ConfigDict(
+        extra="allow", populate_by_name=True, protected_namespaces=(), defer_build=True
+    )
 
 
 class TriggerLongRunningOperationArgs(_McpgenExact, BaseModel):
-    model_config = ConfigDict(extra="allow", populate_by_name=True, protected_namespaces=())
+    model_config = ConfigDict(
+        extra="allow", populate_by_name=True, protected_namespaces=(), defer_build=True
+    )
     duration: float = Field(default=10, description="Duration of the operation in seconds")
     steps: float = Field(default=5, description="Number of steps in the operation")
 

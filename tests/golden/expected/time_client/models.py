@@ -18,7 +18,9 @@ class _McpgenExact:
 
 
 class ConvertTimeArgs(_McpgenExact, BaseModel):
-    model_config = ConfigDict(extra="allow", populate_by_name=True, protected_namespaces=())
+    model_config = ConfigDict(
+        extra="allow", populate_by_name=True, protected_namespaces=(), defer_build=True
+    )
     source_timezone: str = Field(
         description="Source IANA timezone name (e.g., 'America/New_York', 'Europe/London'). Use 'UTC' as local timezone if no source timezone provided by the user."
     )
@@ -29,14 +31,18 @@ class ConvertTimeArgs(_McpgenExact, BaseModel):
 
 
 class ConvertTimeResult(_McpgenExact, BaseModel):
-    model_config = ConfigDict(extra="allow", populate_by_name=True, protected_namespaces=())
+    model_config = ConfigDict(
+        extra="allow", populate_by_name=True, protected_namespaces=(), defer_build=True
+    )
     source: ConvertTimeResultTimeResult
     target: ConvertTimeResultTimeResult
     time_difference: str
 
 
 class ConvertTimeResultTimeResult(BaseModel):
-    model_config = ConfigDict(extra="allow", populate_by_name=True, protected_namespaces=())
+    model_config = ConfigDict(
+        extra="allow", populate_by_name=True, protected_namespaces=(), defer_build=True
+    )
     timezone: str
     datetime: str
     day_of_week: str
@@ -44,14 +50,18 @@ class ConvertTimeResultTimeResult(BaseModel):
 
 
 class GetCurrentTimeArgs(_McpgenExact, BaseModel):
-    model_config = ConfigDict(extra="allow", populate_by_name=True, protected_namespaces=())
+    model_config = ConfigDict(
+        extra="allow", populate_by_name=True, protected_namespaces=(), defer_build=True
+    )
     timezone: str = Field(
         description="IANA timezone name (e.g., 'America/New_York', 'Europe/London'). Use 'UTC' as local timezone if no timezone provided by the user."
     )
 
 
 class GetCurrentTimeResult(_McpgenExact, BaseModel):
-    model_config = ConfigDict(extra="allow", populate_by_name=True, protected_namespaces=())
+    model_config = ConfigDict(
+        extra="allow", populate_by_name=True, protected_namespaces=(), defer_build=True
+    )
     timezone: str
     datetime: str
     day_of_week: str
