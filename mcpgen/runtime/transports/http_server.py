@@ -187,6 +187,10 @@ _STATEFUL = frozenset({"logging/setLevel", "resources/subscribe", "resources/uns
 # A cut SSE stream of a request keeps being logged for a resume (on any worker) this long at most;
 # then the request is cancelled. A resume follows a log for as long.
 _RESUME_WINDOW = 300.0
+# Requests that outlive their client's connection (waiting for a resume) in one worker; past
+# this, a disconnect cancels the request as it does outside a session: a client cannot keep
+# opening and dropping streams to pile up running handlers.
+MAX_DETACHED_REQUESTS = 100
 # A stream's log outlives its last event this long when sessions never expire.
 _LOG_TTL = 3600.0
 # While a logged request is quiet, its worker writes a heartbeat into the log this often; a resume
@@ -235,12 +239,13 @@ _WATCH_AFTER = 0.02
 class _RequestStream:
     """Messages bound for one POST's response, in order; a waiter woken by each, or by a disconnect."""
 
-    __slots__ = ("items", "waiter", "gone")
+    __slots__ = ("items", "waiter", "gone", "detached")
 
     def __init__(self) -> None:
         self.items: collections.deque[JSONObject] = collections.deque()
         self.waiter: asyncio.Future[None] | None = None
         self.gone = False  # the client disconnected
+        self.detached = False  # and the request runs on for a resume (counted by the app)
 
     def put(self, message: JSONObject) -> None:
         self.items.append(message)
@@ -334,6 +339,7 @@ class StreamableHttpApp:
             self.store.subscribe(CHANNEL_NOTIFY, self._on_notify)
             server.subscriptions.relay = self._relay
         self._next_sweep = 0.0
+        self._detached = 0  # requests running on after their client left (MAX_DETACHED_REQUESTS)
         self.path = path.rstrip("/") or "/"
         self.security = security or HttpSecurity()
         self.json_response = json_response
@@ -769,10 +775,10 @@ class StreamableHttpApp:
             # A session's stream is logged in the store: cut, it resumes (GET + Last-Event-ID)
             # on any worker, and its request goes on meanwhile.
             log_key = token = None
+            gone = False
             if session_id is not None:
                 token = "p" + secrets.token_urlsafe(12)
                 log_key = stream_key(session_id, token)
-            gone = False
             deadline = time.monotonic() + _RESUME_WINDOW
             while message is not None:
                 event += 1
@@ -800,6 +806,8 @@ class StreamableHttpApp:
                 await send({"type": "http.response.body", "body": b"", "more_body": False})
         finally:
             watch.stop()
+            if stream.detached:
+                self._detached -= 1
 
     # -- GET and DELETE ------------------------------------------------------------
 
@@ -913,6 +921,10 @@ class StreamableHttpApp:
                 continue
             message = waiting.result()
             if message is None and not gone:
+                if self._detached >= MAX_DETACHED_REQUESTS:
+                    return None, False  # too many outlive their clients already: cancelled
+                self._detached += 1
+                stream.detached = True
                 gone = True
                 continue
             return message, gone

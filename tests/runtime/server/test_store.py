@@ -135,6 +135,30 @@ def test_event_log_length_is_bounded(make_store: Callable[[], Store]) -> None:
     run(make_store, body)
 
 
+def test_memory_event_logs_are_bounded_in_bytes(monkeypatch: pytest.MonkeyPatch) -> None:
+    from mcpgen.runtime.server.store import memory
+
+    monkeypatch.setattr(memory, "MAX_LOG_BYTES", 10_000)
+
+    async def body() -> None:
+        store = MemoryStore()
+        streams = [f"events:{sid()}:g{secrets.token_hex(6)}" for _ in range(30)]
+        for stream in streams:  # 30 streams x 10 events x 100 bytes: three times the budget
+            for _ in range(10):
+                await store.append_event(stream, b"x" * 100, 60)
+        assert store._log_bytes <= 10_000
+        assert not await store.has_stream(streams[0])  # the oldest went first
+        assert len(await store.read_events(streams[-1], "0", 0)) == 10  # the newest is whole
+        big = f"events:{sid()}:g{secrets.token_hex(6)}"
+        for _ in range(200):  # one stream alone over the budget keeps its newest events
+            await store.append_event(big, b"y" * 100, 60)
+        kept = await store.read_events(big, "0", 0)
+        assert store._log_bytes <= 10_000 and 0 < len(kept) <= 100
+        assert kept[-1][0] == "200"
+
+    asyncio.run(body())
+
+
 def test_pubsub_reaches_every_subscriber(make_store: Callable[[], Store]) -> None:
     async def main() -> None:
         namespace = f"mcpgen:test-{secrets.token_hex(4)}:"

@@ -12,8 +12,11 @@ from .base import EVENT_LOG_LENGTH, Handler, SessionRecord
 
 log = logging.getLogger("mcpgen.runtime.store")
 
-# Event logs kept at once; the one written longest ago goes first.
+# Event logs kept at once, and the bytes of all their events: past either, the log written
+# longest ago goes first (its stream can no longer be resumed), then the oldest events of the log
+# being written.
 MAX_STREAMS = 10_000
+MAX_LOG_BYTES = 64 * 1024 * 1024
 
 
 @dataclass
@@ -28,6 +31,7 @@ class _Log:
         default_factory=lambda: collections.deque(maxlen=EVENT_LOG_LENGTH)
     )
     last: int = 0
+    size: int = 0  # bytes of the events held
     expires: float = 0.0
     changed: asyncio.Event = field(default_factory=asyncio.Event)
 
@@ -39,6 +43,7 @@ class MemoryStore:
     def __init__(self) -> None:
         self._sessions: dict[str, _Session] = {}
         self._logs: collections.OrderedDict[str, _Log] = collections.OrderedDict()
+        self._log_bytes = 0
         self._handlers: dict[str, list[Handler]] = {}
 
     async def start(self, namespace: str) -> None:
@@ -47,6 +52,7 @@ class MemoryStore:
     async def close(self) -> None:
         self._sessions.clear()
         self._logs.clear()
+        self._log_bytes = 0
 
     # -- sessions -------------------------------------------------------------------
 
@@ -89,17 +95,33 @@ class MemoryStore:
         now = time.monotonic()
         entry = self._logs.get(stream)
         if entry is None or entry.expires <= now:
+            if entry is not None:
+                self._log_bytes -= entry.size
             entry = _Log()
             self._logs[stream] = entry
-            while len(self._logs) > MAX_STREAMS:
-                self._logs.popitem(last=False)
         self._logs.move_to_end(stream)
+        if len(entry.events) == entry.events.maxlen:
+            entry.size -= len(entry.events[0][1])  # the append below drops it
+            self._log_bytes -= len(entry.events[0][1])
         entry.last += 1
         entry.events.append((entry.last, data))
+        entry.size += len(data)
+        self._log_bytes += len(data)
+        self._trim(entry)
         entry.expires = _expiry(now, ttl)
         entry.changed.set()
         entry.changed = asyncio.Event()
         return str(entry.last)
+
+    def _trim(self, newest: _Log) -> None:
+        """Keep within MAX_STREAMS and MAX_LOG_BYTES: other logs go first, oldest first."""
+        while len(self._logs) > 1 and (len(self._logs) > MAX_STREAMS or self._log_bytes > MAX_LOG_BYTES):
+            _, dropped = self._logs.popitem(last=False)
+            self._log_bytes -= dropped.size
+        while self._log_bytes > MAX_LOG_BYTES and len(newest.events) > 1:
+            _, data = newest.events.popleft()
+            newest.size -= len(data)
+            self._log_bytes -= len(data)
 
     async def has_stream(self, stream: str) -> bool:
         entry = self._logs.get(stream)
