@@ -41,6 +41,7 @@ import importlib
 import importlib.util
 import itertools
 import json
+import math
 import os
 import platform
 import socket
@@ -54,7 +55,7 @@ from collections.abc import Awaitable, Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from types import ModuleType
-from typing import Any
+from typing import Any, NamedTuple
 
 ROOT = Path(__file__).resolve().parents[1]
 HERE = Path(__file__).resolve().parent
@@ -76,12 +77,31 @@ _HIDE_SPEEDUPS = (
 Call = Callable[[], Awaitable[Any]]
 
 
-async def measure(call: Call, n: int, concurrency: int) -> float:
-    """calls/s for n calls, one at a time (concurrency 1) or with `concurrency` in flight."""
+class Timing(NamedTuple):
+    rate: float  # calls/s
+    cpu_us: float  # CPU microseconds per call, this process and the server together (nan: unknown)
+
+
+def cpu_seconds(pid: int) -> float:
+    """User + system CPU time of a process (Linux /proc; nan elsewhere)."""
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            fields = f.read().rsplit(")", 1)[1].split()
+    except OSError:
+        return math.nan
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+async def measure(call: Call, n: int, concurrency: int, server_pid: int = 0) -> Timing:
+    """calls/s for n calls, one at a time (concurrency 1) or with `concurrency` in flight, and the
+    CPU time they cost the client (this process) and the server: a machine busy with other work
+    stretches the first (more so one call at a time, where each call waits for two wake-ups), much
+    less the second."""
     for _ in range(min(20, n)):  # warm-up: lazy paths
         await call()
     if concurrency > 1:  # and every connection the concurrent run will use, opened before timing
         await asyncio.gather(*(call() for _ in range(concurrency)))
+    cpu_start = time.process_time() + (cpu_seconds(server_pid) if server_pid else math.nan)
     start = time.perf_counter()
     if concurrency <= 1:
         for _ in range(n):
@@ -94,7 +114,9 @@ async def measure(call: Call, n: int, concurrency: int) -> float:
                 await call()
 
         await asyncio.gather(*(worker() for _ in range(concurrency)))
-    return n / (time.perf_counter() - start)
+    elapsed = time.perf_counter() - start
+    cpu = time.process_time() + (cpu_seconds(server_pid) if server_pid else math.nan) - cpu_start
+    return Timing(n / elapsed, cpu / n * 1e6)
 
 
 def free_port() -> int:
@@ -104,8 +126,10 @@ def free_port() -> int:
 
 
 @contextmanager
-def http_server(argv: list[str], port: int, *, cwd: Path | None = None, plain: bool = False) -> Iterator[str]:
-    """Start a server listening on `port`; yield its /mcp URL once it accepts connections.
+def http_server(
+    argv: list[str], port: int, *, cwd: Path | None = None, plain: bool = False
+) -> Iterator[tuple[str, int]]:
+    """Start a server listening on `port`; yield its /mcp URL and pid once it accepts connections.
     `plain`: httptools and uvloop cannot be imported in it (uvicorn uses h11 and asyncio's loop)."""
     env = {**os.environ, "PYTHONPATH": os.pathsep.join(p for p in (str(ROOT), os.environ.get("PYTHONPATH")) if p)}
     if plain:
@@ -123,7 +147,7 @@ def http_server(argv: list[str], port: int, *, cwd: Path | None = None, plain: b
                 if time.monotonic() > deadline:
                     raise RuntimeError(f"{argv} did not listen on port {port} within 30 s") from None
                 time.sleep(0.05)
-        yield f"http://127.0.0.1:{port}/mcp"
+        yield f"http://127.0.0.1:{port}/mcp", proc.pid
     finally:
         proc.terminate()
         try:
@@ -169,17 +193,19 @@ def generate(out: Path) -> ModuleType:
 # ---- the pairs ------------------------------------------------------------------------------
 
 
-async def bench_generated(client: ModuleType, url: str, n: int, concurrency: int, protocol: str) -> tuple[float, float]:
+async def bench_generated(
+    client: ModuleType, url: str, n: int, concurrency: int, protocol: str, pid: int
+) -> tuple[Timing, Timing]:
     async with client.AsyncClient.connect_http(url, protocol=protocol) as c:
 
         async def call() -> None:
             result = await c.echo(text="hello")
             assert result == "hello"
 
-        return await measure(call, n, 1), await measure(call, n, concurrency)
+        return await measure(call, n, 1, pid), await measure(call, n, concurrency, pid)
 
 
-async def bench_sdk_client(url: str, n: int, concurrency: int, protocol: str) -> tuple[float, float]:
+async def bench_sdk_client(url: str, n: int, concurrency: int, protocol: str, pid: int) -> tuple[Timing, Timing]:
     """The official SDK's client against either peer server."""
     from mcp.client import Client
 
@@ -189,7 +215,7 @@ async def bench_sdk_client(url: str, n: int, concurrency: int, protocol: str) ->
             result = await c.call_tool("echo", {"text": "hello"})
             assert result.content[0].text == "hello"  # type: ignore[union-attr]
 
-        return await measure(call, n, 1), await measure(call, n, concurrency)
+        return await measure(call, n, 1, pid), await measure(call, n, concurrency, pid)
 
 
 # ---- report ----------------------------------------------------------------------------------
@@ -230,10 +256,11 @@ def main() -> int:
     cells = [f"{setup}/{era}/{pair}" for setup in setups for era in eras for pair in pairs]
     # samples[cell][kind] = calls/s of each round
     samples: dict[str, dict[str, list[float]]] = {cell: {k: [] for k in kinds} for cell in cells}
+    cpu: dict[str, dict[str, list[float]]] = {cell: {k: [] for k in kinds} for cell in cells}  # us per call
 
     with tempfile.TemporaryDirectory(prefix="mcpgen-bench-") as tmp, contextlib.ExitStack() as servers:
         client = generate(Path(tmp))
-        urls: dict[tuple[str, str], str] = {}
+        urls: dict[tuple[str, str], tuple[str, int]] = {}
         for setup in setups:
             for pair in pairs:
                 port = free_port()
@@ -249,14 +276,17 @@ def main() -> int:
             for setup in setups:
                 for era, protocol in eras.items():
                     for pair in order:
-                        url = urls[setup, pair]
+                        url, pid = urls[setup, pair]
                         if pair == "generated":
-                            run = bench_generated(client, url, args.n, args.concurrency, protocol)
+                            run = bench_generated(client, url, args.n, args.concurrency, protocol, pid)
                         else:
-                            run = bench_sdk_client(url, args.n, args.concurrency, protocol)
+                            run = bench_sdk_client(url, args.n, args.concurrency, protocol, pid)
                         seq, conc = asyncio.run(run)
-                        samples[f"{setup}/{era}/{pair}"]["sequential"].append(seq)
-                        samples[f"{setup}/{era}/{pair}"]["concurrent"].append(conc)
+                        cell = f"{setup}/{era}/{pair}"
+                        samples[cell]["sequential"].append(seq.rate)
+                        samples[cell]["concurrent"].append(conc.rate)
+                        cpu[cell]["sequential"].append(seq.cpu_us)
+                        cpu[cell]["concurrent"].append(conc.cpu_us)
             print(f"round {round_no + 1}/{args.rounds} done", file=sys.stderr, flush=True)
 
     figures = {cell: {k: statistics.median(v) for k, v in by_kind.items()} for cell, by_kind in samples.items()}
@@ -268,13 +298,21 @@ def main() -> int:
         "servers: fast = uvicorn with " + (", ".join(speedups) or "nothing") + " as installed; "
         "plain = uvicorn on h11 and asyncio's loop; clients on asyncio's loop"
     )
-    print(f"{'setup/era/pair':<28}{'sequential calls/s':>22}{'concurrent calls/s':>22}")
+    cpu_figures = {cell: {k: statistics.median(v) for k, v in by_kind.items()} for cell, by_kind in cpu.items()}
+    print(
+        f"{'setup/era/pair':<28}{'sequential calls/s':>22}{'concurrent calls/s':>22}{'CPU us/call seq':>18}{'conc':>8}"
+    )
     for cell, f in figures.items():
-        print(f"{cell:<28}{f['sequential']:>22,.0f}{f['concurrent']:>22,.0f}")
+        c = cpu_figures[cell]
+        print(
+            f"{cell:<28}{f['sequential']:>22,.0f}{f['concurrent']:>22,.0f}"
+            f"{c['sequential']:>18,.0f}{c['concurrent']:>8,.0f}"
+        )
 
     ratios: dict[str, float] = {}
     spread: dict[str, tuple[float, float]] = {}
     faster: dict[str, str] = {}
+    cpu_ratios: dict[str, float] = {}
     if not args.skip_peers:
         print()
         print(f"{'generated / faster peer':<36}{'median':>8}{'min':>8}{'max':>8}   faster peer (rounds)")
@@ -293,6 +331,17 @@ def main() -> int:
                     faster[label] = ", ".join(f"{peer} {winners.count(peer)}" for peer in PEERS if peer in winners)
                     low, high = spread[label]
                     print(f"{label:<36}{ratios[label]:>7.2f}x{low:>7.2f}x{high:>7.2f}x   {faster[label]}")
+        print()
+        print(f"{'CPU per call: cheaper peer / generated':<44}{'median':>8}   (per-round ratios; client + server)")
+        for setup in setups:
+            for era in eras:
+                for kind in kinds:
+                    per_round = [
+                        min(cpu[f"{setup}/{era}/{peer}"][kind][i] for peer in PEERS) / ours
+                        for i, ours in enumerate(cpu[f"{setup}/{era}/generated"][kind])
+                    ]
+                    cpu_ratios[f"{setup} {era} {kind}"] = statistics.median(per_round)
+                    print(f"{f'{setup} {era} {kind}':<44}{statistics.median(per_round):>7.2f}x")
         if len(setups) == 2:
             print()
             print(f"{'fast / plain (same pair)':<36}{'median':>8}")
@@ -321,6 +370,8 @@ def main() -> int:
                     "figures": figures,
                     "samples": samples,
                     "ratios": ratios,
+                    "cpu_us_per_call": cpu_figures,
+                    "cpu_ratios": cpu_ratios,
                     "faster_peer": faster,
                 }
             )
