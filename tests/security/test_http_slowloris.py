@@ -24,11 +24,20 @@ pytestmark = pytest.mark.slow
 PARTIAL = b"POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
 
 
+# Both of uvicorn's HTTP implementations carry the guards: httptools (a dependency) and h11, which
+# uvicorn uses where httptools cannot be imported (hidden here from the server process).
+PARSERS = ["httptools", "h11"]
+_HIDE_HTTPTOOLS = "import runpy, sys\nsys.modules['httptools'] = None\n"
+
+
 @contextmanager
-def weather_http(tmp_path: Path, *flags: str) -> Iterator[tuple[int, Path]]:
+def weather_http(tmp_path: Path, *flags: str, parser: str = "httptools") -> Iterator[tuple[int, Path]]:
     # The shared helper's probe is a bare connect that sends nothing: one half-open connection
     # of our own, closed at once, which the limits below are sized to allow.
     argv = [sys.executable, "-m", "weather_server", "--http", "--port", "{port}", *flags]
+    if parser == "h11":
+        run = f"sys.argv = {argv[2:]!r}\nrunpy.run_module('weather_server', run_name='__main__', alter_sys=True)"
+        argv = [sys.executable, "-c", _HIDE_HTTPTOOLS + run]
     with started(argv, cwd=WEATHER, log_dir=tmp_path) as server:
         yield server.port, tmp_path / f"server-{server.port}.log"
 
@@ -64,8 +73,9 @@ def initialize(port: int) -> httpx.Response:
     )
 
 
-def test_partial_headers_are_closed_after_the_header_timeout(tmp_path: Path) -> None:
-    with weather_http(tmp_path, "--header-timeout", "1") as (port, _):
+@pytest.mark.parametrize("parser", PARSERS)
+def test_partial_headers_are_closed_after_the_header_timeout(tmp_path: Path, parser: str) -> None:
+    with weather_http(tmp_path, "--header-timeout", "1", parser=parser) as (port, _):
         socks = half_open(port, 30)
         try:
             started = time.monotonic()
@@ -77,8 +87,9 @@ def test_partial_headers_are_closed_after_the_header_timeout(tmp_path: Path) -> 
         assert initialize(port).status_code == 200
 
 
-def test_connections_beyond_the_cap_are_closed_and_logged_once(tmp_path: Path) -> None:
-    with weather_http(tmp_path, "--header-timeout", "30", "--max-connections", "20") as (port, log):
+@pytest.mark.parametrize("parser", PARSERS)
+def test_connections_beyond_the_cap_are_closed_and_logged_once(tmp_path: Path, parser: str) -> None:
+    with weather_http(tmp_path, "--header-timeout", "30", "--max-connections", "20", parser=parser) as (port, log):
         socks = half_open(port, 80)
         try:
             time.sleep(0.5)

@@ -1350,6 +1350,10 @@ def serve_http(
         access_log=access_log,
         http=guarded_protocol(limits.header_timeout, _connection_cap(limits.max_connections)),
         timeout_keep_alive=max(1, math.ceil(limits.keep_alive_timeout)),
+        # X-Forwarded-* only rewrite the client address and scheme in the scope, which nothing but
+        # the access log reads: without it, uvicorn's middleware would parse them on every request.
+        proxy_headers=access_log,
+        server_header=False,  # "server: uvicorn" on every response tells a client nothing it needs
     )
     # The loggers exist once uvicorn configured logging: floods of one failure become one line
     # per period (accept errors when descriptors run out, refused connections, bad requests).
@@ -1423,6 +1427,7 @@ def guarded_protocol(header_timeout: float, max_connections: int) -> type[Any]:
 
     class GuardedProtocol(base):  # type: ignore[misc]
         _head_timer: asyncio.TimerHandle | None = None
+        _writer: _OneWrite | None = None
 
         def connection_made(self, transport: asyncio.Transport) -> None:
             super().connection_made(transport)
@@ -1430,7 +1435,14 @@ def guarded_protocol(header_timeout: float, max_connections: int) -> type[Any]:
                 log.warning("refusing a connection: %d are open (--max-connections)", len(self.connections) - 1)
                 transport.abort()
                 return
+            self._writer = _OneWrite(transport, self.loop)
             self._arm()
+
+        def _write_through_one(self) -> None:
+            # The request just parsed writes its response through the coalescing writer.
+            cycle = self.cycle
+            if cycle is not None and self._writer is not None and cycle.transport is self.transport:
+                cycle.transport = self._writer
 
         def _arm(self) -> None:
             self._disarm()
@@ -1453,10 +1465,12 @@ def guarded_protocol(header_timeout: float, max_connections: int) -> type[Any]:
             super().handle_events()
             if self.cycle is not None and not self.cycle.response_complete:
                 self._disarm()  # a request head arrived
+                self._write_through_one()
 
         def on_headers_complete(self) -> None:  # httptools
             super().on_headers_complete()
             self._disarm()
+            self._write_through_one()
 
         def on_response_complete(self) -> None:
             # Armed first: a pipelined request handled inside super() disarms it again.
@@ -1469,3 +1483,46 @@ def guarded_protocol(header_timeout: float, max_connections: int) -> type[Any]:
             super().connection_lost(exc)
 
     return GuardedProtocol
+
+
+class _OneWrite:
+    """The transport uvicorn writes a response through, sending what one event-loop step wrote in
+    one write. uvicorn writes a response's head and its body separately: two segments, and a client
+    waiting for the answer wakes up for the head only, then again for the body. Held bytes leave at
+    the end of the step (before the loop reads the socket again), at once past _ONE_WRITE_MAX bytes
+    (uvicorn's write flow control then sees them), and before the connection is closed."""
+
+    __slots__ = ("transport", "loop", "pending", "size")
+
+    def __init__(self, transport: asyncio.Transport, loop: asyncio.AbstractEventLoop) -> None:
+        self.transport = transport
+        self.loop = loop
+        self.pending: list[bytes] = []
+        self.size = 0
+
+    def write(self, data: bytes) -> None:
+        if not self.pending:
+            self.loop.call_soon(self.flush)
+        self.pending.append(data)
+        self.size += len(data)
+        if self.size > _ONE_WRITE_MAX:
+            self.flush()
+
+    def flush(self) -> None:
+        pending = self.pending
+        if not pending:
+            return
+        self.pending = []
+        self.size = 0
+        if not self.transport.is_closing():
+            self.transport.write(pending[0] if len(pending) == 1 else b"".join(pending))
+
+    def is_closing(self) -> bool:
+        return self.transport.is_closing()
+
+    def close(self) -> None:
+        self.flush()
+        self.transport.close()
+
+
+_ONE_WRITE_MAX = 64 * 1024
