@@ -62,7 +62,7 @@ async def calls_per_second(client: ModuleType, url: str, n: int, concurrency: in
             result = await c.echo(text="hello")
             assert result == "hello"
 
-        return await measure(call, n, concurrency)
+        return (await measure(call, n, concurrency)).rate
 
 
 # nginx keeps idle upstream connections for 60 s: a server that closed one sooner could do so
