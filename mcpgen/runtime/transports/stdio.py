@@ -16,7 +16,9 @@ import collections
 import contextlib
 import logging
 import os
+import selectors
 import signal
+import stat
 import sys
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 
@@ -280,14 +282,13 @@ class StdioServerTransport:
         os.close(devnull)
         os.dup2(2, 1)
         sys.stdout = sys.stderr
-        reader = asyncio.StreamReader(limit=_CHUNK)
-        try:
+        self._reader = None  # a regular file or /dev/null: read in a thread (EOF: the client left)
+        if _pollable(self._in_fd):
+            reader = asyncio.StreamReader(limit=_CHUNK)
             await loop.connect_read_pipe(
                 lambda: asyncio.StreamReaderProtocol(reader), os.fdopen(self._in_fd, "rb", 0, closefd=False)
             )
             self._reader = reader
-        except ValueError:
-            self._reader = None  # a regular file: read it in a thread instead
         try:
             transport, _ = await loop.connect_write_pipe(
                 lambda: _FlowControl(self), os.fdopen(self._out_fd, "wb", 0, closefd=False)
@@ -356,6 +357,26 @@ class _FlowControl(asyncio.Protocol):
 
     def connection_lost(self, exc: Exception | None) -> None:
         self._owner._resume()
+
+
+def _pollable(fd: int) -> bool:
+    """Can the event loop watch fd? Pipes, sockets and terminals: yes. A regular file or a
+    character device like /dev/null: epoll refuses it (EPERM, raised later in a loop callback,
+    after which nothing is ever read), so it is read in a thread instead."""
+    try:
+        mode = os.fstat(fd).st_mode
+    except OSError:
+        return False
+    if stat.S_ISFIFO(mode) or stat.S_ISSOCK(mode):
+        return True
+    if not stat.S_ISCHR(mode):
+        return False
+    with selectors.DefaultSelector() as probe:
+        try:
+            probe.register(fd, selectors.EVENT_READ)
+        except (OSError, ValueError):
+            return False
+    return True
 
 
 def _write_all(fd: int, data: bytes) -> None:
