@@ -11,6 +11,7 @@ from mcpgen.runtime.support.server import (
     add_limit_arguments,
     auth_from_args,
     limits_from_args,
+    refuse_auth_without_http,
     serve_http,
 )
 
@@ -67,6 +68,7 @@ def main(argv: Sequence[str] | None = None) -> None:
             auth=auth_from_args(args),
         )
     else:
+        refuse_auth_without_http(parser, args)
         server.run_stdio(wire_log=args.wire_log)
 
 

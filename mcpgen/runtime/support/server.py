@@ -15,7 +15,7 @@ from ..server.adapter import (
     bind_handlers,
 )
 from ..server.auth.info import AuthInfo, requires_scopes
-from ..server.auth.settings import AuthSettings, add_auth_arguments, auth_from_args
+from ..server.auth.settings import AuthSettings, add_auth_arguments, auth_from_args, refuse_auth_without_http
 from ..server.server import RequestContext, Server, error_result
 from ..transports.http_server import HttpLimits, add_limit_arguments, limits_from_args, serve_http
 
@@ -36,6 +36,7 @@ __all__ = [
     "add_auth_arguments",
     "add_limit_arguments",
     "auth_from_args",
+    "refuse_auth_without_http",
     "bind_handlers",
     "limits_from_args",
     "requires_scopes",
