@@ -22,32 +22,12 @@ from typing import Any
 
 import httpx
 import pytest
-from oauth_peer import OAuthPeer, oauth_provider
-from serving import serving
+from oauth_peer import OAuthPeer, oauth_provider, protected_scaffold, serve_protected
 
 from mcpgen.runtime.client.auth import AuthError, FileTokenStore, OAuth, canonical_resource
 
 pytestmark = pytest.mark.slow
 
-TOOLS = [
-    {"name": "whoami", "description": "Who the token says is calling", "inputSchema": {"type": "object"}},
-    {"name": "erase", "description": "Needs the admin scope", "inputSchema": {"type": "object"}},
-]
-HANDLERS = """
-import json
-
-from ._generated import Context, ToolOutput, ToolsBase, models, requires_scopes
-
-
-class Handlers(ToolsBase):
-    async def whoami(self, args: models.WhoamiArgs, ctx: Context) -> ToolOutput:
-        assert ctx.auth is not None
-        return json.dumps({"scopes": sorted(ctx.auth.scopes), "jti": ctx.auth.claims["jti"]})
-
-    @requires_scopes("mcp:admin")
-    async def erase(self, args: models.EraseArgs, ctx: Context) -> ToolOutput:
-        return "erased"
-"""
 TOKEN_TTL = 4  # seconds: long enough for a call, short enough to wait out
 
 
@@ -75,25 +55,12 @@ def peer() -> Iterator[OAuthPeer]:
 
 @pytest.fixture(scope="module")
 def server_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    out = tmp_path_factory.mktemp("protected")
-    (out / "tools.json").write_text(json.dumps(TOOLS), encoding="utf-8")
-    done = subprocess.run(
-        [sys.executable, "-m", "mcpgen.cli", "server", "tools.json", "-o", "authsrv"],
-        cwd=out,
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
-    assert done.returncode == 0, done.stderr
-    (out / "authsrv" / "handlers.py").write_text(HANDLERS, encoding="utf-8")
-    return out
+    return protected_scaffold(tmp_path_factory.mktemp("protected"))
 
 
 @pytest.fixture(scope="module")
 def url(server_dir: Path, peer: OAuthPeer) -> Iterator[str]:
-    argv = [sys.executable, "-m", "authsrv", "--http", "--port", "{port}", "--auth-issuer", peer.issuer]
-    argv += ["--auth-resource", "http://127.0.0.1:{port}/mcp", "--auth-scope", "mcp:tools", "--auth-leeway", "0"]
-    with serving(argv, cwd=server_dir, env={"PYTHONPATH": str(server_dir)}) as served:
+    with serve_protected(server_dir, peer.issuer) as served:
         yield served
 
 
