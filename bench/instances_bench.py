@@ -1,5 +1,5 @@
 """Benchmark: drawing instances of the captures' and conformance schemas with mcpgen's own
-generator (`mcpgen.testing.instances`, what `mcpgen mock` answers with) and with
+generator (`mcpgen.catalog.instances`, what `mcpgen mock` answers with) and with
 hypothesis-jsonschema, when the installed hypothesis still works with it.
 
     python bench/instances_bench.py [--n 20] [--json]
@@ -40,13 +40,13 @@ def schemas() -> list[Any]:
 
 
 def mcpgen_seconds(all_schemas: list[Any], n: int) -> float:
-    from mcpgen.testing.instances import InstanceGenerator
+    from mcpgen.catalog.instances import InstanceGenerator
 
     start = time.perf_counter()
     for schema in all_schemas:
         generator = InstanceGenerator(schema, seed=0)
         for _ in range(n):
-            generator.draw()
+            generator.valid()
     return time.perf_counter() - start
 
 
@@ -86,7 +86,7 @@ def main() -> int:
         print(json.dumps(result))
     else:
         print(f"{len(all_schemas)} schemas x {args.n} draws")
-        print(f"mcpgen.testing.instances: {ours:.3f} s")
+        print(f"mcpgen.catalog.instances: {ours:.3f} s")
         if isinstance(theirs, float):
             print(f"hypothesis-jsonschema:    {theirs:.3f} s ({theirs / ours:.0f}x slower)")
         else:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, NoReturn, TypeVar
 
@@ -13,7 +14,7 @@ from . import __version__
 from .catalog.model import Catalog, Problem
 from .config import SourceSpec, Target, package_for
 from .console import Verbosity, console
-from .options import ClientOptions, DocsOptions, Layout, Mode, Runtime, ServerOptions
+from .options import ClientOptions, DocsOptions, GeneratorOptions, Layout, Mode, Runtime, ServerOptions
 from .wording import counted, verb
 
 EXIT_DIFFERENT = 1
@@ -259,12 +260,61 @@ def _mode(check: bool, show_diff: bool) -> Mode:
     return Mode.DIFF if show_diff else Mode.CHECK if check else Mode.WRITE
 
 
-def _cli_target(output: str, name: str | None, source: SourceSpec, **options: Any) -> Target:
+@dataclass(frozen=True)
+class _SourceArgs:
+    """The options every generating command shares: where the source is, and how to run."""
+
+    url: str | None
+    headers: tuple[str, ...]
+    config: str | None
+    server: tuple[str, ...]
+    connect_timeout: float
+    check: bool
+    show_diff: bool
+    force: bool
+
+
+def _generate_one(
+    ctx: click.Context,
+    files: Sequence[str],
+    output: str,
+    generator: GeneratorOptions,
+    args: _SourceArgs,
+    *,
+    name: str | None = None,
+    templates: str | None,
+    skip_invalid: bool,
+    many: bool = False,
+) -> NoReturn:
+    """`mcpgen client|server|docs`: one Target from the command line, through the pipeline."""
+    spec = cli_source(
+        files,
+        ctx.obj.get("command", ()),
+        args.url,
+        args.headers,
+        args.config,
+        args.server,
+        args.connect_timeout,
+        many=many,
+    )
     out = Path(output)
-    pkg, problems = package_for(out, name, "--name")
-    if problems:
-        _fail(problems)
-    return Target(name="", source=source, output=out, package=pkg, display=output, **options)
+    package = ""  # a docs folder holds no Python
+    if not isinstance(generator, DocsOptions):
+        package, problems = package_for(out, name, "--name")
+        if problems:
+            _fail(problems)
+    target = Target(
+        name="",
+        source=spec,
+        output=out,
+        package=package,
+        generator=generator,
+        templates=Path(templates) if templates else None,
+        force=args.force,
+        skip_invalid=skip_invalid,
+        display=output,
+    )
+    sys.exit(_run([target], _mode(args.check, args.show_diff)))
 
 
 @cli.command("client", cls=LiveSourceCommand)
@@ -318,19 +368,17 @@ def client_cmd(
       mcpgen client --config mcp.json --server weather -o weather_client
       mcpgen client schemas/weather.yaml -o weather_client --check
     """
-    spec = cli_source(
-        [source] if source else [], ctx.obj.get("command", ()), url, headers, config, server, connect_timeout, many=True
-    )
-    target = _cli_target(
+    _generate_one(
+        ctx,
+        [source] if source else [],
         output,
-        name,
-        spec,
-        generator=ClientOptions(runtime=Runtime(runtime), sync=sync, layout=Layout(layout)),
-        templates=Path(templates) if templates else None,
-        force=force,
+        ClientOptions(runtime=Runtime(runtime), sync=sync, layout=Layout(layout)),
+        _SourceArgs(url, headers, config, server, connect_timeout, check, show_diff, force),
+        name=name,
+        templates=templates,
         skip_invalid=skip_invalid,
+        many=True,
     )
-    sys.exit(_run([target], _mode(check, show_diff)))
 
 
 @cli.command("server", cls=LiveSourceCommand)
@@ -372,17 +420,16 @@ def server_cmd(
       mcpgen server -o mirror_server -- python -m weather_server
       python -m weather_server --http --port 8000
     """
-    spec = cli_source(sources, ctx.obj.get("command", ()), url, headers, config, server, connect_timeout)
-    target = _cli_target(
+    _generate_one(
+        ctx,
+        sources,
         output,
-        name,
-        spec,
-        generator=ServerOptions(runtime=Runtime(runtime), add_missing=add_missing),
-        templates=Path(templates) if templates else None,
-        force=force,
+        ServerOptions(runtime=Runtime(runtime), add_missing=add_missing),
+        _SourceArgs(url, headers, config, server, connect_timeout, check, show_diff, force),
+        name=name,
+        templates=templates,
         skip_invalid=skip_invalid,
     )
-    sys.exit(_run([target], _mode(check, show_diff)))
 
 
 @cli.command("docs", cls=LiveSourceCommand)
@@ -430,19 +477,15 @@ def docs_cmd(
       mcpgen docs -o docs/everything -- npx -y @modelcontextprotocol/server-everything
       mcpgen docs --url http://127.0.0.1:8000/mcp -o docs/weather --check
     """
-    spec = cli_source(sources, ctx.obj.get("command", ()), url, headers, config, server, connect_timeout)
-    target = Target(
-        name="",
-        source=spec,
-        output=Path(output),
-        package="",
-        generator=DocsOptions(),
-        templates=Path(templates) if templates else None,
-        force=force,
+    _generate_one(
+        ctx,
+        sources,
+        output,
+        DocsOptions(),
+        _SourceArgs(url, headers, config, server, connect_timeout, check, show_diff, force),
+        templates=templates,
         skip_invalid=skip_invalid,
-        display=output,
     )
-    sys.exit(_run([target], _mode(check, show_diff)))
 
 
 @cli.command("generate")

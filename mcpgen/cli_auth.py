@@ -84,7 +84,8 @@ def login_cmd(
 @click.command("logout")
 @click.argument("url")
 def logout_cmd(url: str) -> None:
-    """Forget the login (tokens and client registration) kept for URL.
+    """Revoke the tokens kept for URL (where the authorization server offers revocation, RFC 7009)
+    and forget the login (tokens and client registration).
 
     \b
     Examples:
@@ -92,10 +93,16 @@ def logout_cmd(url: str) -> None:
     """
     from .runtime.client.auth import OAuth
 
-    if OAuth().forget(url):
-        click.echo(f"logged out of {url}")
-    else:
+    outcome = asyncio.run(OAuth().logout(url))
+    if outcome.problem is not None:
+        # Forgotten here all the same: a login nobody can revoke must not stay usable from this machine.
+        click.echo(f"mcpgen: warning: could not revoke the tokens ({outcome.problem}); forgot them here", err=True)
+    if not outcome.forgotten:
         click.echo(f"no login kept for {url}")
+    elif outcome.revoked:
+        click.echo(f"logged out of {url} (tokens revoked)")
+    else:
+        click.echo(f"logged out of {url}")
 
 
 @click.group("auth")

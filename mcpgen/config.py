@@ -25,6 +25,7 @@ from typing import Any
 
 from .catalog.model import Problem
 from .options import ClientOptions, DocsOptions, GeneratorOptions, Layout, Runtime, ServerOptions
+from .sources.secrets import public_url, shown_command
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -80,15 +81,16 @@ class SourceSpec:
         return self.config is not None and self.server is None
 
     def describe(self) -> str:
+        """The source as a person may see it: no userinfo, token parameter or secret argument."""
         if self.files:
             return ", ".join(str(f) for f in self.files)
         if self.url:
-            return self.url
+            return public_url(self.url)
         if self.config and self.many:
             return f"{self.config} (servers: {', '.join(self.servers) or 'all'})"
         if self.config:
             return f"{self.config} --server {self.server}"
-        return " ".join(self.command)
+        return shown_command(self.command)
 
 
 @dataclass(frozen=True)

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -201,6 +201,10 @@ def _templates(t: Target) -> str | None:
 def _client(t: Target, options: ClientOptions, catalog: Catalog, mode: Mode, old: Manifest | None) -> Outcome:
     from .generate import generate_client
 
+    if catalog.source_config is not None:
+        # connect() finds the config relative to the package, wherever the project is checked out.
+        config, server = catalog.source_config
+        catalog = replace(catalog, source_config=(_relative_to(Path(config), t.output), server))
     fs = generate_client(catalog, options, templates=_templates(t), skip_invalid=t.skip_invalid, package=t.package)
     manifest = build_manifest("client", _manifest_options(t), catalog_digest(catalog), fs.files, renames=fs.renames)
     outcome = Outcome(warnings=list(fs.warnings), tools=_generated_count(catalog, fs.warnings))
@@ -216,10 +220,15 @@ def _client(t: Target, options: ClientOptions, catalog: Catalog, mode: Mode, old
     return outcome
 
 
-def _many_clients(t: Target, options: ClientOptions, mode: Mode, old: Manifest | None) -> Outcome:
-    """One package for several servers of an mcpServers file (render/many.py)."""
+def _relative_to(path: Path, folder: Path) -> str:
+    """`path` as a POSIX path relative to `folder` (both may be relative to the working directory)."""
     import os
 
+    return Path(os.path.relpath(path.resolve(), folder.resolve())).as_posix()
+
+
+def _many_clients(t: Target, options: ClientOptions, mode: Mode, old: Manifest | None) -> Outcome:
+    """One package for several servers of an mcpServers file (render/many.py)."""
     from .generate import generate_many
     from .sources.servers_config import load_server, server_names
 
@@ -234,14 +243,14 @@ def _many_clients(t: Target, options: ClientOptions, mode: Mode, old: Manifest |
         return Outcome(problems=problems)
     catalogs: dict[str, Catalog] = {}
     for name in names:
-        # The command stays out of the catalog: connect() reads the config again.
-        catalog, found = load_server(config, name, connect_timeout=t.source.connect_timeout, record_command=False)
+        # The package's connect() reads the config again (CONFIG_FILE): no server names its own.
+        catalog, found = load_server(config, name, connect_timeout=t.source.connect_timeout)
         if catalog is None or not all(p.skippable for p in found):
             return Outcome(
                 problems=[Problem(f"server {name!r}", str(p)) for p in found] or [Problem(name, "no catalog")]
             )
-        catalogs[name] = catalog
-    relative = Path(os.path.relpath(config.resolve(), t.output.resolve())).as_posix()
+        catalogs[name] = replace(catalog, source_config=None)
+    relative = _relative_to(config, t.output)
     try:
         fs, many = generate_many(
             catalogs, options, config_file=relative, templates=_templates(t), skip_invalid=t.skip_invalid

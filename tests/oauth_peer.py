@@ -8,6 +8,9 @@ free 127.0.0.1 port, and helpers that get tokens from it the way a client would.
     tokens = oauth_peer.authorization_code("http://127.0.0.1:PORT/mcp", "mcp:tools")  # + refresh
     redirect = oauth_peer.follow_authorization(url)  # scripted login + consent -> redirect_uri?code=
 
+    folder = protected_scaffold(tmp_path)  # a scaffolded server `authsrv` with two tools
+    with serve_protected(folder, oauth_peer.issuer) as url: ...  # it, with auth on (mcp:tools)
+
 Its access tokens are RS256 JWTs for the resource named in the request (RFC 8707), `aud` = the
 resource, with `scope`, `client_id`, `sub`, `iss`, `exp`. Dynamic client registration is on
 (`registration_endpoint` in the metadata).
@@ -22,9 +25,10 @@ import os
 import re
 import secrets
 import shutil
+import subprocess
 import sys
 from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
+from contextlib import AbstractContextManager, contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -227,3 +231,51 @@ def oauth_peer() -> Iterator[OAuthPeer]:
     """oidc-provider with the defaults (5-minute JWT access tokens for any loopback resource)."""
     with oauth_provider() as peer:
         yield peer
+
+
+# -- a scaffolded server protected by the peer (what the OAuth client and server tests call) --
+
+PROTECTED_TOOLS = [
+    {"name": "whoami", "description": "Who the token says is calling", "inputSchema": {"type": "object"}},
+    {"name": "erase", "description": "Needs the admin scope", "inputSchema": {"type": "object"}},
+]
+PROTECTED_HANDLERS = """
+import json
+
+from ._generated import Context, ToolOutput, ToolsBase, models, requires_scopes
+
+
+class Handlers(ToolsBase):
+    async def whoami(self, args: models.WhoamiArgs, ctx: Context) -> ToolOutput:
+        auth = ctx.auth
+        assert auth is not None
+        seen = {"subject": auth.subject, "client_id": auth.client_id, "scopes": sorted(auth.scopes)}
+        return json.dumps({**seen, "jti": auth.claims.get("jti")})
+
+    @requires_scopes("mcp:admin")
+    async def erase(self, args: models.EraseArgs, ctx: Context) -> ToolOutput:
+        return "erased"
+"""
+
+
+def protected_scaffold(folder: Path) -> Path:
+    """`mcpgen server` of PROTECTED_TOOLS into folder/authsrv with PROTECTED_HANDLERS; returns folder."""
+    (folder / "tools.json").write_text(json.dumps(PROTECTED_TOOLS), encoding="utf-8")
+    done = subprocess.run(
+        [sys.executable, "-m", "mcpgen.cli", "server", "tools.json", "-o", "authsrv"],
+        cwd=folder,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stderr
+    (folder / "authsrv" / "handlers.py").write_text(PROTECTED_HANDLERS, encoding="utf-8")
+    return folder
+
+
+def serve_protected(folder: Path, issuer: str, *extra: str) -> AbstractContextManager[str]:
+    """folder's authsrv over HTTP with auth on: tokens from `issuer` for its URL with mcp:tools, no
+    leeway (extra flags appended); yields the URL ("{port}" is the port serving() picks)."""
+    argv = [sys.executable, "-m", "authsrv", "--http", "--port", "{port}", "--auth-issuer", issuer]
+    argv += ["--auth-resource", "http://127.0.0.1:{port}/mcp", "--auth-scope", "mcp:tools", "--auth-leeway", "0"]
+    return serving([*argv, *extra], cwd=folder, env={"PYTHONPATH": str(folder)})

@@ -3,9 +3,13 @@
 Two things must often agree on what a schema accepts (generated models and jsonschema, a
 portable rewrite and its original), and a mock needs plausible arguments and results. This
 module draws instances from the schema's own keywords and then checks every candidate against
-the schema with jsonschema: the drawing may guess (a pattern, an `allOf` merge, a `not`), the
-check decides, and only checked instances come out. What cannot be satisfied within the attempt
-budget raises `Unsatisfiable`, the one error a caller may treat as "no instance".
+the schema with jsonschema: the drawing may guess (an `allOf` merge, a `not`), the check
+decides, and only checked instances come out. Patterns in the common regular-expression subset
+(literals, classes, quantifiers, groups, alternation) are emitted exactly; others are guessed
+from their literal characters. What cannot be satisfied within the attempt budget raises
+`Unsatisfiable` with the last reason a draw failed (the drawing's or the validator's), the one
+error a caller may treat as "no instance". `mcpgen mock` and contract tests draw through
+`draw()`; the same schema and seed always give the same instance.
 
 Standard library and jsonschema only; sizes are bounded (depth, items, string length,
 attempts), so a hostile schema costs at most a bounded amount of work per instance.
@@ -18,10 +22,12 @@ import itertools
 import json
 import random
 import re
+import string
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any, TypeGuard
 
+from jsonschema.exceptions import best_match
 from jsonschema.protocols import Validator
 from jsonschema.validators import Draft202012Validator, validator_for
 
@@ -50,17 +56,20 @@ FORMAT_SAMPLES: dict[str, tuple[str, ...]] = {
 }
 _PLAIN_CHARS = "abcxyzABC019 _-é"
 _REGEX_META = set("^$.*+?()[]{}|\\")
+_PATTERN_CHARS = string.ascii_letters + string.digits
+_MAX_REPEAT = 6  # repetitions of a pattern's unbounded quantifier beyond its minimum
 
 
 _MISS = object()  # a round of a stream that found nothing
 
 
-class Unsatisfiable(Exception):
-    """No instance the schema accepts was found within the attempt budget."""
+class Unsatisfiable(ValueError):
+    """No instance the schema accepts was found within the attempt budget: the message says why."""
 
 
 class _Dead(Exception):
-    """This branch of the drawing cannot produce anything (a `false` schema, depth exhausted)."""
+    """This branch of the drawing cannot produce anything (a `false` schema, depth exhausted);
+    the message, when there is one, says why."""
 
 
 @dataclass(frozen=True)
@@ -82,7 +91,7 @@ class InstanceGenerator:
         self,
         schema: Any,
         *,
-        seed: int = 0,
+        seed: int | str = 0,
         limits: InstanceLimits | None = None,
         validator: Validator | None = None,
     ) -> None:
@@ -105,16 +114,22 @@ class InstanceGenerator:
         return bool(self._validator.is_valid(instance))
 
     def valid(self) -> Any:
-        """One instance the schema accepts, or `Unsatisfiable`."""
+        """One instance the schema accepts, or `Unsatisfiable` with the last reason a draw failed."""
+        if self.schema is False:
+            raise Unsatisfiable("the schema is `false`: no instance is valid")
+        reason = "no draw was valid"
         for _ in range(self.limits.attempts):
             self._nodes = 0
             try:
                 candidate = self._draw(self.schema, 0)
-            except _Dead:
+            except _Dead as exc:
+                reason = str(exc) or reason
                 continue
-            if self.accepts(candidate):
+            error = best_match(self._validator.iter_errors(candidate))
+            if error is None:
                 return candidate
-        raise Unsatisfiable(f"no instance found in {self.limits.attempts} attempts")
+            reason = error.message[:200]
+        raise Unsatisfiable(f"no valid instance in {self.limits.attempts} draws: {reason}")
 
     def valid_many(self, count: int) -> list[Any]:
         """Up to `count` distinct accepted instances (fewer when the schema allows fewer)."""
@@ -152,11 +167,11 @@ class InstanceGenerator:
     def _draw(self, schema: Any, depth: int) -> Any:
         self._nodes += 1
         if depth > self.limits.max_depth or self._nodes > self.limits.max_nodes:
-            raise _Dead
+            raise _Dead("the schema nests deeper than the generator goes")
         if schema is True or schema == {}:
             return self._any(2)
         if not isinstance(schema, dict):
-            raise _Dead  # `false`, or not a schema at all
+            raise _Dead("a branch allows nothing")  # `false`, or not a schema at all
         if "$ref" in schema:
             target = self._resolve(schema["$ref"])
             rest = {k: v for k, v in schema.items() if k != "$ref"}
@@ -190,13 +205,13 @@ class InstanceGenerator:
         if schema is True:
             return {}
         if schema is False or not isinstance(schema, dict):
-            raise _Dead
+            raise _Dead("a branch allows nothing")
         return schema
 
     def _resolve(self, ref: Any) -> Any:
         # Only pointers into this document: a schema never makes mcpgen read a file or a URL.
         if not isinstance(ref, str) or not ref.startswith("#"):
-            raise _Dead
+            raise _Dead(f"$ref {str(ref)[:80]!r} leaves the document")
         node: Any = self.schema
         for part in ref[1:].split("/")[1:]:
             part = part.replace("~1", "/").replace("~0", "~")
@@ -205,7 +220,7 @@ class InstanceGenerator:
             elif isinstance(node, list) and part.isdigit() and int(part) < len(node):
                 node = node[int(part)]
             else:
-                raise _Dead
+                raise _Dead(f"$ref {ref[:80]!r} points at nothing")
         return node
 
     def _pick_type(self, schema: dict[str, Any]) -> str:
@@ -239,11 +254,11 @@ class InstanceGenerator:
         if _is_num(step) and step > 0:
             k_lo, k_hi = _ceil_div(lo, step), int(hi // step)
             if k_lo > k_hi:
-                raise _Dead
+                raise _Dead("no multiple of multipleOf lies between the bounds")
             value = self._rng.randint(k_lo, min(k_hi, k_lo + 20)) * step
             return int(value) if float(value).is_integer() else value
         if lo > hi:
-            raise _Dead
+            raise _Dead("the bounds leave no room")
         return self._rng.randint(int(lo), int(min(hi, lo + 40)))
 
     def _draw_number(self, schema: dict[str, Any], depth: int) -> Any:
@@ -252,13 +267,13 @@ class InstanceGenerator:
         if _is_num(step) and step > 0:
             k_lo, k_hi = _ceil_div(lo, step), int(hi // step)
             if k_lo > k_hi:
-                raise _Dead
+                raise _Dead("no multiple of multipleOf lies between the bounds")
             value = self._rng.randint(k_lo, min(k_hi, k_lo + 20)) * step
             return int(value) if float(value).is_integer() else value
         if self._rng.random() < 0.5:
             return self._draw_integer(schema, depth)
         if lo > hi:
-            raise _Dead
+            raise _Dead("the bounds leave no room")
         return round(self._rng.uniform(lo, min(hi, lo + 40)), 3)
 
     def _draw_string(self, schema: dict[str, Any], depth: int) -> Any:
@@ -268,9 +283,12 @@ class InstanceGenerator:
         lo = self._minimum(schema, "minLength")
         hi = min(_int_or(schema.get("maxLength"), lo + self.limits.max_string), lo + self.limits.max_string)
         if lo > hi:
-            raise _Dead
+            raise _Dead("the length bounds leave no room")
         pattern = schema.get("pattern")
         if isinstance(pattern, str):
+            emitted = _from_pattern(pattern, self._rng)
+            if emitted is not None:
+                return emitted  # the length bounds are the validator's to check
             return self._string_for_pattern(pattern, lo, hi)
         return "".join(self._rng.choice(_PLAIN_CHARS) for _ in range(self._rng.randint(lo, hi)))
 
@@ -279,20 +297,20 @@ class InstanceGenerator:
         try:
             compiled = re.compile(pattern)
         except re.error as e:
-            raise _Dead from e
+            raise _Dead(f"the pattern does not compile: {e}") from e
         literals = sorted({c for c in pattern if c not in _REGEX_META and c.isprintable()}) or list("a0")
         for _ in range(30):
             size = self._rng.randint(max(lo, 1), max(hi, 1))
             guess = "".join(self._rng.choice(literals) for _ in range(size))
             if compiled.search(guess) and lo <= len(guess) <= hi:
                 return guess
-        raise _Dead
+        raise _Dead("no string matching the pattern was found")
 
     def _draw_array(self, schema: dict[str, Any], depth: int) -> Any:
         lo = self._minimum(schema, "minItems")
         hi = min(_int_or(schema.get("maxItems"), lo + self.limits.max_items), lo + self.limits.max_items)
         if lo > hi:
-            raise _Dead
+            raise _Dead("the item bounds leave no room")
         declared = schema.get("prefixItems")
         prefix: list[Any] = declared if isinstance(declared, list) else []
         items = schema.get("items", {})
@@ -338,7 +356,7 @@ class InstanceGenerator:
     def _minimum(self, schema: dict[str, Any], key: str) -> int:
         least = _int_or(schema.get(key), 0)
         if least > self.limits.max_minimum:
-            raise _Dead  # a bound this large is hostile or a mistake; never built
+            raise _Dead(f"{key} {least} is over {self.limits.max_minimum}")  # hostile or a mistake; never built
         return least
 
     def _extra_schema(self, schema: dict[str, Any]) -> Any:
@@ -460,3 +478,95 @@ def _int_or(value: Any, default: int) -> int:
 
 def _is_num(value: Any) -> TypeGuard[float]:
     return isinstance(value, (int, float)) and not isinstance(value, bool)
+
+
+def draw(schema: Any, *, seed: int | str = 0) -> Any:
+    """One valid instance of `schema` (the same for the same seed), or `Unsatisfiable`."""
+    return InstanceGenerator(schema, seed=seed).valid()
+
+
+# -- patterns -------------------------------------------------------------------------------
+
+
+def _from_pattern(pattern: str, rng: random.Random) -> str | None:
+    """A string matching a regular expression, for the common subset (literals, classes,
+    quantifiers, groups, alternation); None when the pattern uses anything else."""
+    try:
+        from re import _parser as sre_parse  # type: ignore[attr-defined]
+    except ImportError:  # Python 3.10
+        import sre_parse
+    try:
+        parsed = sre_parse.parse(pattern[:1000])
+    except Exception:
+        return None
+    try:
+        return _emit(parsed, rng, 0)
+    except _Dead:
+        return None
+
+
+def _emit(parsed: Any, rng: random.Random, depth: int) -> str:
+    if depth > 20:
+        raise _Dead("the pattern nests too deep")
+    out: list[str] = []
+    constants = _sre_constants()
+    for op, arg in parsed:
+        name = str(op)
+        if name == "LITERAL":
+            out.append(chr(arg))
+        elif name == "NOT_LITERAL":
+            out.append("a" if arg != ord("a") else "b")
+        elif name == "ANY":
+            out.append(rng.choice(_PATTERN_CHARS))
+        elif name == "IN":
+            out.append(_class_char(arg, rng))
+        elif name in ("MAX_REPEAT", "MIN_REPEAT", "POSSESSIVE_REPEAT"):
+            low, high, body = arg
+            top = low + 3 if high == constants.MAXREPEAT else min(high, low + 3)
+            count = rng.randint(low, min(max(low, top), low + _MAX_REPEAT))
+            out.extend(_emit(body, rng, depth + 1) for _ in range(count))
+        elif name == "SUBPATTERN":
+            out.append(_emit(arg[-1], rng, depth + 1))
+        elif name == "BRANCH":
+            out.append(_emit(rng.choice(arg[1]), rng, depth + 1))
+        elif name == "AT":
+            continue  # ^ $ \b: the emitted string is whole
+        else:
+            raise _Dead(f"the pattern uses {name}")
+    return "".join(out)
+
+
+def _class_char(items: Any, rng: random.Random) -> str:
+    choices: list[str] = []
+    for op, arg in items:
+        name = str(op)
+        if name == "NEGATE":
+            raise _Dead("the pattern has a negated class")
+        if name == "LITERAL":
+            choices.append(chr(arg))
+        elif name == "RANGE":
+            low, high = arg
+            choices.extend(chr(c) for c in range(low, min(high, low + 60) + 1))
+        elif name == "CATEGORY":
+            kind = str(arg)
+            if kind.endswith("DIGIT") and "NOT" not in kind:
+                choices.extend(string.digits)
+            elif kind.endswith("WORD") and "NOT" not in kind:
+                choices.extend(_PATTERN_CHARS + "_")
+            elif kind.endswith("SPACE") and "NOT" not in kind:
+                choices.append(" ")
+            else:
+                raise _Dead("the pattern has a negated category")
+        else:
+            raise _Dead(f"the pattern's class uses {name}")
+    if not choices:
+        raise _Dead("the pattern has an empty class")
+    return rng.choice(choices)
+
+
+def _sre_constants() -> Any:
+    try:
+        from re import _constants  # type: ignore[attr-defined]
+    except ImportError:  # Python 3.10
+        import sre_constants as _constants
+    return _constants

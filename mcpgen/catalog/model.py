@@ -57,5 +57,8 @@ class Catalog:
     source_command: tuple[str, ...] | None = None
     # The HTTP URL it was read from (None otherwise): AsyncClient.connect() reuses it.
     source_url: str | None = None
+    # The mcpServers file and the entry it was read from: connect() reads that entry again, so
+    # the entry's args and env (tokens) never travel into generated code.
+    source_config: tuple[str, str] | None = None
     # Tools left out because they are invalid (each a skippable Problem); only --skip-invalid accepts them.
     refused: tuple[Problem, ...] = ()

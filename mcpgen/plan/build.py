@@ -55,6 +55,7 @@ def build_plan(catalog: Catalog, *, skip_invalid: bool = False) -> Plan:
         server_info=dict(catalog.server_info),
         source_command=catalog.source_command,
         source_url=catalog.source_url,
+        source_config=catalog.source_config,
         warnings=tuple(warnings + p_warn + r_warn + t_warn),
     )
 

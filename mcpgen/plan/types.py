@@ -195,6 +195,8 @@ class Plan:
     server_info: dict[str, Any]
     source_command: tuple[str, ...] | None
     source_url: str | None
+    # (servers config relative to the package folder, entry name), or None
+    source_config: tuple[str, str] | None = None
     warnings: tuple[Problem, ...] = field(default=())
 
     @property

@@ -12,6 +12,7 @@ from typing import Any
 
 from ..catalog.build import build_catalog
 from ..catalog.model import Catalog, Problem
+from .secrets import argv_secrets, public_url, scrub, shown_command, url_secrets
 
 MAX_RELISTS = 5  # a server that changes its tools on every listing is not worth waiting for
 # A server being read only has to list its catalog: once stdin is closed it gets this long to
@@ -88,7 +89,7 @@ async def fetch_catalog(
     progress = _Progress()
     changed = asyncio.Event()
     full_env = {**os.environ, **env} if env else None
-    progress(f"starting {command} ...")
+    progress(f"starting {shown_command([command])} ...")
     try:
         async with connect_stdio(
             command,
@@ -100,7 +101,9 @@ async def fetch_catalog(
             shutdown_grace=SHUTDOWN_GRACE,
             on_list_changed=_on_tools_changed(changed),
         ) as session:
-            return await _read_catalog(session, changed, progress, (command, *args) if record_command else None)
+            # A command holding a token is not recorded: connect() then needs it given.
+            recorded = record_command and not argv_secrets([command, *args])
+            return await _read_catalog(session, changed, progress, (command, *args) if recorded else None)
     finally:
         progress.done()
 
@@ -117,7 +120,7 @@ async def fetch_catalog_http(
 
     progress = _Progress()
     changed = asyncio.Event()
-    progress(f"connecting to {url} ...")
+    progress(f"connecting to {public_url(url)} ...")
     # A given Authorization header wins; else client credentials from the environment or the
     # login `mcpgen login URL` stored (never a new interactive login in the middle of a build).
     given = any(name.lower() == "authorization" for name in headers or {})
@@ -131,7 +134,7 @@ async def fetch_catalog_http(
             on_list_changed=_on_tools_changed(changed),
         ) as session:
             # Headers (tokens) are never recorded: only the URL travels into generated code.
-            return await _read_catalog(session, changed, progress, None, url)
+            return await _read_catalog(session, changed, progress, None, public_url(url))
     finally:
         progress.done()
 
@@ -192,29 +195,41 @@ def load_live(
     cwd: str | None = None,
     connect_timeout: float = 30.0,
     record_command: bool = True,
+    shown: str | None = None,
 ) -> tuple[Catalog | None, list[Problem]]:
     """Errors are values: a server that cannot be started or read becomes one Problem.
 
     record_command=False keeps the command out of the catalog (and so out of generated
-    code), e.g. when it holds expanded secrets.
+    code), e.g. when it holds expanded secrets; one whose arguments look like secrets is never
+    recorded. `shown` names the source in problems (else the command, its secrets masked);
+    no env value and no secret argument appears in a problem.
     """
-    where = " ".join([command, *args])
+    argv = [command, *args]
+    secrets = [*argv_secrets(argv), *(env or {}).values()]
     return _run(
         fetch_catalog(command, args, env=env, cwd=cwd, connect_timeout=connect_timeout, record_command=record_command),
-        where,
+        shown or shown_command(argv),
         connect_timeout,
+        secrets,
     )
 
 
 def load_live_http(
     url: str, *, headers: Mapping[str, str] | None = None, connect_timeout: float = 30.0
 ) -> tuple[Catalog | None, list[Problem]]:
-    """A catalog from a Streamable HTTP (or legacy HTTP+SSE) server; errors are values."""
-    return _run(fetch_catalog_http(url, headers=headers, connect_timeout=connect_timeout), url, connect_timeout)
+    """A catalog from a Streamable HTTP (or legacy HTTP+SSE) server; errors are values (naming
+    the URL without its userinfo and token parameters, and no header value)."""
+    secrets = [*url_secrets(url), *(headers or {}).values()]
+    return _run(
+        fetch_catalog_http(url, headers=headers, connect_timeout=connect_timeout),
+        public_url(url),
+        connect_timeout,
+        secrets,
+    )
 
 
 def _run(
-    coro: Coroutine[Any, Any, Catalog], where: str, connect_timeout: float
+    coro: Coroutine[Any, Any, Catalog], where: str, connect_timeout: float, secrets: Sequence[str] = ()
 ) -> tuple[Catalog | None, list[Problem]]:
     from ..catalog.model import StageError
     from ..runtime import McpError
@@ -230,7 +245,7 @@ def _run(
         message = _describe(exc, connect_timeout)
         if output.stdout:
             message += f"; it printed this instead of MCP messages on stdout: {output.quoted()}"
-        return None, [Problem(where, message)]
+        return None, [Problem(where, scrub(message, secrets))]
 
 
 def _describe(exc: BaseException, connect_timeout: float) -> str:

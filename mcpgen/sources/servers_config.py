@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 from ..catalog.model import Catalog, Problem
@@ -37,10 +38,10 @@ def server_names(config: str | Path, chosen: tuple[str, ...] = ()) -> tuple[list
 
 
 def load_server(
-    config: str | Path, server: str, *, connect_timeout: float = 30.0, record_command: bool = True
+    config: str | Path, server: str, *, connect_timeout: float = 30.0
 ) -> tuple[Catalog | None, list[Problem]]:
-    """`record_command=False` keeps the command out of the catalog (a multi-server package reads
-    the config again at connect time instead)."""
+    """The catalog of one entry's server. The entry's command, args and env stay out of it (they
+    may hold tokens): it records the config file and the entry's name, which connect() reads again."""
     where = str(config)
     servers, problems = _servers(config)
     if servers is None:
@@ -66,4 +67,13 @@ def load_server(
     if cwd is not None and not isinstance(cwd, str):
         # Ignoring it would start the server in the wrong folder and fail somewhere less clear.
         return None, [Problem(where, "'cwd' must be a string", f"/mcpServers/{server}/cwd")]
-    return load_live(command, args, env=env, cwd=cwd, connect_timeout=connect_timeout, record_command=record_command)
+    catalog, problems = load_live(
+        command,
+        args,
+        env=env,
+        cwd=cwd,
+        connect_timeout=connect_timeout,
+        record_command=False,
+        shown=f"{where} --server {server}",
+    )
+    return (replace(catalog, source_config=(str(config), server)) if catalog else None), problems

@@ -12,12 +12,12 @@ from __future__ import annotations
 
 import difflib
 import json
-from collections.abc import Iterable, Sequence
+from collections.abc import Awaitable, Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any
 
-from ..catalog.model import Catalog, Problem, ToolSpec
+from ..catalog.model import Catalog, Problem
 from ..catalog.snapshot import snapshot_document
 from ..runtime.core import jsonrpc
 from ..runtime.core.errors import RpcError
@@ -310,53 +310,75 @@ class Replay:
 
 def replay_server(cassette: Cassette) -> Server:
     """A server advertising the cassette's catalog and answering with its recorded exchanges."""
-    catalog = cassette.catalog
+    replay = Replay(cassette)
+
+    async def answer(method: str, params: dict[str, Any]) -> Any:
+        return replay.answer(method, params)
+
+    return catalog_server(cassette.catalog, answer, "mcpgen-replay")
+
+
+Answer = Callable[[str, dict[str, Any]], Awaitable[Any]]
+
+
+def catalog_server(catalog: Catalog, answer: Answer, default_name: str) -> Server:
+    """A server advertising `catalog` verbatim whose every tools/call, prompts/get and
+    resources/read is `answer(method, params)`, with params as the client sent them: what the
+    replay server and the recording proxy share."""
     info = catalog.server_info or {}
     server = Server(
-        str(info.get("name") or "mcpgen-replay"), str(info.get("version") or "0"), instructions=catalog.instructions
+        str(info.get("name") or default_name), str(info.get("version") or "0"), instructions=catalog.instructions
     )
-    replay = Replay(cassette)
     for tool in catalog.tools:
-        server.add_tool(tool.raw, _replay_tool(tool, replay))
+        server.add_tool(tool.raw, _tool(tool.name, answer))
     for prompt in catalog.prompts:
-        server.add_prompt(prompt, _replay_prompt(str(prompt.get("name")), replay))
+        server.add_prompt(prompt, _prompt(str(prompt.get("name")), answer))
     for resource in catalog.resources:
-        server.add_resource(resource, _replay_resource(replay))
+        server.add_resource(resource, _resource(answer))
     for template in catalog.resource_templates:
         if template_pattern(str(template.get("uriTemplate", ""))) is not None:
-            server.add_resource_template(template, _replay_template(replay))
+            server.add_resource_template(template, _template(answer))
     return server
 
 
-def _replay_tool(tool: ToolSpec, replay: Replay) -> Any:
+def _tool(name: str, answer: Answer) -> Any:
     async def call(arguments: dict[str, Any], ctx: RequestContext) -> Any:
-        return replay.answer("tools/call", {"name": tool.name, "arguments": arguments})
+        return await answer("tools/call", {"name": name, "arguments": arguments})
 
     return call
 
 
-def _replay_prompt(name: str, replay: Replay) -> Any:
+def _prompt(name: str, answer: Answer) -> Any:
     async def get(arguments: dict[str, str], ctx: RequestContext) -> Any:
         params: dict[str, Any] = {"name": name}
         if arguments:
             params["arguments"] = arguments
-        return replay.answer("prompts/get", params)
+        return await answer("prompts/get", params)
 
     return get
 
 
-def _replay_resource(replay: Replay) -> Any:
+def _resource(answer: Answer) -> Any:
     async def read(uri: str, ctx: RequestContext) -> Any:
-        return replay.answer("resources/read", {"uri": uri})
+        return await answer("resources/read", {"uri": uri})
 
     return read
 
 
-def _replay_template(replay: Replay) -> Any:
+def _template(answer: Answer) -> Any:
     async def read(uri: str, variables: dict[str, str], ctx: RequestContext) -> Any:
-        return replay.answer("resources/read", {"uri": uri})
+        return await answer("resources/read", {"uri": uri})
 
     return read
 
 
-__all__ = ["Cassette", "CassetteWriter", "Redactor", "REDACTED", "Replay", "load_cassette", "replay_server"]
+__all__ = [
+    "Cassette",
+    "CassetteWriter",
+    "Redactor",
+    "REDACTED",
+    "Replay",
+    "catalog_server",
+    "load_cassette",
+    "replay_server",
+]

@@ -16,11 +16,11 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from ..catalog.instances import Unsatisfiable, draw
 from ..runtime.client.session import connect_memory
 from ..runtime.core.errors import McpError
 from ..runtime.core.validation import compile_validator
 from ..runtime.server.server import Server
-from .instances import Unsatisfiable, draw
 
 # Valid draws per tool and era; each is one pytest case, so keep the count small.
 VALID_DRAWS = 3

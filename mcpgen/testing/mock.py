@@ -16,12 +16,12 @@ import os
 from dataclasses import dataclass
 from typing import Any
 
+from ..catalog.instances import InstanceGenerator, Unsatisfiable
 from ..catalog.model import Catalog, ToolSpec
 from ..runtime.core.errors import RpcError
 from ..runtime.core.validation import compile_validator
 from ..runtime.server.features import template_pattern
 from ..runtime.server.server import RequestContext, Server, error_result
-from .instances import InstanceGenerator, Unsatisfiable
 from .overrides import Behaviour, Overrides
 
 log = logging.getLogger("mcpgen.testing.mock")
@@ -108,7 +108,7 @@ class _ToolMock:
             structured = behaviour.structured
         elif self.results is not None and behaviour.content is None:
             try:
-                structured = self.results.draw()
+                structured = self.results.valid()
             except Unsatisfiable as exc:
                 return error_result(f"mcpgen mock: cannot draw a result for {self.tool.name!r}: {exc}")
         else:

@@ -20,10 +20,9 @@ from typing import Any
 from ..catalog.model import Catalog
 from ..runtime.client.session import ClientSession, connect_http, connect_stdio
 from ..runtime.core.errors import RpcError
-from ..runtime.server.features import template_pattern
-from ..runtime.server.server import RequestContext, Server
+from ..runtime.server.server import Server
 from ..sources.live import _Progress, _read_catalog
-from .cassette import CassetteWriter, Redactor
+from .cassette import CassetteWriter, Redactor, catalog_server
 
 
 @dataclass(frozen=True)
@@ -73,10 +72,7 @@ async def record(request: RecordRequest) -> None:
 
 
 def proxy_server(catalog: Catalog, upstream: ClientSession, writer: CassetteWriter) -> Server:
-    info = catalog.server_info or {}
-    server = Server(
-        str(info.get("name") or "mcpgen-record"), str(info.get("version") or "0"), instructions=catalog.instructions
-    )
+    """The catalog served over stdio: every request goes upstream and is written down on its way back."""
 
     async def forward(method: str, params: dict[str, Any]) -> Any:
         try:
@@ -87,47 +83,7 @@ def proxy_server(catalog: Catalog, upstream: ClientSession, writer: CassetteWrit
         writer.exchange(method, params, result=result)
         return result
 
-    for tool in catalog.tools:
-        server.add_tool(tool.raw, _forward_tool(tool.name, forward))
-    for prompt in catalog.prompts:
-        server.add_prompt(prompt, _forward_prompt(str(prompt.get("name")), forward))
-    for resource in catalog.resources:
-        server.add_resource(resource, _forward_resource(forward))
-    for template in catalog.resource_templates:
-        if template_pattern(str(template.get("uriTemplate", ""))) is not None:
-            server.add_resource_template(template, _forward_template(forward))
-    return server
-
-
-def _forward_tool(name: str, forward: Any) -> Any:
-    async def call(arguments: dict[str, Any], ctx: RequestContext) -> Any:
-        return await forward("tools/call", {"name": name, "arguments": arguments})
-
-    return call
-
-
-def _forward_prompt(name: str, forward: Any) -> Any:
-    async def get(arguments: dict[str, str], ctx: RequestContext) -> Any:
-        params: dict[str, Any] = {"name": name}
-        if arguments:
-            params["arguments"] = arguments
-        return await forward("prompts/get", params)
-
-    return get
-
-
-def _forward_resource(forward: Any) -> Any:
-    async def read(uri: str, ctx: RequestContext) -> Any:
-        return await forward("resources/read", {"uri": uri})
-
-    return read
-
-
-def _forward_template(forward: Any) -> Any:
-    async def read(uri: str, variables: dict[str, str], ctx: RequestContext) -> Any:
-        return await forward("resources/read", {"uri": uri})
-
-    return read
+    return catalog_server(catalog, forward, "mcpgen-record")
 
 
 def run_record(request: RecordRequest) -> None:

@@ -23,7 +23,7 @@ RUNS: dict[str, tuple[list[str], str]] = {
     "server_size_bench.py": (["--repeat", "1"], "_generated/ code"),
     "jsts_agreement.py": ([], "overall"),
     "memory_roundtrip.py": (["--n", "20"], "in memory:"),
-    "instances_bench.py": (["--n", "2"], "mcpgen.testing.instances:"),
+    "instances_bench.py": (["--n", "2"], "mcpgen.catalog.instances:"),
     "check_bench.py": (["--tools", "3", "--rounds", "1"], "check on an unchanged target"),
     "stdio_generated_pair.py": (["--n", "20", "--rounds", "1", "--concurrency", "4"], "sequential calls/s"),
     "cluster_bench.py": (["--n", "40", "--rounds", "1", "--concurrency", "4"], "x 1 worker"),

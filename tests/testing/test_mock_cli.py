@@ -14,8 +14,8 @@ import pytest
 from kit_support import SOURCES, load
 from serving import serving
 
+from mcpgen.catalog.instances import draw
 from mcpgen.runtime.core.validation import compile_validator
-from mcpgen.testing.instances import draw
 
 ERAS = ["legacy", "2026-07-28"]
 MCPGEN = [sys.executable, "-m", "mcpgen.cli"]

@@ -9,8 +9,8 @@ from typing import Any
 import pytest
 from kit_support import SOURCES, load
 
+from mcpgen.catalog.instances import Unsatisfiable, draw
 from mcpgen.runtime.core.validation import compile_validator
-from mcpgen.testing.instances import Unsatisfiable, draw
 
 SCHEMAS: list[dict[str, Any]] = [
     {"type": "string", "pattern": r"^[A-Z]{3}-\d{2,4}$"},

@@ -10,9 +10,9 @@ from typing import Any
 import pytest
 from kit_support import SOURCES, client_package, load
 
+from mcpgen.catalog.instances import draw
 from mcpgen.runtime import McpError, connect_memory
 from mcpgen.runtime.core.validation import compile_validator
-from mcpgen.testing.instances import draw
 from mcpgen.testing.mock import MockOptions, mock_server
 from mcpgen.testing.overrides import parse_overrides
 

@@ -9,76 +9,16 @@ headers (tokens) never appear in a generated file.
 from __future__ import annotations
 
 import contextlib
-import json
-import os
-from collections.abc import AsyncIterator, Iterator, Mapping, Sequence
-from dataclasses import dataclass
+from collections.abc import AsyncIterator, Iterator, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar, cast
 
 from ..core.results import ToolResult
+from .servers_config import read_servers_config
 from .typed import AsyncClientBase, LoopThread, SyncClientBase, _hold
 
 if TYPE_CHECKING:
     from .options import ClientStdioKwargs
-
-MAX_CONFIG_BYTES = 1 << 20  # a config file is small; a huge one is a mistake, not read into memory
-
-
-class ServersConfigError(ValueError):
-    """The config file is missing, unreadable, or lacks a server the package was generated for."""
-
-
-@dataclass(frozen=True)
-class ServerEntry:
-    """How to start one stdio server, exactly as the config says (its env merges into ours)."""
-
-    command: str
-    args: tuple[str, ...] = ()
-    env: Mapping[str, str] | None = None
-    cwd: str | None = None
-
-
-def _entry(where: str, name: str, raw: Any) -> ServerEntry:
-    if not isinstance(raw, dict):
-        raise ServersConfigError(f"{where}: no server named {name!r}")
-    command, args, env, cwd = raw.get("command"), raw.get("args", []), raw.get("env", {}), raw.get("cwd")
-    if not isinstance(command, str) or not command:
-        raise ServersConfigError(f"{where}: server {name!r} has no 'command' (only stdio servers are supported)")
-    if not isinstance(args, list) or not all(isinstance(a, str) for a in args):
-        raise ServersConfigError(f"{where}: server {name!r}: 'args' must be a list of strings")
-    if not isinstance(env, dict) or not all(isinstance(k, str) and isinstance(v, str) for k, v in env.items()):
-        raise ServersConfigError(f"{where}: server {name!r}: 'env' must map names to strings")
-    if cwd is not None and not isinstance(cwd, str):
-        raise ServersConfigError(f"{where}: server {name!r}: 'cwd' must be a string")
-    return ServerEntry(command, tuple(args), dict(env) or None, cwd)
-
-
-def read_servers_config(path: str | os.PathLike[str], names: Sequence[str]) -> dict[str, ServerEntry]:
-    """The entries for `names` from an `mcpServers` (or VS Code `servers`) JSON file."""
-    where = str(path)
-    try:
-        with open(path, "rb") as f:
-            data = f.read(MAX_CONFIG_BYTES + 1)
-    except OSError as exc:
-        raise ServersConfigError(f"{where}: cannot read the servers config: {exc.strerror or exc}") from None
-    if len(data) > MAX_CONFIG_BYTES:
-        raise ServersConfigError(f"{where}: larger than {MAX_CONFIG_BYTES} bytes")
-    try:
-        doc = json.loads(data)
-    except (ValueError, UnicodeDecodeError) as exc:
-        raise ServersConfigError(f"{where}: not JSON: {exc}") from None
-    servers = doc.get("mcpServers", doc.get("servers")) if isinstance(doc, dict) else None
-    if not isinstance(servers, dict):
-        raise ServersConfigError(f"{where}: no 'mcpServers' object")
-    return {name: _entry(where, name, servers.get(name)) for name in names}
-
-
-def config_path(given: str | os.PathLike[str] | None, package_file: str, relative: str) -> Path:
-    """The config to read: the one given, else the generation-time one, relative to the package."""
-    if given is not None:
-        return Path(given)
-    return Path(package_file).resolve().parent / relative
 
 
 class AsyncManyClientBase:

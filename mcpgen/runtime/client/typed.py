@@ -45,6 +45,7 @@ from .options import (
     option_names,
     split_options,
 )
+from .servers_config import config_path, read_servers_config
 
 if TYPE_CHECKING:
     from typing_extensions import Unpack
@@ -73,6 +74,9 @@ class ToolCatalog:
     source_command: tuple[str, ...] | None = None  # `connect()` starts this again
     source_url: str | None = None  # or connects here (never the headers: tokens stay out of code)
     server_info: dict[str, Any] = field(default_factory=dict)
+    # or starts this entry of this servers config (its path relative to package_file's folder)
+    source_config: tuple[str, str] | None = None
+    package_file: str | None = None
     _parsed: list[dict[str, Any]] = field(default_factory=list, repr=False)
 
     def tools(self) -> list[dict[str, Any]]:
@@ -222,11 +226,19 @@ class AsyncClientBase(AsyncFeatures):
     def connect(
         cls: type[_A], *, options: ConnectOptions | None = None, **overrides: Unpack[ClientConnectKwargs]
     ) -> contextlib.AbstractAsyncContextManager[_A]:
-        """Connect the way this client was generated: the same stdio command, or the same URL.
+        """Connect the way this client was generated: the same stdio command, the same URL, or
+        the same entry of the same servers config (read now: its command, args, env and cwd).
 
-        Takes what connect_stdio or connect_http (whichever that is) takes.
+        Takes what connect_stdio or connect_http (whichever that is) takes; options given here
+        win over the config entry's env and cwd.
         """
         catalog = cls._catalog
+        if catalog.source_config and catalog.package_file:
+            _refuse(overrides, HttpOptions, StdioOptions, f"{cls.__name__}.connect() starts a stdio server")
+            relative, name = catalog.source_config
+            entry = read_servers_config(config_path(None, catalog.package_file, relative), [name])[name]
+            given = cast("ClientStdioKwargs", {"env": entry.env, "cwd": entry.cwd, **overrides})
+            return cls.connect_stdio(entry.command, entry.args, options=options, **given)
         if catalog.source_command:
             _refuse(overrides, HttpOptions, StdioOptions, f"{cls.__name__}.connect() starts a stdio server")
             command, *args = catalog.source_command

@@ -18,7 +18,8 @@ from ..client.features import (
     TextResourceContents,
     expand_uri_template,
 )
-from ..client.many import AsyncManyClientBase, ServersConfigError, SyncManyClientBase, config_path
+from ..client.many import AsyncManyClientBase, SyncManyClientBase
+from ..client.servers_config import ServersConfigError, config_path
 from ..client.typed import AsyncClientBase, SyncClientBase, ToolCatalog, sync_method
 from ..core.errors import ConnectionClosed, InvalidArguments, McpError, ProtocolError, RequestTimeout, RpcError
 from ..core.results import (

@@ -15,7 +15,7 @@ from ..server.adapter import (
     bind_handlers,
 )
 from ..server.auth.info import AuthInfo, requires_scopes
-from ..server.auth.settings import AuthSettings, add_auth_arguments, auth_from_args
+from ..server.auth.settings import AuthSettings, add_auth_arguments, auth_from_args, refuse_auth_without_http
 from ..server.server import RequestContext, Server, error_result
 from ..server.store import Store
 from ..server.store.options import add_store_arguments, store_from_args
@@ -43,6 +43,7 @@ __all__ = [
     "add_store_arguments",
     "add_worker_arguments",
     "auth_from_args",
+    "refuse_auth_without_http",
     "bind_handlers",
     "limits_from_args",
     "requires_scopes",

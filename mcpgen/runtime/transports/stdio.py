@@ -16,7 +16,9 @@ import collections
 import contextlib
 import logging
 import os
+import selectors
 import signal
+import stat
 import sys
 from collections.abc import Callable, Mapping, Sequence
 from typing import Protocol, cast
@@ -452,11 +454,11 @@ class StdioServerTransport:
         os.close(devnull)
         os.dup2(2, 1)
         sys.stdout = sys.stderr
-        try:
+        if _pollable(self._in_fd):
             await loop.connect_read_pipe(
                 lambda: _PipeLines(self._inbox), os.fdopen(self._in_fd, "rb", 0, closefd=False)
             )
-        except ValueError:  # a regular file: read it in a thread instead
+        else:  # a regular file or /dev/null: read in a thread (end of input: the client left)
             self._file_reader = loop.create_task(self._read_file(self._in_fd))
         try:
             transport, _ = await loop.connect_write_pipe(
@@ -548,6 +550,26 @@ class _FlowControl(asyncio.Protocol):
 
     def connection_lost(self, exc: Exception | None) -> None:
         self._owner._resume()
+
+
+def _pollable(fd: int) -> bool:
+    """Can the event loop watch fd? Pipes, sockets and terminals: yes. A regular file or a
+    character device like /dev/null: epoll refuses it (EPERM, raised later in a loop callback,
+    after which nothing is ever read), so it is read in a thread instead."""
+    try:
+        mode = os.fstat(fd).st_mode
+    except OSError:
+        return False
+    if stat.S_ISFIFO(mode) or stat.S_ISSOCK(mode):
+        return True
+    if not stat.S_ISCHR(mode):
+        return False
+    with selectors.DefaultSelector() as probe:
+        try:
+            probe.register(fd, selectors.EVENT_READ)
+        except (OSError, ValueError):
+            return False
+    return True
 
 
 def _write_all(fd: int, data: bytes) -> None:

@@ -16,36 +16,18 @@ import sys
 import textwrap
 import time
 from collections.abc import Iterator
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
+import httpx
 import pytest
-from oauth_peer import OAuthPeer, oauth_provider
-from serving import serving
+from oauth_peer import OAuthPeer, oauth_provider, protected_scaffold, serve_protected
 
 from mcpgen.runtime.client.auth import AuthError, FileTokenStore, OAuth, canonical_resource
 
 pytestmark = pytest.mark.slow
 
-TOOLS = [
-    {"name": "whoami", "description": "Who the token says is calling", "inputSchema": {"type": "object"}},
-    {"name": "erase", "description": "Needs the admin scope", "inputSchema": {"type": "object"}},
-]
-HANDLERS = """
-import json
-
-from ._generated import Context, ToolOutput, ToolsBase, models, requires_scopes
-
-
-class Handlers(ToolsBase):
-    async def whoami(self, args: models.WhoamiArgs, ctx: Context) -> ToolOutput:
-        assert ctx.auth is not None
-        return json.dumps({"scopes": sorted(ctx.auth.scopes), "jti": ctx.auth.claims["jti"]})
-
-    @requires_scopes("mcp:admin")
-    async def erase(self, args: models.EraseArgs, ctx: Context) -> ToolOutput:
-        return "erased"
-"""
 TOKEN_TTL = 4  # seconds: long enough for a call, short enough to wait out
 
 
@@ -73,25 +55,12 @@ def peer() -> Iterator[OAuthPeer]:
 
 @pytest.fixture(scope="module")
 def server_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    out = tmp_path_factory.mktemp("protected")
-    (out / "tools.json").write_text(json.dumps(TOOLS), encoding="utf-8")
-    done = subprocess.run(
-        [sys.executable, "-m", "mcpgen.cli", "server", "tools.json", "-o", "authsrv"],
-        cwd=out,
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
-    assert done.returncode == 0, done.stderr
-    (out / "authsrv" / "handlers.py").write_text(HANDLERS, encoding="utf-8")
-    return out
+    return protected_scaffold(tmp_path_factory.mktemp("protected"))
 
 
 @pytest.fixture(scope="module")
 def url(server_dir: Path, peer: OAuthPeer) -> Iterator[str]:
-    argv = [sys.executable, "-m", "authsrv", "--http", "--port", "{port}", "--auth-issuer", peer.issuer]
-    argv += ["--auth-resource", "http://127.0.0.1:{port}/mcp", "--auth-scope", "mcp:tools", "--auth-leeway", "0"]
-    with serving(argv, cwd=server_dir, env={"PYTHONPATH": str(server_dir)}) as served:
+    with serve_protected(server_dir, peer.issuer) as served:
         yield served
 
 
@@ -286,3 +255,39 @@ def test_the_browser_login_comes_back_to_the_loopback_listener(url: str, peer: O
     login = asyncio.run(oauth.login(url))
     assert login.tokens is not None and login.client is not None
     assert opened and opened[0].startswith("http://127.0.0.1:") and "/callback?" in opened[0]
+
+
+def test_logout_revokes_the_refresh_token_at_the_authorization_server(
+    url: str, peer: OAuthPeer, home: dict[str, str]
+) -> None:
+    store = FileTokenStore(Path(home["MCPGEN_CONFIG_DIR"]) / "tokens")
+    login = asyncio.run(OAuth(authorizer=ScriptedUser(peer), store=store).login(url))
+    assert login.tokens is not None and login.tokens.refresh_token and login.client is not None
+    client, refresh_token = login.client, login.tokens.refresh_token
+
+    out = mcpgen("logout", url, env=home)
+    assert out.returncode == 0, out.stderr
+    # The refresh token no longer works at the token endpoint, for the client it was issued to.
+    form = {"grant_type": "refresh_token", "refresh_token": refresh_token, "resource": canonical_resource(url)}
+    secret = client.client_secret
+    auth = (client.client_id, secret) if secret else None
+    answer = httpx.post(peer.token_url, data=form if secret else {**form, "client_id": client.client_id}, auth=auth)
+    assert answer.status_code == 400 and answer.json()["error"] == "invalid_grant", answer.text
+    assert "tokens revoked" in out.stdout and out.stderr == ""
+    assert store.load(canonical_resource(url)) is None
+
+
+def test_logout_forgets_the_login_when_revocation_fails(url: str, peer: OAuthPeer, home: dict[str, str]) -> None:
+    store = FileTokenStore(Path(home["MCPGEN_CONFIG_DIR"]) / "tokens")
+    login = asyncio.run(OAuth(authorizer=ScriptedUser(peer), store=store).login(url))
+    assert login.client is not None
+    # A client the authorization server no longer knows: revocation is refused (401 invalid_client).
+    login.client = replace(login.client, client_id="unknown-client", client_secret="not-the-secret")
+    store.save(login)
+
+    out = mcpgen("logout", url, env=home)
+    assert out.returncode == 0, out.stderr
+    (warning,) = out.stderr.splitlines()
+    assert warning.startswith("mcpgen: warning: could not revoke the tokens") and "forgot them here" in warning
+    assert "not-the-secret" not in out.stdout + out.stderr
+    assert "logged out" in out.stdout and store.load(canonical_resource(url)) is None

@@ -9,7 +9,6 @@ import asyncio
 import base64
 import json
 import re
-import subprocess
 import sys
 import time
 from collections.abc import Iterator
@@ -21,32 +20,11 @@ import httpx
 import pytest
 from joserfc import jwt
 from joserfc.jwk import RSAKey
-from oauth_peer import OAuthPeer
+from oauth_peer import OAuthPeer, protected_scaffold, serve_protected
 from serving import serving
 
 pytestmark = pytest.mark.slow
 
-TOOLS = [
-    {"name": "whoami", "description": "Who the token says is calling", "inputSchema": {"type": "object"}},
-    {"name": "erase", "description": "Needs the admin scope", "inputSchema": {"type": "object"}},
-]
-HANDLERS = """
-import json
-
-from ._generated import Context, ToolOutput, ToolsBase, models, requires_scopes
-
-
-class Handlers(ToolsBase):
-    async def whoami(self, args: models.WhoamiArgs, ctx: Context) -> ToolOutput:
-        auth = ctx.auth
-        assert auth is not None
-        seen = {"subject": auth.subject, "client_id": auth.client_id, "scopes": sorted(auth.scopes)}
-        return json.dumps({**seen, "jti": auth.claims.get("jti")})
-
-    @requires_scopes("mcp:admin")
-    async def erase(self, args: models.EraseArgs, ctx: Context) -> ToolOutput:
-        return "erased"
-"""
 ACCEPT = {"accept": "application/json, text/event-stream", "content-type": "application/json"}
 
 
@@ -58,30 +36,12 @@ class Protected:
 
 @pytest.fixture(scope="module")
 def package_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    out = tmp_path_factory.mktemp("oauth_server")
-    (out / "tools.json").write_text(json.dumps(TOOLS), encoding="utf-8")
-    done = subprocess.run(
-        [sys.executable, "-m", "mcpgen.cli", "server", "tools.json", "-o", "authsrv"],
-        cwd=out,
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
-    assert done.returncode == 0, done.stderr
-    (out / "authsrv" / "handlers.py").write_text(HANDLERS, encoding="utf-8")
-    return out
-
-
-def start(package_dir: Path, issuer: str, *extra: str) -> Any:
-    """The package served with auth on ("{port}" is the port serving() picks)."""
-    argv = [sys.executable, "-m", "authsrv", "--http", "--port", "{port}", "--auth-issuer", issuer]
-    argv += ["--auth-resource", "http://127.0.0.1:{port}/mcp", "--auth-scope", "mcp:tools", "--auth-leeway", "0"]
-    return serving([*argv, *extra], cwd=package_dir, env={"PYTHONPATH": str(package_dir)})
+    return protected_scaffold(tmp_path_factory.mktemp("oauth_server"))
 
 
 @pytest.fixture(scope="module")
 def protected(package_dir: Path, oauth_peer: OAuthPeer) -> Iterator[Protected]:
-    with start(package_dir, oauth_peer.issuer) as url:
+    with serve_protected(package_dir, oauth_peer.issuer) as url:
         yield Protected(url, oauth_peer)
 
 
@@ -205,7 +165,7 @@ def test_a_token_from_another_issuer_gets_401(package_dir: Path, oauth_peer: OAu
     # The same keys and token, but this server trusts another issuer name for them ("localhost"
     # instead of "127.0.0.1"): only the iss check can refuse the token.
     trusted = oauth_peer.issuer.replace("127.0.0.1", "localhost")
-    with start(package_dir, trusted, "--auth-jwks-url", oauth_peer.jwks_url) as url:
+    with serve_protected(package_dir, trusted, "--auth-jwks-url", oauth_peer.jwks_url) as url:
         token = oauth_peer.client_credentials(url, "mcp:tools").access_token
         assert_invalid_token(initialize(url, token), "another authorization server", url)
 
@@ -214,7 +174,7 @@ def test_metadata_naming_another_issuer_is_not_used(package_dir: Path, oauth_pee
     # Keys are discovered from the issuer's metadata, which must name that very issuer (RFC 8414
     # section 3.3): here it says "127.0.0.1" where the server was told "localhost", so no key is
     # trusted and the token cannot be checked (503, not 200).
-    with start(package_dir, oauth_peer.issuer.replace("127.0.0.1", "localhost")) as url:
+    with serve_protected(package_dir, oauth_peer.issuer.replace("127.0.0.1", "localhost")) as url:
         token = oauth_peer.client_credentials(url, "mcp:tools").access_token
         assert initialize(url, token).status_code == 503
 

@@ -41,6 +41,7 @@ class ServerMetadata:
     token_endpoint: str
     registration_endpoint: str | None = None
     device_authorization_endpoint: str | None = None
+    revocation_endpoint: str | None = None  # RFC 7009: `mcpgen logout` revokes the tokens there
     scopes_supported: list[str] | None = None
     token_endpoint_auth_methods_supported: list[str] | None = None
     grant_types_supported: list[str] | None = None
@@ -48,6 +49,17 @@ class ServerMetadata:
     client_id_metadata_document_supported: bool = False
     iss_parameter_supported: bool = False
     raw: dict[str, Any] = field(default_factory=dict, repr=False)
+
+
+def _optional_endpoint(data: dict[str, Any], name: str) -> str | None:
+    """An endpoint only an extra step uses (revocation): a bad one is left out, not fatal to a login."""
+    value = data.get(name)
+    if not isinstance(value, str):
+        return None
+    try:
+        return check_endpoint(value, name)
+    except AuthError:
+        return None
 
 
 def canonical_resource(url: str) -> str:
@@ -198,6 +210,7 @@ def parse_server_metadata(data: dict[str, Any], issuer: str) -> ServerMetadata:
         token_endpoint=check_endpoint(token, "token_endpoint"),
         registration_endpoint=endpoint("registration_endpoint"),
         device_authorization_endpoint=endpoint("device_authorization_endpoint"),
+        revocation_endpoint=_optional_endpoint(data, "revocation_endpoint"),
         scopes_supported=_strings(data.get("scopes_supported")),
         token_endpoint_auth_methods_supported=_strings(data.get("token_endpoint_auth_methods_supported")),
         grant_types_supported=_strings(data.get("grant_types_supported")),

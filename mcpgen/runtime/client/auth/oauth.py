@@ -24,7 +24,7 @@ import json
 import logging
 import time
 import uuid
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any, Literal
 from urllib.parse import parse_qs, quote, urlencode, urlsplit
 
@@ -528,6 +528,41 @@ class OAuth:
         self._logins[login.resource] = login
         self.store.save(replace(login))
 
+    async def logout(self, resource_url: str) -> Logout:
+        """Revoke the login's tokens where the authorization server offers revocation (RFC 7009:
+        the refresh token first, which ends its whole grant, then the access token; the client
+        authenticated as at login), then forget the login here, whether revocation worked or not."""
+        resource = canonical_resource(resource_url)
+        login = self._current(resource)
+        outcome = Logout(forgotten=False)
+        if login is not None and login.tokens is not None and login.client is not None:
+            try:
+                outcome.revoked = await self._revoke(login, login.client, login.tokens)
+            except AuthError as exc:
+                outcome.problem = str(exc)
+        outcome.forgotten = self.forget(resource_url)
+        return outcome
+
+    async def _revoke(self, login: Login, client: Client, tokens: Tokens) -> bool:
+        """True when the server revoked the tokens, False when it offers no revocation endpoint."""
+        async with self._http() as http:
+            metadata = await self._metadata_for(http, login.issuer)
+            endpoint = metadata.revocation_endpoint
+            if endpoint is None:
+                return False
+            pairs = [(tokens.refresh_token, "refresh_token"), (tokens.access_token, "access_token")]
+            for token, hint in pairs:
+                if not token:
+                    continue
+                body = {"token": token, "token_type_hint": hint}
+                status, answer = await self._post(http, endpoint, self._authenticate(client, metadata, body))
+                if hint == "access_token" and answer.get("error") == "unsupported_token_type":
+                    continue  # a self-contained (JWT) access token cannot be revoked: it just expires
+                if status != 200:  # 200 also for a token that was already invalid (RFC 7009 §2.2)
+                    message = _scrub(_error_of(status, answer), [token, client.client_secret])
+                    raise AuthError(f"revoking the {hint.replace('_', ' ')} failed: {message}")
+            return True
+
     def forget(self, resource_url: str) -> bool:
         """Log out of resource_url: its stored login (tokens and registration) is deleted."""
         resource = canonical_resource(resource_url)
@@ -539,6 +574,16 @@ class OAuth:
         import httpx
 
         return httpx.AsyncClient(timeout=httpx.Timeout(self._timeout, connect=10.0), follow_redirects=False)
+
+
+@dataclass
+class Logout:
+    """What `OAuth.logout` did: forgotten (a login was kept here), revoked (at the authorization
+    server; False: it offers no revocation), problem (why revocation failed, no secret in it)."""
+
+    forgotten: bool
+    revoked: bool = False
+    problem: str | None = None
 
 
 class _Request:
