@@ -81,9 +81,8 @@ server.set_subscribe(subscribe)
 
 if __name__ == "__main__":
     if ARGS.http:
-        from mcpgen.runtime.transports.http_server import serve_http
-
         from mcpgen.runtime.server.store import open_store
+        from mcpgen.runtime.transports.http_server import serve_http
 
         serve_http(server, host="127.0.0.1", port=ARGS.port, store=open_store(ARGS.store))
     else:
