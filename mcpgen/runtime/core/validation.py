@@ -456,6 +456,16 @@ def exact_problems(schema_json: str) -> Problems:
     return problems
 
 
+def _exact_problems_later(schema_json: str) -> Problems:
+    """`exact_problems`, looked up when the first instance comes: binding a server's handlers
+    compiles nothing (a server answers tools/list without importing jsonschema)."""
+
+    def problems(instance: Any) -> list[SchemaProblem]:
+        return exact_problems(schema_json)(instance)
+
+    return problems
+
+
 def check_exact(schema_json: str, data: Any, context: Any = None, wrap: str | None = None) -> Any:
     """What a generated model's `mode="before"` validator calls: check the RAW instance
     (before pydantic's lax coercions such as "1" -> 1 can happen) and hand back plain data.
@@ -537,7 +547,7 @@ def exact_model(cls: type, schemas: Mapping[str, str], wraps: Mapping[str, str])
             wire_of = _wire_names(cls)
             wires = frozenset(wire_of.values()) | (frozenset(getattr(cls, "model_fields", None) or ()) - set(wire_of))
             below = _renames_below(cls, {cls})
-            found = ExactModel(exact_problems(schema), wraps.get(klass.__name__), wire_of, wires, below)
+            found = ExactModel(_exact_problems_later(schema), wraps.get(klass.__name__), wire_of, wires, below)
             break
     _exact_models[cls] = found
     return found
