@@ -5,7 +5,7 @@
 Resources mem://a and mem://b; tool `touch {uri}` sends resources/updated for it, `change {kind}`
 a <kind>/list_changed, `end_streams` ends every subscriptions/listen stream gracefully, `nap
 {seconds, uri?}` answers after that long (then touches `uri`, if given) and says which process
-answered (the cluster tests).
+answered (the cluster tests), `running` says which process answered and how many naps it runs.
 """
 
 from __future__ import annotations
@@ -51,11 +51,22 @@ async def end_streams(args: dict[str, Any], ctx: RequestContext) -> dict[str, An
     return text("ended")
 
 
+RUNNING = [0]  # naps running in this process
+
+
 async def nap(args: dict[str, Any], ctx: RequestContext) -> dict[str, Any]:
-    await asyncio.sleep(float(args["seconds"]))
+    RUNNING[0] += 1
+    try:
+        await asyncio.sleep(float(args["seconds"]))
+    finally:
+        RUNNING[0] -= 1
     if "uri" in args:
         await ctx.resource_updated(str(args["uri"]))
     return text(f"pid {os.getpid()}")
+
+
+async def running(args: dict[str, Any], ctx: RequestContext) -> dict[str, Any]:
+    return text(f"{os.getpid()} {RUNNING[0]}")
 
 
 async def read(uri: str, ctx: RequestContext) -> dict[str, Any]:
@@ -75,6 +86,7 @@ server.add_tool({"name": "change", "inputSchema": obj({"kind": STR})}, change)
 server.add_tool({"name": "end_streams", "inputSchema": obj({})}, end_streams)
 NAP = {"type": "object", "properties": {"seconds": {"type": "number"}, "uri": STR}, "required": ["seconds"]}
 server.add_tool({"name": "nap", "inputSchema": NAP}, nap)
+server.add_tool({"name": "running", "inputSchema": obj({})}, running)
 for name in ("a", "b"):
     server.add_resource({"uri": f"mem://{name}", "name": name}, read)
 server.set_subscribe(subscribe)

@@ -509,6 +509,11 @@ class StreamableHttpApp:
             await self._route(session_id, message)
             await _plain(send, 202, "", {"mcp-session-id": session_id})
             return
+        if _cancelled_id(message) is not None and _cancelled_id(message) not in legacy.transport.streams:
+            # Cancelling a request another worker runs: that worker stops it.
+            await self._route(session_id, message)
+            await _plain(send, 202, "", {"mcp-session-id": session_id})
+            return
         if request_id is not None and request_id in legacy.transport.streams:
             # Its answer could only reach one of the two POSTs: refuse the second, keep the first.
             await _json(
@@ -670,9 +675,12 @@ class StreamableHttpApp:
             return
         legacy = self.sessions.get(session_id)
         message = item.get("message")
-        if legacy is None or not isinstance(message, dict) or jsonrpc.classify(message) not in ("response", "error"):
+        if legacy is None or not isinstance(message, dict):
             return
-        if legacy.connection.session.awaits(message.get("id")):
+        kind = jsonrpc.classify(message)
+        if kind in ("response", "error") and legacy.connection.session.awaits(message.get("id")):
+            legacy.connection.session.dispatch(message)
+        elif kind == "notification" and _cancelled_id(message) in legacy.transport.streams:
             legacy.connection.session.dispatch(message)
 
     async def _relay(self, method: str, params: JSONObject) -> None:
@@ -1186,6 +1194,15 @@ def _decode_header(value: str) -> str | None:
     if not all(c == "\t" or " " <= c <= "~" for c in value):
         return None
     return value
+
+
+def _cancelled_id(message: JSONObject) -> RequestId | None:
+    """The request a notifications/cancelled names (None for any other message)."""
+    if message.get("method") != "notifications/cancelled" or "id" in message:
+        return None
+    params = message.get("params")
+    request_id = params.get("requestId") if isinstance(params, dict) else None
+    return request_id if jsonrpc.is_valid_id(request_id) else None
 
 
 def _is_final(message: JSONObject, request_id: RequestId) -> bool:
