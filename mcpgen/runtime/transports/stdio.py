@@ -243,7 +243,31 @@ class _ChildProtocol(asyncio.subprocess.SubprocessStreamProtocol):
         super().pipe_connection_lost(fd, exc)
 
 
-class StdioClientTransport:
+class _LineEnds:
+    """What both stdio ends share: lines come in through an _Inbox (pulled with `receive` or
+    pushed with `listen`), and writes go through a TurnWriter that batches only while the bound
+    session has several requests in flight."""
+
+    def __init__(self, max_message_bytes: int, wire_log: WireLog | None, direction: str) -> None:
+        self._inbox = _Inbox(max_message_bytes, wire_log, direction)
+        self._out: TurnWriter | None = None
+        self._busy: Callable[[], bool] | None = None
+
+    async def receive(self) -> bytes | None:
+        return await self._inbox.receive()
+
+    async def listen(self, on_line: Callable[[bytes], None]) -> None:
+        """Hand each line the peer writes to `on_line` as it arrives; returns at its end."""
+        await self._inbox.listen(on_line)
+
+    def bind_session(self, session: _InFlight) -> None:
+        """Batch writes only while several requests are in flight (see TurnWriter.busy)."""
+        self._busy = lambda: session.in_flight > 1
+        if self._out is not None:
+            self._out.busy = self._busy
+
+
+class StdioClientTransport(_LineEnds):
     """Spawns an MCP server and talks to it over its stdin/stdout."""
 
     def __init__(
@@ -261,16 +285,14 @@ class StdioClientTransport:
         self.args = list(args)
         self.env = env
         self.cwd = cwd
+        super().__init__(max_message_bytes, wire_log, "s2c")
         self.process: asyncio.subprocess.Process | None = None
         self._wire = wire_log
-        self._inbox = _Inbox(max_message_bytes, wire_log, "s2c")
         self._grace = shutdown_grace
         self._stderr_tail: collections.deque[str] = collections.deque(maxlen=20)
         self._stderr_task: asyncio.Task[None] | None = None
         self._stderr_log = logging.getLogger(f"mcpgen.server.{os.path.basename(command)}")
         self._closing = False
-        self._out: TurnWriter | None = None
-        self._busy: Callable[[], bool] | None = None
 
     async def start(self) -> None:
         env = None
@@ -331,19 +353,6 @@ class StdioClientTransport:
             await process.stdin.drain()
         except (ConnectionError, BrokenPipeError, RuntimeError):
             raise ConnectionClosed(self.describe_close()) from None
-
-    async def receive(self) -> bytes | None:
-        return await self._inbox.receive()
-
-    async def listen(self, on_line: Callable[[bytes], None]) -> None:
-        """Hand each line the server writes to `on_line` as it arrives; returns at its end."""
-        await self._inbox.listen(on_line)
-
-    def bind_session(self, session: _InFlight) -> None:
-        """Batch writes only while several requests are in flight (see TurnWriter.busy)."""
-        self._busy = lambda: session.in_flight > 1
-        if self._out is not None:
-            self._out.busy = self._busy
 
     def describe_close(self) -> str:
         process = self.process
@@ -427,20 +436,18 @@ def _windows_wrap(argv: list[str]) -> list[str]:
     return argv
 
 
-class StdioServerTransport:
+class StdioServerTransport(_LineEnds):
     """Serves over this process's stdin/stdout; stdout carries protocol messages only."""
 
     def __init__(self, *, wire_log: WireLog | None = None, max_message_bytes: int = DEFAULT_MAX_MESSAGE_BYTES) -> None:
+        super().__init__(max_message_bytes, wire_log, "c2s")
         self._wire = wire_log
-        self._inbox = _Inbox(max_message_bytes, wire_log, "c2s")
         self._file_reader: asyncio.Task[None] | None = None
         self._writer: asyncio.WriteTransport | None = None
         self._out_fd: int | None = None
         self._in_fd: int | None = None
         self._drain_waiters: list[asyncio.Future[None]] = []
         self._paused = False
-        self._out: TurnWriter | None = None
-        self._busy: Callable[[], bool] | None = None
 
     async def start(self) -> None:
         loop = asyncio.get_running_loop()
@@ -493,19 +500,6 @@ class StdioServerTransport:
         for waiter in waiters:
             if not waiter.done():
                 waiter.set_result(None)
-
-    async def receive(self) -> bytes | None:
-        return await self._inbox.receive()
-
-    async def listen(self, on_line: Callable[[bytes], None]) -> None:
-        """Hand each line the client writes to `on_line` as it arrives; returns at its end."""
-        await self._inbox.listen(on_line)
-
-    def bind_session(self, session: _InFlight) -> None:
-        """Batch writes only while several requests are in flight (see TurnWriter.busy)."""
-        self._busy = lambda: session.in_flight > 1
-        if self._out is not None:
-            self._out.busy = self._busy
 
     async def _read_file(self, fd: int) -> None:
         readable = asyncio.Event()

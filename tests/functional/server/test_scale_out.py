@@ -148,24 +148,17 @@ def sse_events(lines: Iterator[str]) -> Iterator[tuple[str | None, dict[str, Any
             data.append(line[5:].strip())
 
 
-def test_cut_stream_resumes_on_the_other_worker(tmp_path: Path) -> None:
+def open_raw_session(http: httpx.Client, url: str) -> dict[str, str]:
+    """initialize by hand at `url`: the headers every later request of that session carries."""
     headers = {"accept": "application/json, text/event-stream", "content-type": "application/json"}
+    params = {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}
+    init = http.post(url, headers=headers, json={"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": params})
+    return {**headers, "mcp-session-id": init.headers["mcp-session-id"], "mcp-protocol-version": "2025-06-18"}
+
+
+def test_cut_stream_resumes_on_the_other_worker(tmp_path: Path) -> None:
     with cluster(tmp_path) as (a, b, _proxy), httpx.Client(timeout=30) as http:
-        init = http.post(
-            a.url,
-            headers=headers,
-            json={
-                "jsonrpc": "2.0",
-                "id": 1,
-                "method": "initialize",
-                "params": {
-                    "protocolVersion": "2025-06-18",
-                    "capabilities": {},
-                    "clientInfo": {"name": "t", "version": "1"},
-                },
-            },
-        )
-        session = {**headers, "mcp-session-id": init.headers["mcp-session-id"], "mcp-protocol-version": "2025-06-18"}
+        session = open_raw_session(http, a.url)
         # The session is known on b too (its record is in Redis).
         assert (
             http.post(
@@ -372,23 +365,8 @@ def test_the_session_goes_on_when_a_worker_dies(tmp_path: Path) -> None:
 
 
 def test_a_resume_ends_when_the_serving_worker_died(tmp_path: Path) -> None:
-    headers = {"accept": "application/json, text/event-stream", "content-type": "application/json"}
     with cluster(tmp_path) as (a, b, _proxy), httpx.Client(timeout=60) as http:
-        init = http.post(
-            a.url,
-            headers=headers,
-            json={
-                "jsonrpc": "2.0",
-                "id": 1,
-                "method": "initialize",
-                "params": {
-                    "protocolVersion": "2025-06-18",
-                    "capabilities": {},
-                    "clientInfo": {"name": "t", "version": "1"},
-                },
-            },
-        )
-        session = {**headers, "mcp-session-id": init.headers["mcp-session-id"], "mcp-protocol-version": "2025-06-18"}
+        session = open_raw_session(http, a.url)
         call = {
             "jsonrpc": "2.0",
             "id": 2,
