@@ -764,20 +764,7 @@ class StreamableHttpApp:
                     first = nxt
                 await _json(send, _status_of(first), first, extra)
                 return
-            await send(
-                {
-                    "type": "http.response.start",
-                    "status": 200,
-                    "headers": _header_list(
-                        {
-                            "content-type": "text/event-stream",
-                            "cache-control": "no-cache",
-                            "x-accel-buffering": "no",
-                            **extra,
-                        }
-                    ),
-                }
-            )
+            await _start_sse(send, extra)
             message: JSONObject | None = first
             event = 0
             # A session's stream is logged in the store: cut, it resumes (GET + Last-Event-ID)
@@ -799,7 +786,7 @@ class StreamableHttpApp:
                         log.warning("%s", exc)
                         log_key = None
                 if not gone:
-                    chunk = b"id: " + event_id.encode() + b"\nevent: message\ndata: " + data + b"\n\n"
+                    chunk = _sse_event(event_id, data)
                     await send({"type": "http.response.body", "body": chunk, "more_body": True})
                 if _is_final(message, request_id):
                     break
@@ -849,13 +836,7 @@ class StreamableHttpApp:
         legacy.busy += 1
         token = resumed[0] if resumed is not None else "g" + secrets.token_urlsafe(12)
         log_key: str | None = stream_key(session_id, token)
-        await send(
-            {
-                "type": "http.response.start",
-                "status": 200,
-                "headers": _header_list(_SSE_HEADERS | {"mcp-session-id": session_id}),
-            }
-        )
+        await _start_sse(send, {"mcp-session-id": session_id})
         disconnect = asyncio.ensure_future(_wait_disconnect(receive))
         try:
             await send({"type": "http.response.body", "body": b": stream open\n\n", "more_body": True})
@@ -869,15 +850,14 @@ class StreamableHttpApp:
                     break
                 if getter in done:
                     payload = jsonrpc.encode(getter.result())
-                    head = b""
+                    event_id = None
                     if log_key is not None:
                         try:
-                            entry = await self.store.append_event(log_key, payload, self._log_ttl())
-                            head = b"id: " + f"{token}.{entry}".encode() + b"\n"
+                            event_id = f"{token}.{await self.store.append_event(log_key, payload, self._log_ttl())}"
                         except StoreUnavailable as exc:
                             log.warning("%s", exc)
                             log_key = None
-                    data = head + b"event: message\ndata: " + payload + b"\n\n"
+                    data = _sse_event(event_id, payload)
                 else:
                     getter.cancel()
                     data = b": keep-alive\n\n"
@@ -894,13 +874,7 @@ class StreamableHttpApp:
     ) -> None:
         """A request's cut stream, from its log: what the client missed, then what comes, up to
         the request's answer (the worker serving it may be another one)."""
-        await send(
-            {
-                "type": "http.response.start",
-                "status": 200,
-                "headers": _header_list(_SSE_HEADERS | {"mcp-session-id": session_id}),
-            }
-        )
+        await _start_sse(send, {"mcp-session-id": session_id})
         disconnect = asyncio.ensure_future(_wait_disconnect(receive))
         try:
             key = stream_key(session_id, resumed[0])
@@ -965,7 +939,7 @@ class StreamableHttpApp:
                     continue  # not written by a worker: never sent
                 if not isinstance(message, dict):
                     continue
-                chunk = b"id: " + f"{token}.{entry}".encode() + b"\nevent: message\ndata: " + payload + b"\n\n"
+                chunk = _sse_event(f"{token}.{entry}", payload)
                 await send({"type": "http.response.body", "body": chunk, "more_body": True})
                 if follow and "method" not in message:
                     return
@@ -1281,6 +1255,17 @@ async def _wait_disconnect(receive: Receive) -> None:
         message = await receive()
         if message["type"] == "http.disconnect":
             return
+
+
+async def _start_sse(send: Send, extra: dict[str, str]) -> None:
+    """The head of an SSE response (unbuffered by proxies: `x-accel-buffering: no`)."""
+    await send({"type": "http.response.start", "status": 200, "headers": _header_list(_SSE_HEADERS | extra)})
+
+
+def _sse_event(event_id: str | None, payload: bytes) -> bytes:
+    """One SSE `message` event carrying a JSON-RPC message (with its id, when it has one)."""
+    head = b"id: " + event_id.encode() + b"\n" if event_id is not None else b""
+    return head + b"event: message\ndata: " + payload + b"\n\n"
 
 
 async def _plain(send: Send, status: int, text: str, extra: dict[str, str] | None = None) -> None:
