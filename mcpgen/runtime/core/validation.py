@@ -7,6 +7,7 @@ compiled lazily, once per schema, never at import time.
 
 from __future__ import annotations
 
+import functools
 import math
 import re
 import weakref
@@ -91,12 +92,17 @@ def compile_problems(schema: dict[str, Any] | bool, *, formats: bool = True) -> 
 def compile_problems_lazily(schema: dict[str, Any] | bool, *, formats: bool = True) -> Problems:
     """`compile_problems`, compiled when the first instance comes: a server with many tools then
     starts (and answers tools/list) without importing jsonschema or building a validator per tool."""
-    compiled: list[Problems] = []
+    return _on_first_use(lambda: compile_problems(schema, formats=formats))
+
+
+def _on_first_use(make: Callable[[], Problems]) -> Problems:
+    """A check that is made (by `make`) when its first instance comes, then kept."""
+    made: list[Problems] = []
 
     def problems(instance: Any) -> list[SchemaProblem]:
-        if not compiled:
-            compiled.append(compile_problems(schema, formats=formats))
-        return compiled[0](instance)
+        if not made:
+            made.append(make())
+        return made[0](instance)
 
     return problems
 
@@ -456,16 +462,6 @@ def exact_problems(schema_json: str) -> Problems:
     return problems
 
 
-def _exact_problems_later(schema_json: str) -> Problems:
-    """`exact_problems`, looked up when the first instance comes: binding a server's handlers
-    compiles nothing (a server answers tools/list without importing jsonschema)."""
-
-    def problems(instance: Any) -> list[SchemaProblem]:
-        return exact_problems(schema_json)(instance)
-
-    return problems
-
-
 def check_exact(schema_json: str, data: Any, context: Any = None, wrap: str | None = None) -> Any:
     """What a generated model's `mode="before"` validator calls: check the RAW instance
     (before pydantic's lax coercions such as "1" -> 1 can happen) and hand back plain data.
@@ -547,7 +543,9 @@ def exact_model(cls: type, schemas: Mapping[str, str], wraps: Mapping[str, str])
             wire_of = _wire_names(cls)
             wires = frozenset(wire_of.values()) | (frozenset(getattr(cls, "model_fields", None) or ()) - set(wire_of))
             below = _renames_below(cls, {cls})
-            found = ExactModel(_exact_problems_later(schema), wraps.get(klass.__name__), wire_of, wires, below)
+            # Compiled on the first instance: binding a server's handlers imports no jsonschema.
+            check = _on_first_use(functools.partial(exact_problems, schema))
+            found = ExactModel(check, wraps.get(klass.__name__), wire_of, wires, below)
             break
     _exact_models[cls] = found
     return found
