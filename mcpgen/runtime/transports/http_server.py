@@ -509,7 +509,8 @@ class StreamableHttpApp:
             await self._route(session_id, message)
             await _plain(send, 202, "", {"mcp-session-id": session_id})
             return
-        if _cancelled_id(message) is not None and _cancelled_id(message) not in legacy.transport.streams:
+        cancelled = _cancelled_id(message)
+        if cancelled is not None and cancelled not in legacy.transport.streams:
             # Cancelling a request another worker runs: that worker stops it.
             await self._route(session_id, message)
             await _plain(send, 202, "", {"mcp-session-id": session_id})
