@@ -906,7 +906,7 @@ def record_cmd(
     from .testing.record import RecordRequest, run_record
 
     spec = cli_source([], ctx.obj.get("command", ()), url, headers, None, None, connect_timeout)
-    run_record(
+    problems = run_record(
         RecordRequest(
             output=Path(output),
             command=spec.command,
@@ -916,6 +916,8 @@ def record_cmd(
             connect_timeout=connect_timeout,
         )
     )
+    if problems:
+        _fail(problems)
 
 
 from .cli_auth import register as _register_auth  # noqa: E402 (after cli exists)

@@ -17,11 +17,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ..catalog.model import Catalog
+from ..catalog.model import Catalog, Problem
 from ..runtime.client.session import ClientSession, connect_http, connect_stdio
-from ..runtime.core.errors import RpcError
+from ..runtime.core.errors import McpError, RpcError
 from ..runtime.server.server import Server
-from ..sources.live import _Progress, _read_catalog
+from ..sources.live import _describe, _Progress, _read_catalog
+from ..sources.secrets import argv_secrets, public_url, scrub, shown_command, url_secrets
 from .cassette import CassetteWriter, Redactor, catalog_server
 
 
@@ -49,10 +50,20 @@ async def _upstream(request: RecordRequest) -> AsyncIterator[ClientSession]:
             yield session
 
 
+def source_secrets(request: RecordRequest) -> list[str]:
+    """What the source itself carries that is secret: every header value (a token may go under
+    any name), the URL's userinfo and token parameters, a command's secret-looking arguments.
+    A server may echo any of them back (an error quoting its URL, a tool reporting its config)."""
+    return [
+        *(value for _name, value in request.headers),
+        *(url_secrets(request.url) if request.url else ()),
+        *argv_secrets(request.command),
+        *request.secrets,
+    ]
+
+
 def redactor_for(request: RecordRequest) -> Redactor:
-    # Every header value is a secret (it may be a token under any name); so are --redact fields.
-    secrets = [value for _name, value in request.headers] + list(request.secrets)
-    return Redactor.build(request.redact_fields, secrets)
+    return Redactor.build(request.redact_fields, source_secrets(request))
 
 
 async def record(request: RecordRequest) -> None:
@@ -86,9 +97,16 @@ def proxy_server(catalog: Catalog, upstream: ClientSession, writer: CassetteWrit
     return catalog_server(catalog, forward, "mcpgen-record")
 
 
-def run_record(request: RecordRequest) -> None:
-    with contextlib.suppress(KeyboardInterrupt):
-        asyncio.run(record(request))
+def run_record(request: RecordRequest) -> list[Problem]:
+    """Record until the client goes; a server that cannot be reached or read is one Problem
+    naming the source (its secrets masked), as for every other live source."""
+    where = public_url(request.url) if request.url else shown_command(request.command)
+    try:
+        with contextlib.suppress(KeyboardInterrupt):
+            asyncio.run(record(request))
+    except (McpError, OSError, TimeoutError) as exc:
+        return [Problem(where, scrub(_describe(exc, request.connect_timeout), source_secrets(request)))]
+    return []
 
 
-__all__ = ["RecordRequest", "proxy_server", "record", "redactor_for", "run_record"]
+__all__ = ["RecordRequest", "proxy_server", "record", "redactor_for", "run_record", "source_secrets"]

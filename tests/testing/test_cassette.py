@@ -188,3 +188,41 @@ def test_recording_over_http_keeps_the_authorization_header_and_secret_fields_ou
             await client.echo(message=password)
 
     asyncio.run(replay())
+
+
+def test_a_source_that_cannot_be_reached_is_one_line_naming_it_without_its_secrets(tmp_path: Path) -> None:
+    cassette = tmp_path / "never.jsonl"
+    url = "http://alice:pw-hunter2-secret@127.0.0.1:9/mcp?access_token=tok-SECRET-4242"
+    done = subprocess.run(
+        [*MCPGEN, "record", "-o", str(cassette), "--url", url, "--connect-timeout", "5"],
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert done.returncode == 2, done.stderr
+    lines = done.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("mcpgen: error: http://127.0.0.1:9/mcp: "), lines
+    assert "internal error" not in done.stderr
+    assert "hunter2" not in done.stderr and "tok-SECRET" not in done.stderr and "alice" not in done.stderr
+    assert not cassette.exists()  # nothing written for a session that never started
+
+
+def test_the_sources_own_secrets_are_redacted_wherever_a_server_echoes_them() -> None:
+    from mcpgen.testing.record import RecordRequest, redactor_for
+
+    url_request = RecordRequest(
+        output=Path("c.jsonl"),
+        url="http://alice:pw-hunter2-secret@127.0.0.1:9/mcp?access_token=tok-SECRET-4242&page=2",
+        headers=(("X-Api-Key", "key-0123456789"),),
+    )
+    echoed = {"text": "called with tok-SECRET-4242 as pw-hunter2-secret and key-0123456789 on page 2"}
+    assert redactor_for(url_request)(echoed) == {
+        "text": f"called with {REDACTED} as {REDACTED} and {REDACTED} on page 2"
+    }
+    command_request = RecordRequest(
+        output=Path("c.jsonl"), command=("server", "--token", "sk-live-0123456789", "--port", "8000")
+    )
+    assert redactor_for(command_request)({"text": "token sk-live-0123456789, port 8000"}) == {
+        "text": f"token {REDACTED}, port 8000"
+    }
