@@ -10,6 +10,8 @@ from typing import Any
 
 import click
 
+from .sources.secrets import public_url, scrub, url_secrets
+
 EXIT_FAILED = 2
 
 
@@ -70,15 +72,16 @@ def login_cmd(
         async with connect_http(url, auth=oauth) as session:
             return await session.list_tools()
 
+    shown = public_url(url)  # never a URL's userinfo or token parameter on screen
     try:
         tools = asyncio.run(run())
     except (McpError, OSError) as exc:
-        _fail(f"login to {url} failed: {exc}")
+        _fail(f"login to {shown} failed: {scrub(str(exc), [*url_secrets(url), client_secret or ''])}")
     login = oauth.store.load(_resource(url))
     if login is None:
-        click.echo(f"{url} did not ask for a login ({len(tools)} tools listed); nothing stored")
+        click.echo(f"{shown} did not ask for a login ({len(tools)} tools listed); nothing stored")
         return
-    click.echo(f"logged in to {url} (authorization server {login.issuer}; scope: {login.scope or '(default)'})")
+    click.echo(f"logged in to {shown} (authorization server {login.issuer}; scope: {login.scope or '(default)'})")
 
 
 @click.command("logout")
@@ -94,6 +97,7 @@ def logout_cmd(url: str) -> None:
     from .runtime.client.auth import OAuth
 
     outcome = asyncio.run(OAuth().logout(url))
+    url = public_url(url)  # shown from here on: never its userinfo or token parameter
     if outcome.problem is not None:
         # Forgotten here all the same: a login nobody can revoke must not stay usable from this machine.
         click.echo(f"mcpgen: warning: could not revoke the tokens ({outcome.problem}); forgot them here", err=True)

@@ -64,9 +64,16 @@ def _optional_endpoint(data: dict[str, Any], name: str) -> str | None:
 
 def canonical_resource(url: str) -> str:
     """The MCP server's canonical URI (RFC 8707 / the MCP spec): lower-case scheme and host, no
-    fragment, no query; the path kept as given (no trailing slash added)."""
+    fragment, no query, no userinfo; the path kept as given (no trailing slash added).
+
+    The userinfo goes because this URI is sent to the authorization server (the `resource`
+    parameter) and kept as the login's name: a `user:password@` in the server's URL must reach
+    neither another origin nor `mcpgen auth status`."""
     parts = urlsplit(url)
-    netloc = parts.netloc.lower()
+    host = (parts.hostname or "").lower()
+    if ":" in host:
+        host = f"[{host}]"  # an IPv6 literal keeps its brackets
+    netloc = host + (f":{parts.port}" if parts.port is not None else "")
     return urlunsplit((parts.scheme.lower(), netloc, parts.path, "", ""))
 
 
@@ -159,7 +166,8 @@ def check_resource(server_url: str, named: str | None) -> None:
     under = ours.path == theirs.path or ours.path.rstrip("/") == base or ours.path.startswith(base + "/")
     if not (same_origin and under):
         raise AuthError(
-            f"the protected resource metadata names the resource {named[:200]!r}, not {server_url[:200]!r}:"
+            f"the protected resource metadata names the resource {named[:200]!r},"
+            f" not {canonical_resource(server_url)[:200]!r}:"
             " refusing to log in to it"
         )
 

@@ -28,6 +28,7 @@ from mcpgen.runtime.client.auth import (
     parse_challenge,
 )
 from mcpgen.runtime.client.auth.discovery import (
+    canonical_resource,
     check_endpoint,
     check_resource,
     parse_server_metadata,
@@ -72,6 +73,36 @@ def test_metadata_for_another_server_or_issuer_is_refused() -> None:
         check_resource("https://h/mcp", "https://h/other")
     with pytest.raises(AuthError):
         parse_server_metadata({"issuer": "https://evil", "token_endpoint": "https://evil/t"}, "https://as")
+
+
+def test_the_resource_sent_to_the_authorization_server_never_carries_the_urls_userinfo() -> None:
+    # The canonical URI is the `resource` parameter of every authorization and token request:
+    # a password in the server's URL would go to the authorization server, another origin.
+    assert canonical_resource("HTTPS://alice:pw-hunter2@MCP.Example:8443/Path/mcp?x=1#f") == (
+        "https://mcp.example:8443/Path/mcp"
+    )
+    assert canonical_resource("http://bob@[::1]:9000/mcp") == "http://[::1]:9000/mcp"
+    assert canonical_resource("https://h/mcp") == "https://h/mcp"
+    check_resource("https://alice:pw-hunter2@h/mcp", "https://h/mcp")  # the same server, named without it
+    with pytest.raises(AuthError) as refused:
+        check_resource("https://alice:pw-hunter2@h/mcp", "https://evil.example/mcp")
+    assert "hunter2" not in str(refused.value)
+
+
+def test_login_failures_name_the_server_without_its_secrets(tmp_path: Path) -> None:
+    url = "http://alice:pw-hunter2-secret@127.0.0.1:9/mcp?access_token=tok-SECRET-4242"
+    env = {**os.environ, "MCPGEN_CONFIG_DIR": str(tmp_path)}
+    done = subprocess.run(
+        [sys.executable, "-m", "mcpgen.cli", "login", url, "--headless"],
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env=env,
+    )
+    assert done.returncode == 2
+    assert done.stderr.startswith("mcpgen: error: login to http://127.0.0.1:9/mcp failed: "), done.stderr
+    assert "hunter2" not in done.stderr + done.stdout and "tok-SECRET" not in done.stderr + done.stdout
 
 
 @pytest.mark.parametrize("url", ["http://as.example/token", "ftp://as/token", "javascript:alert(1)", "https:///x"])
