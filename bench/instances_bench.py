@@ -20,6 +20,10 @@ from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "bench"))
+
+from _rows import record  # noqa: E402
+
 SOURCES = [
     ROOT / "tests/golden/inputs/everything.raw.json",
     ROOT / "tests/golden/inputs/time.raw.json",
@@ -82,6 +86,10 @@ def main() -> int:
     ours = mcpgen_seconds(all_schemas, args.n)
     theirs = hypothesis_seconds(all_schemas, args.n)
     result = {"schemas": len(all_schemas), "draws_each": args.n, "mcpgen_s": ours, "hypothesis_jsonschema": theirs}
+    draws = len(all_schemas) * args.n
+    peer = f"{theirs:.3f} s" if isinstance(theirs, float) else str(theirs)[:40]
+    ratio = ours / theirs if isinstance(theirs, float) and theirs > 0 else None
+    record(f"{draws} instance draws vs hypothesis-jsonschema", f"{ours:.3f} s", peer, ratio, "", None)
     if args.json:
         print(json.dumps(result))
     else:
