@@ -375,7 +375,7 @@ class StreamableHttpApp:
                 # listen streams must still hear the notifications other workers publish.
                 await self._ready()
             if method == "POST":
-                await self._post(headers, receive, send)
+                await self._post(headers, receive, send, scope.get(_LOSS_KEY))
             elif method == "GET":
                 await self._get(headers, receive, send)
             elif method == "DELETE":
@@ -390,7 +390,9 @@ class StreamableHttpApp:
 
     # -- POST ----------------------------------------------------------------------
 
-    async def _post(self, headers: dict[str, str], receive: Receive, send: Send) -> None:
+    async def _post(
+        self, headers: dict[str, str], receive: Receive, send: Send, loss: _ConnectionLoss | None = None
+    ) -> None:
         accept = headers.get("accept", "")
         # As the official SDK: the client must take both response kinds (JSON only in
         # json_response mode), and send JSON.
@@ -446,7 +448,7 @@ class StreamableHttpApp:
                 # exchange is running, and none of another client's may be touched.
                 await _plain(send, 202, "")
                 return
-            await self._serve_stateless(message, accept, receive, send)
+            await self._serve_stateless(message, accept, receive, send, loss)
             return
 
         session_id = headers.get("mcp-session-id")
@@ -812,7 +814,9 @@ class StreamableHttpApp:
 
     # -- the stateless era ------------------------------------------------------------
 
-    async def _serve_stateless(self, message: JSONObject, accept: str, receive: Receive, send: Send) -> None:
+    async def _serve_stateless(
+        self, message: JSONObject, accept: str, receive: Receive, send: Send, loss: _ConnectionLoss | None
+    ) -> None:
         """A 2026-07-28 request, answered in this very task: nothing outlives its response, so it
         needs no connection or session of its own, no task for its handler and no queue between
         the two. What the handler sends before its answer goes straight out (see _Exchange)."""
@@ -823,7 +827,7 @@ class StreamableHttpApp:
             self._stateless_connection = connection
         exchange = _Exchange(send, receive, message["id"], "text/event-stream" in accept and not self.json_response)
         token = _current_exchange.set(exchange)
-        exchange.watch_soon()
+        exchange.watch(loss)
         try:
             reply = await _reply(connection, message)
         except asyncio.CancelledError:
@@ -1035,6 +1039,25 @@ class _DisconnectWatch:
             self.task.cancel()
 
 
+class _ConnectionLoss:
+    """Told by serve_http's protocol the moment its connection is lost: the request it is serving
+    learns that its client left without a timer or a task watching for it."""
+
+    __slots__ = ("callback",)
+
+    def __init__(self) -> None:
+        self.callback: Callable[[], None] | None = None
+
+    def fire(self) -> None:
+        callback, self.callback = self.callback, None
+        if callback is not None:
+            callback()
+
+
+# Where serve_http's protocol puts a connection's _ConnectionLoss in each request's scope.
+_LOSS_KEY = "mcpgen.connection_loss"
+
+
 class _Exchange:
     """One 2026-07-28 request's HTTP response while its handler runs in the request's own task.
     What the handler sends before its answer (progress, logs, listen events) goes out at once as
@@ -1055,6 +1078,7 @@ class _Exchange:
         "task",
         "timer",
         "watcher",
+        "loss",
     )
 
     def __init__(self, send: Send, receive: Receive, request_id: RequestId, streams: bool) -> None:
@@ -1070,6 +1094,7 @@ class _Exchange:
         self.task: asyncio.Task[Any] | None = None
         self.timer: asyncio.TimerHandle | None = None
         self.watcher: asyncio.Task[None] | None = None
+        self.loss: _ConnectionLoss | None = None
 
     async def emit(self, message: JSONObject) -> None:
         """A message the handler sends before its answer."""
@@ -1102,10 +1127,21 @@ class _Exchange:
         chunk = _sse_event(f"{self.request_id}-{self.events}", body)
         await self.send({"type": "http.response.body", "body": chunk, "more_body": False})
 
-    def watch_soon(self) -> None:
+    def watch(self, loss: _ConnectionLoss | None) -> None:
+        """Stop the handler when the client goes away: told at once by the connection when it is
+        ours (serve_http's protocol), else found by a task watching after _WATCH_AFTER."""
         loop = asyncio.get_running_loop()
         self.task = asyncio.current_task(loop)
-        self.timer = loop.call_later(_WATCH_AFTER, self._watch_now)
+        if loss is not None:
+            self.loss = loss
+            loss.callback = self._client_left
+        else:
+            self.timer = loop.call_later(_WATCH_AFTER, self._watch_now)
+
+    def _client_left(self) -> None:
+        if not self.over and self.task is not None:
+            self.gone = True
+            self.task.cancel()
 
     def _watch_now(self) -> None:
         self.timer = None
@@ -1114,12 +1150,12 @@ class _Exchange:
 
     async def _watch(self) -> None:
         await _wait_disconnect(self.receive)
-        if not self.over and self.task is not None:
-            self.gone = True
-            self.task.cancel()
+        self._client_left()
 
     def stop(self) -> None:
         self.over = True
+        if self.loss is not None:
+            self.loss.callback = None
         if self.timer is not None:
             self.timer.cancel()
         if self.watcher is not None:
@@ -1611,6 +1647,7 @@ def guarded_protocol(header_timeout: float, max_connections: int) -> type[Any]:
     class GuardedProtocol(base):  # type: ignore[misc]
         _head_timer: asyncio.TimerHandle | None = None
         _writer: _OneWrite | None = None
+        _loss: _ConnectionLoss | None = None
 
         def connection_made(self, transport: asyncio.Transport) -> None:
             super().connection_made(transport)
@@ -1619,13 +1656,16 @@ def guarded_protocol(header_timeout: float, max_connections: int) -> type[Any]:
                 transport.abort()
                 return
             self._writer = _OneWrite(transport, self.loop)
+            self._loss = _ConnectionLoss()
             self._arm()
 
         def _write_through_one(self) -> None:
-            # The request just parsed writes its response through the coalescing writer.
+            # The request just parsed writes its response through the coalescing writer, and hears
+            # through the connection's loss hook when its client goes away.
             cycle = self.cycle
             if cycle is not None and self._writer is not None and cycle.transport is self.transport:
                 cycle.transport = self._writer
+                cycle.scope[_LOSS_KEY] = self._loss
 
         def _arm(self) -> None:
             self._disarm()
@@ -1664,6 +1704,8 @@ def guarded_protocol(header_timeout: float, max_connections: int) -> type[Any]:
         def connection_lost(self, exc: Exception | None) -> None:
             self._disarm()
             super().connection_lost(exc)
+            if self._loss is not None:
+                self._loss.fire()
 
     return GuardedProtocol
 
