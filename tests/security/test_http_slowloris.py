@@ -102,3 +102,46 @@ def test_connections_beyond_the_cap_are_closed_and_logged_once(tmp_path: Path, p
                 sock.close()
         time.sleep(0.3)
         assert initialize(port).status_code == 200
+
+
+def _one_exchange(sock: socket.socket, body: bytes) -> None:
+    """A whole POST on a kept-alive connection, and its whole answer read back."""
+    head = (
+        b"POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
+        b"Accept: application/json, text/event-stream\r\nContent-Length: " + str(len(body)).encode() + b"\r\n\r\n"
+    )
+    sock.sendall(head + body)
+    data = b""
+    while b"\r\n\r\n" not in data:
+        chunk = sock.recv(65536)
+        assert chunk, "the server closed the connection instead of answering"
+        data += chunk
+    answer_head, _, rest = data.partition(b"\r\n\r\n")
+    assert answer_head.startswith(b"HTTP/1.1 200"), answer_head
+    length = next(
+        int(line.split(b":", 1)[1])
+        for line in answer_head.split(b"\r\n")
+        if line.lower().startswith(b"content-length:")
+    )
+    while len(rest) < length:
+        chunk = sock.recv(65536)
+        assert chunk
+        rest += chunk
+
+
+@pytest.mark.parametrize("parser", PARSERS)
+def test_a_partial_head_after_an_answer_is_closed_after_the_header_timeout(tmp_path: Path, parser: str) -> None:
+    # The keep-alive timeout is the shorter one: after an answer, the head timer waits for the next
+    # request's first bytes; those bytes stop the keep-alive timer, the head timer must take over.
+    flags = ("--header-timeout", "2", "--keep-alive-timeout", "1")
+    with weather_http(tmp_path, *flags, parser=parser) as (port, _):
+        sock = socket.create_connection(("127.0.0.1", port), timeout=5)
+        try:
+            _one_exchange(sock, rpc(1, "initialize", INIT_PARAMS))
+            sock.sendall(PARTIAL)
+            started = time.monotonic()
+            assert closed_by_server(sock, 6)
+            assert 1.5 < time.monotonic() - started < 4
+        finally:
+            sock.close()
+        assert initialize(port).status_code == 200

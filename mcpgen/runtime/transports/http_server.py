@@ -18,6 +18,7 @@ import base64
 import binascii
 import collections
 import contextlib
+import contextvars
 import json
 import logging
 import math
@@ -31,7 +32,7 @@ from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
 from ..core import jsonrpc
-from ..core.errors import ConnectionClosed
+from ..core.errors import ConnectionClosed, RpcError
 from ..core.headers import param_headers_of
 from ..core.jsonrpc import JSONObject, RequestId
 from ..core.protocol import HANDSHAKE_VERSIONS, LIST_KINDS, META_PROTOCOL_VERSION, MODERN_VERSIONS
@@ -347,6 +348,8 @@ class StreamableHttpApp:
         self.stateless = stateless
         # This worker's copies of sessions (the store holds the records every worker sees).
         self.sessions: dict[str, _LegacySession] = {}
+        # The connection every 2026-07-28 request is served on (built on the first one).
+        self._stateless_connection: ServerConnection | None = None
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] == "lifespan":
@@ -372,7 +375,7 @@ class StreamableHttpApp:
                 # listen streams must still hear the notifications other workers publish.
                 await self._ready()
             if method == "POST":
-                await self._post(headers, receive, send)
+                await self._post(headers, receive, send, scope.get(_LOSS_KEY))
             elif method == "GET":
                 await self._get(headers, receive, send)
             elif method == "DELETE":
@@ -387,7 +390,9 @@ class StreamableHttpApp:
 
     # -- POST ----------------------------------------------------------------------
 
-    async def _post(self, headers: dict[str, str], receive: Receive, send: Send) -> None:
+    async def _post(
+        self, headers: dict[str, str], receive: Receive, send: Send, loss: _ConnectionLoss | None = None
+    ) -> None:
         accept = headers.get("accept", "")
         # As the official SDK: the client must take both response kinds (JSON only in
         # json_response mode), and send JSON.
@@ -438,10 +443,12 @@ class StreamableHttpApp:
             if problem is not None:
                 await _json(send, 400, _header_error(message, *problem))
                 return
-            # Stateless: a fresh connection per request; nothing outlives the response.
-            transport = HttpServerTransport()
-            connection = ServerConnection(self.server, transport, stateless_only=True)
-            await self._serve(connection, transport, message, kind, accept, receive, send, session_id=None)
+            if kind != "request":
+                # Nothing a stateless notification or response could reach: no request of this
+                # exchange is running, and none of another client's may be touched.
+                await _plain(send, 202, "")
+                return
+            await self._serve_stateless(message, accept, receive, send, loss)
             return
 
         session_id = headers.get("mcp-session-id")
@@ -805,6 +812,34 @@ class StreamableHttpApp:
             if stream.detached:
                 self._detached -= 1
 
+    # -- the stateless era ------------------------------------------------------------
+
+    async def _serve_stateless(
+        self, message: JSONObject, accept: str, receive: Receive, send: Send, loss: _ConnectionLoss | None
+    ) -> None:
+        """A 2026-07-28 request, answered in this very task: nothing outlives its response, so it
+        needs no connection or session of its own, no task for its handler and no queue between
+        the two. What the handler sends before its answer goes straight out (see _Exchange)."""
+        connection = self._stateless_connection
+        if connection is None:
+            # One for every stateless request of this app: it holds no state of its own.
+            connection = ServerConnection(self.server, _StatelessTransport(), stateless_only=True)
+            self._stateless_connection = connection
+        exchange = _Exchange(send, receive, message["id"], "text/event-stream" in accept and not self.json_response)
+        token = _current_exchange.set(exchange)
+        exchange.watch(loss)
+        try:
+            reply = await _reply(connection, message)
+        except asyncio.CancelledError:
+            if not exchange.gone:
+                raise  # the server is shutting down
+            _uncancel()  # the client left: its handler was stopped, nothing is answered
+            return
+        finally:
+            exchange.stop()
+            _current_exchange.reset(token)
+        await exchange.answer(reply)
+
     # -- GET and DELETE ------------------------------------------------------------
 
     def _log_ttl(self) -> float:
@@ -1002,6 +1037,184 @@ class _DisconnectWatch:
             self.timer.cancel()
         if self.task is not None:
             self.task.cancel()
+
+
+class _ConnectionLoss:
+    """Told by serve_http's protocol the moment its connection is lost: the request it is serving
+    learns that its client left without a timer or a task watching for it."""
+
+    __slots__ = ("callback",)
+
+    def __init__(self) -> None:
+        self.callback: Callable[[], None] | None = None
+
+    def fire(self) -> None:
+        callback, self.callback = self.callback, None
+        if callback is not None:
+            callback()
+
+
+# Where serve_http's protocol puts a connection's _ConnectionLoss in each request's scope.
+_LOSS_KEY = "mcpgen.connection_loss"
+
+
+class _Exchange:
+    """One 2026-07-28 request's HTTP response while its handler runs in the request's own task.
+    What the handler sends before its answer (progress, logs, listen events) goes out at once as
+    SSE events when the client takes a stream (dropped otherwise: a JSON response carries the
+    answer only); the answer ends the response. A client that goes away stops the handler: after
+    _WATCH_AFTER, a task watches for the disconnect (quick answers never pay for it)."""
+
+    __slots__ = (
+        "send",
+        "receive",
+        "request_id",
+        "streams",
+        "started",
+        "events",
+        "closed",
+        "over",
+        "gone",
+        "task",
+        "timer",
+        "watcher",
+        "loss",
+    )
+
+    def __init__(self, send: Send, receive: Receive, request_id: RequestId, streams: bool) -> None:
+        self.send = send
+        self.receive = receive
+        self.request_id = request_id
+        self.streams = streams  # the client takes an SSE stream
+        self.started = False  # the SSE response has begun
+        self.events = 0
+        self.closed = False  # the handler dropped its connection (RequestContext.drop_connection)
+        self.over = False  # the handler has returned: later messages have nowhere to go
+        self.gone = False  # the client disconnected
+        self.task: asyncio.Task[Any] | None = None
+        self.timer: asyncio.TimerHandle | None = None
+        self.watcher: asyncio.Task[None] | None = None
+        self.loss: _ConnectionLoss | None = None
+
+    async def emit(self, message: JSONObject) -> None:
+        """A message the handler sends before its answer."""
+        if self.closed:
+            raise ConnectionClosed("the HTTP exchange is closed")
+        if self.over or self.gone or not self.streams:
+            log.debug("dropping a message with no stream to carry it: %.200r", message)
+            return
+        data = jsonrpc.encode(message)  # (ValueError, NaN in it: the sender's problem, nothing sent)
+        if not self.started:
+            self.started = True
+            await _start_sse(self.send, {})
+        self.events += 1
+        chunk = _sse_event(f"{self.request_id}-{self.events}", data)
+        await self.send({"type": "http.response.body", "body": chunk, "more_body": True})
+
+    async def answer(self, reply: JSONObject) -> None:
+        """The request's answer: one JSON body, or the last event of the stream begun."""
+        if self.closed:
+            return  # dropped: the client sees no answer, as from a crashed server
+        try:
+            body = jsonrpc.encode(reply)
+        except ValueError:  # e.g. NaN in a result
+            reply = jsonrpc.error_response(self.request_id, jsonrpc.INTERNAL_ERROR, "Result is not valid JSON")
+            body = jsonrpc.encode(reply)
+        if not self.started:
+            await _json_body(self.send, _status_of(reply), body)
+            return
+        self.events += 1
+        chunk = _sse_event(f"{self.request_id}-{self.events}", body)
+        await self.send({"type": "http.response.body", "body": chunk, "more_body": False})
+
+    def watch(self, loss: _ConnectionLoss | None) -> None:
+        """Stop the handler when the client goes away: told at once by the connection when it is
+        ours (serve_http's protocol), else found by a task watching after _WATCH_AFTER."""
+        loop = asyncio.get_running_loop()
+        self.task = asyncio.current_task(loop)
+        if loss is not None:
+            self.loss = loss
+            loss.callback = self._client_left
+        else:
+            self.timer = loop.call_later(_WATCH_AFTER, self._watch_now)
+
+    def _client_left(self) -> None:
+        if not self.over and self.task is not None:
+            self.gone = True
+            self.task.cancel()
+
+    def _watch_now(self) -> None:
+        self.timer = None
+        if not self.over:
+            self.watcher = asyncio.get_running_loop().create_task(self._watch())
+
+    async def _watch(self) -> None:
+        await _wait_disconnect(self.receive)
+        self._client_left()
+
+    def stop(self) -> None:
+        self.over = True
+        if self.loss is not None:
+            self.loss.callback = None
+        if self.timer is not None:
+            self.timer.cancel()
+        if self.watcher is not None:
+            self.watcher.cancel()
+
+
+# The stateless exchange whose handler runs in this task (_StatelessTransport sends to it).
+_current_exchange: contextvars.ContextVar[_Exchange | None] = contextvars.ContextVar(
+    "mcpgen_http_exchange", default=None
+)
+
+
+class _StatelessTransport:
+    """The transport of the connection all 2026-07-28 requests share: a message goes to the
+    response of the request whose handler (or a task it started) sends it."""
+
+    async def send(self, message: JSONObject | list[JSONObject]) -> None:
+        exchange = _current_exchange.get()
+        if exchange is None:
+            log.debug("dropping a message sent outside any request: %.200r", message)
+            return
+        for item in message if isinstance(message, list) else (message,):
+            await exchange.emit(item)
+
+    async def receive(self) -> bytes | None:
+        raise RuntimeError("HTTP messages are dispatched, not read")
+
+    async def close(self) -> None:
+        # Only the calling request's exchange ends (RequestContext.drop_connection).
+        exchange = _current_exchange.get()
+        if exchange is not None:
+            exchange.closed = True
+
+    def describe_close(self) -> str:
+        return "the HTTP exchange ended"
+
+
+async def _reply(connection: ServerConnection, message: JSONObject) -> JSONObject:
+    """The answer to a request, by Session._answer's rules: its result, the RpcError it raised,
+    or -32603 for any other failure (logged; a traceback never reaches the client)."""
+    request_id = message["id"]
+    method = message["method"]
+    params = message.get("params")
+    try:
+        result = await connection.handle_request(method, params if isinstance(params, dict) else {}, request_id)
+    except RpcError as exc:
+        return jsonrpc.error_response(request_id, exc.code, exc.message, exc.data)
+    except Exception:
+        log.exception("handler for %s failed", method)
+        return jsonrpc.error_response(request_id, jsonrpc.INTERNAL_ERROR, "Internal error")
+    return jsonrpc.response(request_id, result)
+
+
+def _uncancel() -> None:
+    """Forget a cancellation this task has handled (Python 3.11+ counts them)."""
+    task = asyncio.current_task()
+    uncancel = getattr(task, "uncancel", None)
+    if uncancel is not None:
+        uncancel()
 
 
 _SSE_HEADERS = {"content-type": "text/event-stream", "cache-control": "no-cache", "x-accel-buffering": "no"}
@@ -1277,7 +1490,10 @@ async def _plain(send: Send, status: int, text: str, extra: dict[str, str] | Non
 
 
 async def _json(send: Send, status: int, payload: Any, extra: dict[str, str] | None = None) -> None:
-    body = jsonrpc.encode(payload)
+    await _json_body(send, status, jsonrpc.encode(payload), extra)
+
+
+async def _json_body(send: Send, status: int, body: bytes, extra: dict[str, str] | None = None) -> None:
     headers = [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode())]
     if extra:
         headers += _header_list(extra)
@@ -1417,7 +1633,12 @@ def _connection_cap(wanted: int) -> int:
 def guarded_protocol(header_timeout: float, max_connections: int) -> type[Any]:
     """uvicorn's HTTP/1.1 protocol with two guards it lacks: a connection that has not sent a complete
     request head `header_timeout` seconds after it opened (or after its last response) is closed,
-    and a connection beyond `max_connections` is closed as soon as it is accepted."""
+    and a connection beyond `max_connections` is closed as soon as it is accepted.
+
+    After a response, uvicorn's keep-alive timer closes a connection that stays silent; when that
+    comes first (keep-alive timeout <= header timeout, the defaults), the head timer starts only
+    once the next request's first bytes arrive without its whole head: a request that arrives in
+    one piece, nearly every one, costs no timer of ours."""
     base: type[Any]
     try:  # uvicorn's faster parser when httptools is installed, as its "auto" would pick
         from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
@@ -1431,6 +1652,7 @@ def guarded_protocol(header_timeout: float, max_connections: int) -> type[Any]:
     class GuardedProtocol(base):  # type: ignore[misc]
         _head_timer: asyncio.TimerHandle | None = None
         _writer: _OneWrite | None = None
+        _loss: _ConnectionLoss | None = None
 
         def connection_made(self, transport: asyncio.Transport) -> None:
             super().connection_made(transport)
@@ -1439,13 +1661,16 @@ def guarded_protocol(header_timeout: float, max_connections: int) -> type[Any]:
                 transport.abort()
                 return
             self._writer = _OneWrite(transport, self.loop)
+            self._loss = _ConnectionLoss()
             self._arm()
 
         def _write_through_one(self) -> None:
-            # The request just parsed writes its response through the coalescing writer.
+            # The request just parsed writes its response through the coalescing writer, and hears
+            # through the connection's loss hook when its client goes away.
             cycle = self.cycle
             if cycle is not None and self._writer is not None and cycle.transport is self.transport:
                 cycle.transport = self._writer
+                cycle.scope[_LOSS_KEY] = self._loss
 
         def _arm(self) -> None:
             self._disarm()
@@ -1477,13 +1702,22 @@ def guarded_protocol(header_timeout: float, max_connections: int) -> type[Any]:
 
         def on_response_complete(self) -> None:
             # Armed first: a pipelined request handled inside super() disarms it again.
-            if not self.transport.is_closing():
+            if not self.transport.is_closing() and self.timeout_keep_alive > header_timeout:
                 self._arm()
             super().on_response_complete()
+
+        def data_received(self, data: bytes) -> None:
+            super().data_received(data)
+            if self._head_timer is None and header_timeout > 0 and not self.transport.is_closing():
+                cycle = self.cycle
+                if cycle is None or cycle.response_complete:  # a request head begun, not complete
+                    self._arm()
 
         def connection_lost(self, exc: Exception | None) -> None:
             self._disarm()
             super().connection_lost(exc)
+            if self._loss is not None:
+                self._loss.fire()
 
     return GuardedProtocol
 
