@@ -6,6 +6,8 @@ over stdio (``initialize``, then ``notifications/initialized`` and ``tools/list`
 - ours:     ``python -m PKG`` of the package ``mcpgen server`` scaffolds from a synthetic catalog
             with varied schemas (bench/big_catalog.py's: nested objects, enums, arrays, $refs,
             oneOf, output schemas)
+- ours+call: the same, timed to the answer of a first ``tools/call`` sent after ``tools/list``
+            (the scaffold declares its models on that call: this shows what the deferral moved)
 - fastmcp:  FastMCP 4.x serving the same 50 tools as a FastMCP user writes them: typed functions
             (pydantic models for the nested objects), ``@mcp.tool``, ``mcp.run()``
 - floor:    a script that imports pydantic, builds one BaseModel and answers ``initialize`` and
@@ -56,6 +58,13 @@ HANDSHAKE = {
     "params": {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "bench", "version": "1"}},
 }
 LIST = [{"jsonrpc": "2.0", "method": "notifications/initialized"}, {"jsonrpc": "2.0", "id": 2, "method": "tools/list"}]
+# The first tool call of "server ours+call": a scaffold declares its models then, not before tools/list.
+CALL = {
+    "jsonrpc": "2.0",
+    "id": 3,
+    "method": "tools/call",
+    "params": {"name": "tool_00000", "arguments": {"query": "x"}},
+}
 
 FLOOR_SERVER = '''\
 """The least a pydantic-based stdio server pays: pydantic, one model, canned answers."""
@@ -186,6 +195,7 @@ def prepare(tmp: Path, tools: int) -> dict[str, list[str]]:
     (tmp / "fastmcp_server.py").write_text(fastmcp_source(tools), encoding="utf-8")
     return {
         "server ours": [PY, "-m", SERVER_PKG],
+        "server ours+call": [PY, "-m", SERVER_PKG],
         "server fastmcp": [PY, "fastmcp_server.py"],
         "server floor": [PY, "floor_server.py", "canned.json"],
         "client ours": [PY, "-c", f"import {CLIENT_PKG}"],
@@ -211,8 +221,9 @@ def _answer(proc: subprocess.Popen[bytes], request_id: int) -> dict[str, Any]:
             return msg  # type: ignore[no-any-return]
 
 
-def first_tools_list(cmd: list[str], cwd: Path, tools: int) -> tuple[float, float]:
-    """Seconds from spawn to the first tools/list answer; the child's CPU seconds."""
+def first_tools_list(cmd: list[str], cwd: Path, tools: int, call: bool = False) -> tuple[float, float]:
+    """Seconds from spawn to the first tools/list answer (`call`: to the answer of a tools/call
+    sent after it); the child's CPU seconds."""
     env = {**os.environ, "FASTMCP_CHECK_FOR_UPDATES": "off", "FASTMCP_SHOW_SERVER_BANNER": "false"}
     start = time.perf_counter()
     proc = subprocess.Popen(
@@ -223,6 +234,10 @@ def first_tools_list(cmd: list[str], cwd: Path, tools: int) -> tuple[float, floa
         _answer(proc, 1)
         _send(proc, *LIST)
         listed = _answer(proc, 2)
+        if call:
+            _send(proc, CALL)
+            if "result" not in _answer(proc, 3):
+                raise SystemExit(f"{' '.join(cmd)} refused the first tools/call")
         elapsed = time.perf_counter() - start
     finally:
         assert proc.stdin is not None
@@ -259,14 +274,19 @@ def main() -> int:
     with tempfile.TemporaryDirectory(prefix="mcpgen-bench-") as tmp_name:
         tmp = Path(tmp_name)
         cells = prepare(tmp, args.tools)
-        for cell, cmd in cells.items():  # once untimed: bytecode caches written, as on a user's machine
-            (first_tools_list(cmd, tmp, args.tools) if cell.startswith("server") else import_run(cmd, tmp))
+
+        def run(cell: str) -> tuple[float, float]:
+            if cell.startswith("server"):
+                return first_tools_list(cells[cell], tmp, args.tools, call=cell.endswith("+call"))
+            return import_run(cells[cell], tmp)
+
+        for cell in cells:  # once untimed: bytecode caches written, as on a user's machine
+            run(cell)
             wall[cell], cpu[cell] = [], []
         order = list(cells)
         for round_no in range(args.rounds):
             for cell in order if round_no % 2 == 0 else order[::-1]:
-                cmd = cells[cell]
-                w, c = first_tools_list(cmd, tmp, args.tools) if cell.startswith("server") else import_run(cmd, tmp)
+                w, c = run(cell)
                 wall[cell].append(w)
                 cpu[cell].append(c)
             print(f"round {round_no + 1}/{args.rounds} done", file=sys.stderr, flush=True)
@@ -283,6 +303,7 @@ def main() -> int:
     pairs: dict[str, tuple[str, str, float | None]] = {
         "server ours/fastmcp": ("server ours", "server fastmcp", 0.5),
         "server ours/floor": ("server ours", "server floor", 1.5),
+        "server ours+call/floor": ("server ours+call", "server floor", None),
         "client ours+models/floor": ("client ours+models", "client floor", 1.5),
         "client ours/floor": ("client ours", "client floor", None),
     }

@@ -1,7 +1,7 @@
 """Size and generation time of a scaffolded server's `_generated/` (issue 12's budget).
 
 For the server-everything capture and a synthetic 100-tool catalog: `mcpgen server` wall time
-(fresh process, best of N), the lines `_generated/` carries outside models.py and pure-data
+(fresh process, best of N), the lines `_generated/` carries outside the models (_models.py) and pure-data
 modules against the budget (80 + 8 per tool; counted as tests/functional/server/generated_size.py
 says), and the time to import the generated package and build its Server.
 

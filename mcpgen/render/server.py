@@ -29,6 +29,7 @@ GENERATED_FILES = (
     "_generated/__init__.py",
     "_generated/base.py",
     "_generated/models.py",
+    "_generated/_models.py",
     "_generated/tables.py",
 )
 # Stubs are rendered as `stub/<method>.py` so that black formats each on its own.

@@ -75,7 +75,7 @@ def test_check_is_1_after_a_schema_edit_and_writes_nothing(project: Path, capsys
     code, out, err = cli(["generate", "--check"], capsys)
     assert code == 1, err
     assert "weather: changed  src/weather_client/models.py" in out
-    assert "weather-server: changed  src/weather_server/_generated/models.py" in out
+    assert "weather-server: changed  src/weather_server/_generated/_models.py" in out
     assert "handlers.py" not in out  # the user's file is never part of the check
     assert outputs(project) == before
 

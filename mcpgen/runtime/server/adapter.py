@@ -11,6 +11,7 @@ arguments, calls the handler method and turns what it returns (or raises) into t
 from __future__ import annotations
 
 import base64
+import functools
 import json
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from types import ModuleType
@@ -117,19 +118,23 @@ def bind_handlers(handlers: object, tables: ServerTables, models: ModuleType) ->
     """A Server serving `tables` with the methods of `handlers` (a generated ToolsBase's subclass)."""
     server = Server(tables.SERVER_NAME, tables.SERVER_VERSION)
     tools = _by_key(tables.TOOLS_JSON, "name")
-    schemas = getattr(models, "_EXACT_SCHEMAS", None) or {}
-    wraps = getattr(models, "_EXACT_WRAPS", None) or {}
+    # No model is looked up here: a generated `models` module loads its classes when first asked
+    # for one, and `initialize` and `tools/list` need none. Each tool's handler is made, and its
+    # models looked up, on the tool's first call.
     for wire, (method, args_model, result_model, mode) in tables.TOOLS.items():
-        result = _model(models, result_model) if result_model is not None else None
-        exact = exact_model(result, schemas, wraps) if result is not None else None
+        if mode not in RESULT_MODES or (result_model is None) != (mode == "none"):  # (refused at start)
+            raise ValueError(f"tool {wire!r}: result mode {mode!r} does not fit result model {result_model!r}")
         bound = _method(handlers, method)
-        server.add_tool(tools[wire], _tool(wire, tools[wire], bound, _model(models, args_model), result, mode, exact))
+        server.add_tool_made_on_first_call(
+            tools[wire],
+            functools.partial(_tool_of_models, wire, tools[wire], bound, models, args_model, result_model, mode),
+        )
         scopes = scopes_of(bound)
         if scopes:
             server.tool_scopes[wire] = scopes
     prompts = _by_key(tables.PROMPTS_JSON, "name")
     for wire, (method, model) in tables.PROMPTS.items():
-        server.add_prompt(prompts[wire], _prompt(wire, _method(handlers, method), _model(models, model)))
+        server.add_prompt(prompts[wire], _prompt(wire, _method(handlers, method), _model_on_first_use(models, model)))
     resources = _by_key(tables.RESOURCES_JSON, "uri")
     for uri, method in tables.RESOURCES.items():
         server.add_resource(resources[uri], _resource(resources[uri], _method(handlers, method)))
@@ -137,7 +142,7 @@ def bind_handlers(handlers: object, tables: ServerTables, models: ModuleType) ->
     for template, (method, model) in tables.TEMPLATES.items():
         definition = templates[template]
         server.add_resource_template(
-            definition, _template(definition, _method(handlers, method), _model(models, model))
+            definition, _template(definition, _method(handlers, method), _model_on_first_use(models, model))
         )
     if tables.PROMPTS or tables.TEMPLATES:
         complete = _method(handlers, "complete")
@@ -155,6 +160,24 @@ def bind_handlers(handlers: object, tables: ServerTables, models: ModuleType) ->
 
 
 # -- tools ---------------------------------------------------------------------------
+
+
+def _tool_of_models(
+    wire: str,
+    definition: JSONObject,
+    method: Method,
+    models: ModuleType,
+    args_model: str,
+    result_model: str | None,
+    mode: str,
+) -> ToolHandler:
+    """Tool `wire`'s handler, its models looked up in `models` by name (on the tool's first call)."""
+    result, exact = None, None
+    if result_model is not None:
+        result = _model(models, result_model)
+        schemas = getattr(models, "_EXACT_SCHEMAS", None) or {}
+        exact = exact_model(result, schemas, getattr(models, "_EXACT_WRAPS", None) or {})
+    return _tool(wire, definition, method, _model(models, args_model), result, mode, exact)
 
 
 def _tool(
@@ -296,10 +319,10 @@ def _listing(wire: str, problems: list[SchemaProblem]) -> str:
 # -- prompts, resources, resource templates ------------------------------------------
 
 
-def _prompt(wire: str, method: Method, model: type[pydantic.BaseModel]) -> PromptHandler:
+def _prompt(wire: str, method: Method, model: Callable[[], type[pydantic.BaseModel]]) -> PromptHandler:
     async def get(arguments: dict[str, str], ctx: RequestContext) -> JSONObject:
         try:
-            args = model.model_validate(arguments)
+            args = model().model_validate(arguments)
         except pydantic.ValidationError as exc:
             message = exc.errors(include_input=False, include_url=False)[0]["msg"]
             raise RpcError(INVALID_PARAMS, f"Invalid prompt arguments: {message}"[:_QUOTE_CHARS]) from None
@@ -323,11 +346,11 @@ def _resource(definition: JSONObject, method: Method) -> ResourceHandler:
     return read
 
 
-def _template(definition: JSONObject, method: Method, model: type[pydantic.BaseModel]) -> TemplateHandler:
+def _template(definition: JSONObject, method: Method, model: Callable[[], type[pydantic.BaseModel]]) -> TemplateHandler:
     mime, label = definition.get("mimeType"), f"Resource template {definition['uriTemplate']!r}"
 
     async def read(uri: str, values: dict[str, str], ctx: RequestContext) -> JSONObject:
-        params = model.model_validate(values)
+        params = model().model_validate(values)
         try:
             return _resource_result(uri, mime, await method(params, ctx))
         except NotImplementedError:
@@ -379,6 +402,11 @@ def _method(handlers: object, name: str) -> Method:
     if not callable(method):
         raise TypeError(f"{type(handlers).__name__} has no handler method {name!r}")
     return cast(Method, method)
+
+
+def _model_on_first_use(models: ModuleType, name: str) -> Callable[[], type[pydantic.BaseModel]]:
+    """The model `name` of `models`, looked up when first asked for (then kept)."""
+    return functools.cache(functools.partial(_model, models, name))
 
 
 def _model(models: ModuleType, name: str) -> type[pydantic.BaseModel]:

@@ -284,6 +284,18 @@ class Server:
             raise ValueError(f"tool {name!r} is registered twice")
         self._tools[name] = _Tool(dict(definition), handler)
 
+    def add_tool_made_on_first_call(self, definition: Mapping[str, Any], make: Callable[[], ToolHandler]) -> None:
+        """A tool whose handler `make()` returns when the tool is first called, then serves every
+        call: what the handler needs (a generated server's models) loads then, not at start."""
+        name = str(definition.get("name"))  # (add_tool refuses a definition without a string name)
+
+        async def first_call(arguments: JSONObject, context: RequestContext) -> JSONObject:
+            handler = make()  # (two first calls at once make it twice: the same handler)
+            self._tools[name].handler = handler
+            return await handler(arguments, context)
+
+        self.add_tool(definition, first_call)
+
     def tool_definition(self, name: str) -> JSONObject | None:
         """The advertised definition of a tool (the HTTP transport checks Mcp-Param-* by it)."""
         tool = self._tools.get(name)

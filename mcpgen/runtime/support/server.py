@@ -1,4 +1,9 @@
-"""What a scaffolded server package imports (`serve_http` loads uvicorn only when called)."""
+"""What a scaffolded server package imports (`serve_http` loads uvicorn only when called).
+
+A server started over stdio imports this module too, and must not pay for the HTTP server it
+does not run: the HTTP flags come from light modules (http_limits, workers, store.options,
+auth.settings) and `serve_http` loads the HTTP server when it is called (see workers.py).
+"""
 
 from ..core.errors import RpcError
 from ..core.jsonrpc import INTERNAL_ERROR, INVALID_PARAMS
@@ -19,8 +24,8 @@ from ..server.auth.settings import AuthSettings, add_auth_arguments, auth_from_a
 from ..server.server import RequestContext, Server, error_result
 from ..server.store import Store
 from ..server.store.options import add_store_arguments, store_from_args
-from ..transports.http_server import HttpLimits, add_limit_arguments, limits_from_args, serve_http
-from ..transports.workers import Supervision, add_worker_arguments, serve_http_workers, workers_from_args
+from ..transports.http_limits import HttpLimits, add_limit_arguments, limits_from_args
+from ..transports.workers import Supervision, add_worker_arguments, serve_http, serve_http_workers, workers_from_args
 
 __all__ = [
     "AuthInfo",

@@ -32,17 +32,29 @@ import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from types import FrameType
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..server.request_state import share_key_with_children
 from ..server.server import Server
-from .http_server import serve_http
 
 # More than this is a typo, not a machine: each worker is a whole Python process.
 MAX_WORKERS = 256
 STORE_VAR = "MCPGEN_STORE"
 # The listen backlog uvicorn uses when it binds the socket itself.
 BACKLOG = 2048
+
+
+if TYPE_CHECKING:
+    from .http_server import serve_http as serve_http
+else:
+
+    def serve_http(*args: Any, **kwargs: Any) -> None:
+        """http_server.serve_http, imported when first called: a generated `__main__` imports this
+        module to build its command line, and a server started over stdio never loads the HTTP
+        server (uvicorn, the ASGI app, the store)."""
+        from .http_server import serve_http as serve
+
+        serve(*args, **kwargs)
 
 
 @dataclass(frozen=True)

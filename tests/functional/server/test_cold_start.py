@@ -1,6 +1,7 @@
 """A scaffolded server starts without work that can wait: no jsonschema import, no validator and
-no pydantic model built until a tool is called (bench/cold_start.py measures what that buys);
-the first call still checks its arguments exactly and builds only the models it uses."""
+no pydantic model declared or built until a tool is called, no HTTP stack when it serves stdio
+(bench/cold_start.py measures what that buys); the first call still checks its arguments
+exactly and builds only the models it uses. A typed client's import loads no HTTP stack either."""
 
 from __future__ import annotations
 
@@ -19,10 +20,13 @@ from pydantic import BaseModel
 from mcpgen.runtime import connect_memory
 from weather_server import build_server
 from weather_server.handlers import Handlers
-from weather_server._generated import models
 
 def built():
+    # The classes live in _generated/_models.py, which loads on first use (None until then).
     # (pydantic files a parametrized generic such as `RootModel[list[str]]` in the module too)
+    models = sys.modules.get("weather_server._generated._models")
+    if models is None:
+        return None
     return sorted(n for n, c in vars(models).items() if n.isidentifier() and isinstance(c, type)
                   and issubclass(c, BaseModel) and c.__module__ == models.__name__ and c.__pydantic_complete__)
 
@@ -49,12 +53,98 @@ def test_a_server_builds_nothing_before_its_first_tool_call() -> None:
     )
     assert done.returncode == 0, done.stderr[-3000:]
     report = json.loads(done.stdout)
-    assert report["at start"] == {"jsonschema": False, "built": []}
+    # Not even declared: the model classes load with the first tool call.
+    assert report["at start"] == {"jsonschema": False, "built": None}
     assert report["listed"] == 3
-    assert report["after tools/list"] == {"jsonschema": False, "built": []}
+    assert report["after tools/list"] == {"jsonschema": False, "built": None}
     # Checked exactly on first use: the wrong type is refused, naming the argument.
     assert report["refused"]["isError"] is True and "country" in report["refused"]["content"][0]["text"]
     assert report["called"]["isError"] is False
     after = report["after tools/call"]
     assert after["jsonschema"] is True
     assert "ListCitiesArgs" in after["built"] and "GetForecastArgs" not in after["built"]
+
+
+# What a stdio server or a typed client has no use for before its first answer: the HTTP stack
+# (ours and the libraries under it), the CLI and the generator's own dependencies.
+NOT_BEFORE_FIRST_ANSWER = (
+    "http",
+    "uvicorn",
+    "httptools",
+    "uvloop",
+    "h11",
+    "httpx",
+    "httpcore",
+    "click",
+    "jsonschema",
+    "jinja2",
+    "mcpgen.runtime.transports.http_server",
+    "mcpgen.runtime.transports.http_client",
+)
+STDIO_REQUESTS = [
+    {
+        "jsonrpc": "2.0",
+        "id": 1,
+        "method": "initialize",
+        "params": {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}},
+    },
+    {"jsonrpc": "2.0", "method": "notifications/initialized"},
+    {"jsonrpc": "2.0", "id": 2, "method": "tools/list"},
+]
+
+
+def _imported(importtime: str) -> set[str]:
+    """Module names `python -X importtime` reported on stderr."""
+    return {line.rsplit("|", 1)[1].strip() for line in importtime.splitlines() if line.startswith("import time:")}
+
+
+def _unwanted(modules: set[str]) -> list[str]:
+    return sorted(m for m in modules if any(m == bad or m.startswith(bad + ".") for bad in NOT_BEFORE_FIRST_ANSWER))
+
+
+@pytest.mark.slow
+def test_a_stdio_server_starts_without_the_http_stack(tmp_path: Path) -> None:
+    requests = tmp_path / "requests.jsonl"
+    requests.write_text("".join(json.dumps(r) + "\n" for r in STDIO_REQUESTS), encoding="utf-8")
+    with requests.open("rb") as stdin:
+        done = subprocess.run(
+            [sys.executable, "-X", "importtime", "-m", "weather_server"],
+            stdin=stdin,
+            capture_output=True,
+            text=True,
+            cwd=WEATHER,
+            timeout=120,
+            check=False,
+        )
+    assert done.returncode == 0, done.stderr[-3000:]
+    answers = {m.get("id"): m for m in map(json.loads, done.stdout.splitlines())}
+    assert len(answers[2]["result"]["tools"]) == 3
+    imported = _imported(done.stderr)
+    assert "weather_server.handlers" in imported  # (the report is read right)
+    assert _unwanted(imported) == []
+
+
+@pytest.mark.slow
+def test_importing_a_typed_client_and_its_models_loads_no_http_stack(tmp_path: Path) -> None:
+    done = subprocess.run(
+        [sys.executable, "-m", "mcpgen.cli", "client", str(WEATHER / "schemas"), "-o", "weather_client"],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+        timeout=120,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    done = subprocess.run(
+        [sys.executable, "-X", "importtime", "-c", "import weather_client, weather_client.models"],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+        timeout=120,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    imported = _imported(done.stderr)
+    assert "weather_client.models" in imported
+    # A client connects over stdio or HTTP: httpx loads with connect_http, not with the package.
+    assert _unwanted(imported) == []

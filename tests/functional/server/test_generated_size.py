@@ -1,5 +1,6 @@
 """The generated `_generated/` holds only what differs between servers (issue 12's budget):
-its code outside models.py and pure-data modules stays within 80 lines plus 8 per tool."""
+its code outside the models' declarations (_models.py) and pure-data modules stays within 80
+lines plus 8 per tool."""
 
 from __future__ import annotations
 
@@ -37,7 +38,7 @@ def test_generated_code_stays_within_the_budget(catalog: str, tmp_path: Path) ->
     counts = counted_files(package)
     # The tables are pure data (that is why they are not counted); the code is what is left.
     assert is_pure_data((package / "_generated/tables.py").read_text(encoding="utf-8"))
-    assert set(counts) == {"__init__.py", "base.py"}
+    assert set(counts) == {"__init__.py", "base.py", "models.py"}
     assert sum(counts.values()) <= budget(tools), counts
 
 

@@ -131,6 +131,7 @@ def test_fresh_scaffold_is_mypy_strict_clean_and_answers_not_implemented(scaffol
         "__init__.py",
         "__main__.py",
         "_generated/__init__.py",
+        "_generated/_models.py",
         "_generated/base.py",
         "_generated/models.py",
         "_generated/tables.py",

@@ -148,10 +148,62 @@ def test_binding_refuses_tables_that_do_not_fit() -> None:
         bind_handlers(Handlers(""), tables(TOOLS={"point": ("point", "EchoArgs", "PointResult", "none")}), MODELS)
     with pytest.raises(ValueError, match="'echo'.*'sideways'"):
         bind_handlers(Handlers(""), tables(TOOLS={"echo": ("echo", "EchoArgs", None, "sideways")}), MODELS)
-    with pytest.raises(TypeError, match="no model 'MissingArgs'"):
-        bind_handlers(Handlers(""), tables(TOOLS={"echo": ("echo", "MissingArgs", None, "none")}), MODELS)
     with pytest.raises(TypeError, match="no handler method 'shout'"):
         bind_handlers(Handlers(""), tables(TOOLS={"echo": ("shout", "EchoArgs", None, "none")}), MODELS)
+
+
+class CountingModels(types.ModuleType):
+    """A models module that records which names were asked of it (a generated one loads its
+    classes on the first such question)."""
+
+    def __init__(self) -> None:
+        super().__init__("counting_models")
+        self.asked: list[str] = []
+
+    def __getattr__(self, name: str) -> Any:
+        self.asked.append(name)
+        return getattr(MODELS, name)
+
+
+def serve_and_call(models: types.ModuleType, tool_tables: Any, calls: list[str]) -> list[Any]:
+    """tools/list, then one tools/call per name in `calls`; what `models` was asked after each."""
+
+    async def main() -> list[Any]:
+        a, b = pair()
+        bind_handlers(Handlers("ok"), tool_tables, models).connection(b).session.start()
+        client = Session(a)
+        client.start()
+        await client.request(
+            "initialize",
+            {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "t", "version": "0"}},
+        )
+        seen: list[Any] = [len((await client.request("tools/list", {}))["tools"]), list(getattr(models, "asked", []))]
+        for name in calls:
+            seen.append(await client.request("tools/call", {"name": name, "arguments": {"text": "x"}}))
+            seen.append(list(getattr(models, "asked", [])))
+        await client.close()
+        return seen
+
+    return asyncio.run(main())
+
+
+def test_models_are_looked_up_on_each_tools_first_call_not_at_start() -> None:
+    models = CountingModels()
+    listed, at_start, echoed, after_echo, again, after_again = serve_and_call(models, tables(), ["echo", "echo"])
+    assert listed == 2 and at_start == []  # initialize and tools/list need no model
+    assert echoed["isError"] is False and after_echo == ["EchoArgs"]
+    assert again["isError"] is False and after_again == ["EchoArgs"]  # looked up once
+
+
+def test_a_missing_model_fails_its_tool_call_not_the_server(caplog: pytest.LogCaptureFixture) -> None:
+    broken = tables(
+        TOOLS={"echo": ("echo", "MissingArgs", None, "none"), "point": ("point", "EchoArgs", "PointResult", "model")}
+    )
+    listed, _, failed, _, other, _ = serve_and_call(MODELS, broken, ["echo", "point"])
+    assert listed == 2
+    assert failed["isError"] is True and "TypeError" in failed["content"][0]["text"]
+    assert "no model 'MissingArgs'" in caplog.text  # the server's log says which
+    assert other["isError"] is False and other["structuredContent"] == {"x": 1}
 
 
 def test_completion_and_subscriptions_are_offered_only_with_something_to_complete_or_watch() -> None:

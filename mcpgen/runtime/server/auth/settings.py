@@ -17,11 +17,6 @@ from urllib.parse import urlsplit
 
 from .info import is_scope_token
 
-if sys.version_info >= (3, 11):
-    import tomllib
-else:  # pragma: no cover - Python 3.10 only (tomli is a dependency there)
-    import tomli as tomllib
-
 # Asymmetric signatures only: a shared-secret (HS*) or unsigned ("none") token is never accepted.
 DEFAULT_ALGORITHMS = ("RS256", "RS384", "RS512", "PS256", "PS384", "PS512", "ES256", "ES384", "ES512", "EdDSA")
 ALLOWED_ALGORITHMS = frozenset(DEFAULT_ALGORITHMS) | {"Ed25519"}
@@ -201,6 +196,12 @@ def _loopback(host: str) -> bool:
 
 def _project_table(start: Path) -> dict[str, Any]:
     """[tool.mcpgen.auth] of the nearest pyproject.toml from `start` upward that has [tool.mcpgen]."""
+    # Imported here: only an HTTP server reads its auth settings, and a stdio one starts without it.
+    if sys.version_info >= (3, 11):
+        import tomllib
+    else:  # pragma: no cover - Python 3.10 only (tomli is a dependency there)
+        import tomli as tomllib
+
     for folder in (start, *start.parents):
         candidate = folder / "pyproject.toml"
         if not candidate.is_file():
