@@ -87,6 +87,30 @@ def test_handler_crash_is_an_internal_error_without_details() -> None:
     run(main)
 
 
+@pytest.mark.parametrize("shape", ["nan", "self-containing", "too deep"])
+def test_a_result_that_is_no_json_is_answered_with_an_error(shape: str) -> None:
+    async def main() -> None:
+        async def bad(method: str, params: JSONObject, rid: RequestId) -> Any:
+            if shape == "nan":
+                return {"x": float("nan")}
+            if shape == "self-containing":
+                looped: list[Any] = []
+                looped.append(looped)
+                return {"x": looped}
+            deep: list[Any] = []
+            for _ in range(100_000):
+                deep = [deep]
+            return {"x": deep}
+
+        client, _ = sessions(bad)
+        with pytest.raises(RpcError) as info:
+            await client.request("x", timeout=10)
+        assert (info.value.code, info.value.message) == (-32603, "Result is not valid JSON")
+        await client.close()
+
+    run(main)
+
+
 def test_timeout_raises_locally_and_cancels_on_the_peer() -> None:
     async def main() -> None:
         cancelled = asyncio.Event()
