@@ -20,6 +20,7 @@ from typing import Any
 
 from ..transports.base import Transport
 from . import jsonrpc
+from .deadlines import Deadlines
 from .errors import ConnectionClosed, McpError, RequestTimeout, RpcError
 from .jsonrpc import JSONObject, RequestId
 
@@ -44,13 +45,13 @@ current_request: contextvars.ContextVar[RequestId | None] = contextvars.ContextV
 
 
 class _Pending:
-    __slots__ = ("future", "method", "progress", "timer", "timeout", "hard_deadline", "token")
+    __slots__ = ("future", "method", "progress", "deadline", "timeout", "hard_deadline", "token")
 
     def __init__(self, future: asyncio.Future[Any], method: str) -> None:
         self.future = future
         self.method = method
         self.progress: ProgressCallback | None = None
-        self.timer: asyncio.TimerHandle | None = None
+        self.deadline: float | None = None  # loop time it times out at (None: never)
         self.timeout: float | None = None
         self.hard_deadline: float | None = None
         self.token: RequestId | None = None
@@ -88,6 +89,7 @@ class Session:
         self.drain_timeout = drain_timeout
         self._ids = itertools.count(1)
         self._pending: dict[RequestId, _Pending] = {}
+        self._deadlines: Deadlines[RequestId] = Deadlines(self._deadline_of, self._expire, lambda: len(self._pending))
         self._by_token: dict[RequestId, _Pending] = {}
         self._handling: dict[RequestId, asyncio.Task[None]] = {}
         self._reader: asyncio.Task[None] | None = None
@@ -133,9 +135,8 @@ class Session:
             self._closed = error
         pending, self._pending = self._pending, {}
         self._by_token.clear()
+        self._deadlines.clear()
         for entry in pending.values():
-            if entry.timer is not None:
-                entry.timer.cancel()
             if not entry.future.done():
                 entry.future.set_exception(error)
         self.closed_event.set()
@@ -197,9 +198,10 @@ class Session:
             entry.hard_deadline = loop.time() + self.max_timeout
             effective = self.max_timeout if effective is None else min(effective, self.max_timeout)
         entry.timeout = effective
-        if effective is not None:
-            entry.timer = loop.call_later(effective, self._expire, request_id)
         self._pending[request_id] = entry
+        if effective is not None:
+            entry.deadline = loop.time() + effective
+            self._deadlines.add(request_id, entry.deadline)
         try:
             await self.transport.send(jsonrpc.request(request_id, method, params))
             return await entry.future
@@ -214,8 +216,6 @@ class Session:
         entry = self._pending.pop(request_id, None)
         if entry is None:
             return
-        if entry.timer is not None:
-            entry.timer.cancel()
         if entry.token is not None:
             self._by_token.pop(entry.token, None)
 
@@ -225,6 +225,10 @@ class Session:
         if entry is not None and not entry.future.done():
             entry.future.set_exception(error)
         self._forget(request_id)
+
+    def _deadline_of(self, request_id: RequestId) -> float | None:
+        entry = self._pending.get(request_id)
+        return entry.deadline if entry is not None else None
 
     def _expire(self, request_id: RequestId) -> None:
         entry = self._pending.get(request_id)
@@ -297,9 +301,8 @@ class Session:
         # Nothing more will arrive: our own requests (to the peer) can never be answered.
         pending, self._pending = self._pending, {}
         self._by_token.clear()
+        self._deadlines.clear()
         for entry in pending.values():
-            if entry.timer is not None:
-                entry.timer.cancel()
             if not entry.future.done():
                 entry.future.set_exception(error)
         tasks = set(self._handling.values())
@@ -407,15 +410,15 @@ class Session:
         entry = self._by_token.get(params.get("progressToken"))  # type: ignore[arg-type]
         if entry is None or entry.progress is None:
             return
-        if self.reset_timeout_on_progress and entry.timer is not None and entry.timeout is not None:
-            loop = asyncio.get_running_loop()
-            entry.timer.cancel()
-            delay = entry.timeout
+        if self.reset_timeout_on_progress and entry.deadline is not None and entry.timeout is not None:
+            now = asyncio.get_running_loop().time()
+            deadline = now + entry.timeout
             if entry.hard_deadline is not None:
-                delay = min(delay, max(0.0, entry.hard_deadline - loop.time()))
+                deadline = min(deadline, max(now, entry.hard_deadline))
             request_id = entry.token
             assert request_id is not None
-            entry.timer = loop.call_later(delay, self._expire, request_id)
+            entry.deadline = deadline  # (the old deadline's tuple is stale from now on)
+            self._deadlines.add(request_id, deadline)
         try:
             outcome = entry.progress(params.get("progress", 0), params.get("total"), params.get("message"))
             if inspect.isawaitable(outcome):
