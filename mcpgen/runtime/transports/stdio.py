@@ -381,9 +381,13 @@ class StdioClientTransport(_LineEnds):
         if self._wire:
             self._wire.record("c2s", data)
         assert self._out is not None
+        stdin = process.stdin
         try:
             self._out.add(data + b"\n")
-            await process.stdin.drain()
+            # Nothing left in the pipe's buffer (the usual case): nothing to wait for, and no two
+            # coroutines made to find that out. A closing pipe still goes through drain to fail.
+            if stdin.transport.get_write_buffer_size() or stdin.transport.is_closing():
+                await stdin.drain()
         except (ConnectionError, BrokenPipeError, RuntimeError):
             raise ConnectionClosed(self.describe_close()) from None
 
