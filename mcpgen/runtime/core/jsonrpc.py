@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
-from typing import Any, Final
+from typing import Any, Final, TypeGuard
 
 JSONObject = dict[str, Any]
 RequestId = int | str
@@ -113,7 +113,7 @@ def error_response(request_id: RequestId | None, code: int, message: str, data: 
     return {"jsonrpc": "2.0", "id": request_id, "error": error}
 
 
-def is_valid_id(value: Any) -> bool:
+def is_valid_id(value: Any) -> TypeGuard[RequestId]:
     # bool is an int subclass but not a valid id; null is never valid for a request.
     return isinstance(value, str) or (isinstance(value, int) and not isinstance(value, bool))
 

@@ -120,8 +120,7 @@ class Session:
 
     async def close(self, reason: str = "the session was closed") -> None:
         self._fail_all(ConnectionClosed(reason))
-        for task in list(self._handling.values()):
-            task.cancel()
+        self._cancel_all_handling()
         await self.transport.close()
         if self._reader is not None and self._reader is not asyncio.current_task():
             self._reader.cancel()
@@ -272,8 +271,7 @@ class Session:
             log.debug("read loop failed", exc_info=True)
         finally:
             self._fail_all(ConnectionClosed(reason))
-            for task in list(self._handling.values()):
-                task.cancel()
+            self._cancel_all_handling()
 
     def receive_line(self, line: bytes) -> None:
         """One raw message from the peer: decoded and routed, or reported as not JSON."""
@@ -339,10 +337,8 @@ class Session:
         elif kind == "notification":
             self._on_notification(message)
         elif kind == "request":
-            request_id = message["id"]
-            task = asyncio.get_running_loop().create_task(self._answer(message))
-            self._handling[request_id] = task
-            task.add_done_callback(functools.partial(self._done_handling, request_id))
+            # _answer forgets its task when it ends (a done callback would cost a loop turn).
+            self._handling[message["id"]] = asyncio.get_running_loop().create_task(self._answer(message))
         else:
             log.warning("ignoring an invalid JSON-RPC message: %.200r", message)
             if self.answer_invalid and (not isinstance(message, dict) or "method" in message):
@@ -360,9 +356,16 @@ class Session:
         task = self._handling.get(request_id)
         if task is not None:
             task.cancel()
+            # A task cancelled before it started never runs _answer's cleanup: forget it when done.
+            task.add_done_callback(functools.partial(self._done_handling, request_id))
 
-    def _done_handling(self, request_id: RequestId, _task: asyncio.Task[None]) -> None:
-        self._handling.pop(request_id, None)
+    def _cancel_all_handling(self) -> None:
+        for request_id in list(self._handling):
+            self.cancel_incoming(request_id)
+
+    def _done_handling(self, request_id: RequestId, task: asyncio.Task[None]) -> None:
+        if self._handling.get(request_id) is task:
+            del self._handling[request_id]
 
     def _on_response(self, message: JSONObject, kind: str) -> None:
         entry = self._pending.get(message["id"])
@@ -394,9 +397,9 @@ class Session:
             self._on_progress(params)
             return
         if method == "notifications/cancelled":
-            task = self._handling.get(params.get("requestId"))  # type: ignore[arg-type]
-            if task is not None:
-                task.cancel()
+            request_id = params.get("requestId")
+            if jsonrpc.is_valid_id(request_id):
+                self.cancel_incoming(request_id)
             # Fall through: the owner may also want to know.
         if self.on_notification is not None:
             try:
@@ -433,24 +436,27 @@ class Session:
         if not isinstance(params, dict):
             params = {}
         try:
-            if self.on_request is None:
-                raise RpcError(jsonrpc.METHOD_NOT_FOUND, f"Method not found: {message['method']}")
-            result = await self.on_request(message["method"], params, request_id)
-            reply = jsonrpc.response(request_id, result)
-        except asyncio.CancelledError:
-            return  # cancelled by the peer: the spec says not to answer
-        except RpcError as exc:
-            reply = jsonrpc.error_response(request_id, exc.code, exc.message, exc.data)
-        except Exception:
-            log.exception("handler for %s failed", message["method"])
-            reply = jsonrpc.error_response(request_id, jsonrpc.INTERNAL_ERROR, "Internal error")
-        try:
-            await self.transport.send(reply)
-        except (McpError, ValueError) as exc:
-            if isinstance(exc, ValueError):  # e.g. NaN in a result: answer with an error instead
-                await self._send_quietly(
-                    jsonrpc.error_response(request_id, jsonrpc.INTERNAL_ERROR, "Result is not valid JSON")
-                )
+            try:
+                if self.on_request is None:
+                    raise RpcError(jsonrpc.METHOD_NOT_FOUND, f"Method not found: {message['method']}")
+                result = await self.on_request(message["method"], params, request_id)
+                reply = jsonrpc.response(request_id, result)
+            except asyncio.CancelledError:
+                return  # cancelled by the peer: the spec says not to answer
+            except RpcError as exc:
+                reply = jsonrpc.error_response(request_id, exc.code, exc.message, exc.data)
+            except Exception:
+                log.exception("handler for %s failed", message["method"])
+                reply = jsonrpc.error_response(request_id, jsonrpc.INTERNAL_ERROR, "Internal error")
+            try:
+                await self.transport.send(reply)
+            except (McpError, ValueError) as exc:
+                if isinstance(exc, ValueError):  # e.g. NaN in a result: answer with an error instead
+                    await self._send_quietly(
+                        jsonrpc.error_response(request_id, jsonrpc.INTERNAL_ERROR, "Result is not valid JSON")
+                    )
+        finally:
+            self._handling.pop(request_id, None)  # answered (or cancelled): no longer in flight
 
 
 _background: set[asyncio.Task[Any]] = set()

@@ -143,6 +143,29 @@ def test_caller_cancellation_sends_notifications_cancelled() -> None:
     run(main)
 
 
+def test_a_request_cancelled_before_its_handler_starts_is_forgotten_unanswered() -> None:
+    async def main() -> None:
+        ran: list[str] = []
+
+        async def handler(method: str, params: JSONObject, rid: RequestId) -> Any:
+            ran.append(method)
+            return {}
+
+        client, server = sessions(handler)
+        # The request and its cancellation arrive together: the handler's task is cancelled
+        # before it ever runs (so its own cleanup never runs either).
+        await client.transport.send({"jsonrpc": "2.0", "id": 7, "method": "work"})
+        await client.transport.send({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": 7}})
+        assert await client.request("ping") == {}  # answered after the cancelled one was dispatched
+        await asyncio.sleep(0.05)
+        assert ran == ["ping"]
+        assert [m.get("id") for m in server.transport.sent] == [1]  # type: ignore[attr-defined]
+        assert server.in_flight == 0
+        await client.close()
+
+    run(main)
+
+
 def test_progress_resets_the_timeout_but_the_hard_maximum_holds() -> None:
     async def main() -> None:
         async def steady(method: str, params: JSONObject, rid: RequestId) -> Any:
