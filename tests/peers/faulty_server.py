@@ -12,6 +12,8 @@ Modes:
   deep            before each tools/call answer, writes a ~20 KB line nested 5,000 deep (a message
                   no recursive JSON parser can read), then answers normally.
   exit-at-once    exits (code 1) before reading anything.
+  answer-exit     answers tools/call, then exits at once (code 0): the answer and the end of
+                  stdout arrive together.
   silent          reads stdin and never writes a byte; exits on stdin EOF.
   stubborn        answers like `junk` without the junk, but ignores SIGTERM and keeps running
                   after stdin EOF: only SIGKILL stops it (tests the client's shutdown escalation).
@@ -137,6 +139,8 @@ def main() -> None:
             else:
                 text = str(((msg.get("params") or {}).get("arguments") or {}).get("text", ""))
             result(msg_id, {"content": [{"type": "text", "text": text}], "isError": False})
+            if mode == "answer-exit":
+                os._exit(0)
         else:
             error(msg_id, -32601, f"Method not found: {method}")
         junk(mode, f"after {method}")

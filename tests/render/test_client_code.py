@@ -273,3 +273,38 @@ def test_plain_arguments_the_schema_accepts_are_sent_without_building_the_args_m
     with pytest.raises(InvalidArguments, match="the_id"):
         run(pkg.AsyncClient(s).get_it(the_id=3))  # refused: worded by Python name
     assert len(s.calls) == 2
+
+
+def test_scalar_results_the_schema_accepts_come_back_as_sent_and_others_are_still_checked(
+    generate: GenerateFn, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A wrapped str, int, float or bool result is what its RootModel would give back unchanged, so
+    the model is not built for it; the outputSchema is still checked, and a value of another type
+    (an int for a float root) still goes through the model, which converts it."""
+    wrapped = {"type": "object", "properties": {"result": {"type": "string", "maxLength": 3}}, "required": ["result"]}
+    number = {"type": "object", "properties": {"result": {"type": "number"}}, "required": ["result"]}
+    pkg = generate([tool("short", outputSchema=wrapped), tool("number", outputSchema=number)])
+    result_models = [c for n, c in vars(pkg.models).items() if n.endswith("Result")]
+    built: list[Any] = []
+    for model in result_models:
+        real = model.model_validate.__func__
+
+        def counting(cls: Any, obj: Any, *a: Any, _real: Any = real, **k: Any) -> Any:
+            built.append(obj)
+            return _real(cls, obj, *a, **k)
+
+        monkeypatch.setattr(model, "model_validate", classmethod(counting))
+
+    def client(structured: Any) -> Any:
+        return pkg.AsyncClient(FakeSession({"content": [], "structuredContent": structured}))
+
+    text = "abc"
+    assert run(client({"result": text}).short()) is text
+    assert run(client({"result": 2.5}).number()) == 2.5
+    assert built == []
+    three = run(client({"result": 3}).number())  # an int for a float root: the model makes it 3.0
+    assert type(three) is float and three == 3.0 and built == [3]
+    with pytest.raises(pkg.ToolOutputError):
+        run(client({"result": "abcd"}).short())  # longer than maxLength: refused, not passed through
+    with pytest.raises(pkg.ToolOutputError):
+        run(client({"result": 5}).short())

@@ -308,7 +308,7 @@ class ClientSession:
             # The server dropped our HTTP session: a new handshake, then the same request once more.
             await self._initialize(self.protocol_version or LATEST_HANDSHAKE)
             result = await self.session.request(method, params, timeout=timeout, progress=progress)
-        if self.era == ERA_MODERN and isinstance(result, dict):
+        if self.era == ERA_MODERN and isinstance(result, dict) and not _completed(result):
             result = await self._complete_input_rounds(method, params or {}, result, timeout, progress)
         return result
 
@@ -322,10 +322,9 @@ class ClientSession:
     ) -> JSONObject:
         """Stateless-era servers ask for input by result, then expect a retry with answers."""
         for _round in range(MAX_INPUT_ROUNDS):
-            kind = result.get("resultType", "complete")
-            if kind == "complete":
-                result.pop("resultType", None)
+            if _completed(result):
                 return result
+            kind = result.get("resultType")
             if kind != "input_required":
                 raise ProtocolError(f"{method} returned an unknown resultType {kind!r}")
             answers: JSONObject = {}
@@ -600,6 +599,15 @@ class ClientSession:
 async def _maybe_await(value: Any) -> None:
     if inspect.isawaitable(value):
         await value
+
+
+def _completed(result: JSONObject) -> bool:
+    """Is this stateless-era result the complete answer (its resultType dropped), rather than a
+    request for input? Checked before any input round is started: nearly every result is."""
+    if result.get("resultType", "complete") != "complete":
+        return False
+    result.pop("resultType", None)
+    return True
 
 
 def _supported_versions(data: Any) -> list[str]:

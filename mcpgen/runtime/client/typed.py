@@ -137,6 +137,8 @@ class AsyncClientBase(AsyncFeatures):
     ) -> None:
         self._session = session
         self._per_call = CallOptions.build(options, overrides, caller=type(self).__name__)
+        # This class's tool bindings, found once: a weak dictionary's lookup makes a weakref each time.
+        self._tool_bindings = _bindings_of(type(self))
         # Over HTTP the catalog's x-mcp-header annotations become Mcp-Param-* headers (2026-07-28).
         session.know_tools(self._catalog.shared_tools())
 
@@ -305,7 +307,7 @@ class AsyncClientBase(AsyncFeatures):
             return exc.result
 
     def _binding(self, wire: str) -> _ToolBinding:
-        bindings = _bindings_of(type(self))
+        bindings = self._tool_bindings
         binding = bindings.get(wire)
         if binding is None:
             binding = bindings[wire] = _ToolBinding.of(self._load_models(), self._catalog.table[wire])
@@ -344,6 +346,8 @@ class AsyncClientBase(AsyncFeatures):
         mode = self._per_call.validate_output
         # "off" skips the JSON Schema check; pydantic still builds the typed value.
         checked = mode == "off" or binding.result_accepts(data)
+        if checked and type(data) is binding.root_as_is:
+            return data  # what the model would hand back: the very same str, int, float or bool
         try:
             parsed = model.model_validate(data, context=_CHECKED if checked else _CHECK)
         except ValueError as exc:  # pydantic.ValidationError
@@ -373,6 +377,9 @@ class _ToolBinding:
     result_exact: ExactModel | None
     wrapped: bool  # the result comes as {"result": X}
     is_root: bool  # the result model is a RootModel: the caller gets its root
+    # The root's type when it is a bare str, int, float or bool: a value of exactly that type is
+    # what the model would give back (unchanged), so the model is not built for it. Else None.
+    root_as_is: type | None
 
     @classmethod
     def of(cls, models: ModuleType, row: tuple[str, str | None, bool, bool]) -> _ToolBinding:
@@ -390,6 +397,7 @@ class _ToolBinding:
             exact_model(result_model, schemas, wraps) if result_model is not None else None,
             wrapped,
             is_root,
+            _scalar_root(result_model) if is_root else None,
         )
 
     def plain_arguments(self, given: dict[str, Any]) -> dict[str, Any] | None:
@@ -429,6 +437,14 @@ class _ToolBinding:
         except SchemaMismatch:
             return False
         return True
+
+
+def _scalar_root(model: Any) -> type | None:
+    """str, int, float or bool when that, unconstrained, is a RootModel's whole root annotation."""
+    info = getattr(model, "model_fields", {}).get("root")
+    if info is not None and info.annotation in (str, int, float, bool) and not info.metadata:
+        return cast(type, info.annotation)
+    return None
 
 
 # Client class -> its tools' bindings (weak: a class made at run time may go away).

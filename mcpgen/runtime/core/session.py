@@ -20,6 +20,7 @@ from typing import Any
 
 from ..transports.base import Transport
 from . import jsonrpc
+from .deadlines import Deadlines
 from .errors import ConnectionClosed, McpError, RequestTimeout, RpcError
 from .jsonrpc import JSONObject, RequestId
 
@@ -44,13 +45,13 @@ current_request: contextvars.ContextVar[RequestId | None] = contextvars.ContextV
 
 
 class _Pending:
-    __slots__ = ("future", "method", "progress", "timer", "timeout", "hard_deadline", "token")
+    __slots__ = ("future", "method", "progress", "deadline", "timeout", "hard_deadline", "token")
 
     def __init__(self, future: asyncio.Future[Any], method: str) -> None:
         self.future = future
         self.method = method
         self.progress: ProgressCallback | None = None
-        self.timer: asyncio.TimerHandle | None = None
+        self.deadline: float | None = None  # loop time it times out at (None: never)
         self.timeout: float | None = None
         self.hard_deadline: float | None = None
         self.token: RequestId | None = None
@@ -88,6 +89,7 @@ class Session:
         self.drain_timeout = drain_timeout
         self._ids = itertools.count(1)
         self._pending: dict[RequestId, _Pending] = {}
+        self._deadlines: Deadlines[RequestId] = Deadlines(self._deadline_of, self._expire, lambda: len(self._pending))
         self._by_token: dict[RequestId, _Pending] = {}
         self._handling: dict[RequestId, asyncio.Task[None]] = {}
         self._reader: asyncio.Task[None] | None = None
@@ -118,8 +120,7 @@ class Session:
 
     async def close(self, reason: str = "the session was closed") -> None:
         self._fail_all(ConnectionClosed(reason))
-        for task in list(self._handling.values()):
-            task.cancel()
+        self._cancel_all_handling()
         await self.transport.close()
         if self._reader is not None and self._reader is not asyncio.current_task():
             self._reader.cancel()
@@ -133,9 +134,8 @@ class Session:
             self._closed = error
         pending, self._pending = self._pending, {}
         self._by_token.clear()
+        self._deadlines.clear()
         for entry in pending.values():
-            if entry.timer is not None:
-                entry.timer.cancel()
             if not entry.future.done():
                 entry.future.set_exception(error)
         self.closed_event.set()
@@ -197,9 +197,10 @@ class Session:
             entry.hard_deadline = loop.time() + self.max_timeout
             effective = self.max_timeout if effective is None else min(effective, self.max_timeout)
         entry.timeout = effective
-        if effective is not None:
-            entry.timer = loop.call_later(effective, self._expire, request_id)
         self._pending[request_id] = entry
+        if effective is not None:
+            entry.deadline = loop.time() + effective
+            self._deadlines.add(request_id, entry.deadline)
         try:
             await self.transport.send(jsonrpc.request(request_id, method, params))
             return await entry.future
@@ -214,8 +215,6 @@ class Session:
         entry = self._pending.pop(request_id, None)
         if entry is None:
             return
-        if entry.timer is not None:
-            entry.timer.cancel()
         if entry.token is not None:
             self._by_token.pop(entry.token, None)
 
@@ -225,6 +224,10 @@ class Session:
         if entry is not None and not entry.future.done():
             entry.future.set_exception(error)
         self._forget(request_id)
+
+    def _deadline_of(self, request_id: RequestId) -> float | None:
+        entry = self._pending.get(request_id)
+        return entry.deadline if entry is not None else None
 
     def _expire(self, request_id: RequestId) -> None:
         entry = self._pending.get(request_id)
@@ -268,8 +271,7 @@ class Session:
             log.debug("read loop failed", exc_info=True)
         finally:
             self._fail_all(ConnectionClosed(reason))
-            for task in list(self._handling.values()):
-                task.cancel()
+            self._cancel_all_handling()
 
     def receive_line(self, line: bytes) -> None:
         """One raw message from the peer: decoded and routed, or reported as not JSON."""
@@ -297,9 +299,8 @@ class Session:
         # Nothing more will arrive: our own requests (to the peer) can never be answered.
         pending, self._pending = self._pending, {}
         self._by_token.clear()
+        self._deadlines.clear()
         for entry in pending.values():
-            if entry.timer is not None:
-                entry.timer.cancel()
             if not entry.future.done():
                 entry.future.set_exception(error)
         tasks = set(self._handling.values())
@@ -336,10 +337,8 @@ class Session:
         elif kind == "notification":
             self._on_notification(message)
         elif kind == "request":
-            request_id = message["id"]
-            task = asyncio.get_running_loop().create_task(self._answer(message))
-            self._handling[request_id] = task
-            task.add_done_callback(functools.partial(self._done_handling, request_id))
+            # _answer forgets its task when it ends (a done callback would cost a loop turn).
+            self._handling[message["id"]] = asyncio.get_running_loop().create_task(self._answer(message))
         else:
             log.warning("ignoring an invalid JSON-RPC message: %.200r", message)
             if self.answer_invalid and (not isinstance(message, dict) or "method" in message):
@@ -357,9 +356,16 @@ class Session:
         task = self._handling.get(request_id)
         if task is not None:
             task.cancel()
+            # A task cancelled before it started never runs _answer's cleanup: forget it when done.
+            task.add_done_callback(functools.partial(self._done_handling, request_id))
 
-    def _done_handling(self, request_id: RequestId, _task: asyncio.Task[None]) -> None:
-        self._handling.pop(request_id, None)
+    def _cancel_all_handling(self) -> None:
+        for request_id in list(self._handling):
+            self.cancel_incoming(request_id)
+
+    def _done_handling(self, request_id: RequestId, task: asyncio.Task[None]) -> None:
+        if self._handling.get(request_id) is task:
+            del self._handling[request_id]
 
     def _on_response(self, message: JSONObject, kind: str) -> None:
         entry = self._pending.get(message["id"])
@@ -391,9 +397,9 @@ class Session:
             self._on_progress(params)
             return
         if method == "notifications/cancelled":
-            task = self._handling.get(params.get("requestId"))  # type: ignore[arg-type]
-            if task is not None:
-                task.cancel()
+            request_id = params.get("requestId")
+            if jsonrpc.is_valid_id(request_id):
+                self.cancel_incoming(request_id)
             # Fall through: the owner may also want to know.
         if self.on_notification is not None:
             try:
@@ -407,15 +413,15 @@ class Session:
         entry = self._by_token.get(params.get("progressToken"))  # type: ignore[arg-type]
         if entry is None or entry.progress is None:
             return
-        if self.reset_timeout_on_progress and entry.timer is not None and entry.timeout is not None:
-            loop = asyncio.get_running_loop()
-            entry.timer.cancel()
-            delay = entry.timeout
+        if self.reset_timeout_on_progress and entry.deadline is not None and entry.timeout is not None:
+            now = asyncio.get_running_loop().time()
+            deadline = now + entry.timeout
             if entry.hard_deadline is not None:
-                delay = min(delay, max(0.0, entry.hard_deadline - loop.time()))
+                deadline = min(deadline, max(now, entry.hard_deadline))
             request_id = entry.token
             assert request_id is not None
-            entry.timer = loop.call_later(delay, self._expire, request_id)
+            entry.deadline = deadline  # (the old deadline's tuple is stale from now on)
+            self._deadlines.add(request_id, deadline)
         try:
             outcome = entry.progress(params.get("progress", 0), params.get("total"), params.get("message"))
             if inspect.isawaitable(outcome):
@@ -430,24 +436,27 @@ class Session:
         if not isinstance(params, dict):
             params = {}
         try:
-            if self.on_request is None:
-                raise RpcError(jsonrpc.METHOD_NOT_FOUND, f"Method not found: {message['method']}")
-            result = await self.on_request(message["method"], params, request_id)
-            reply = jsonrpc.response(request_id, result)
-        except asyncio.CancelledError:
-            return  # cancelled by the peer: the spec says not to answer
-        except RpcError as exc:
-            reply = jsonrpc.error_response(request_id, exc.code, exc.message, exc.data)
-        except Exception:
-            log.exception("handler for %s failed", message["method"])
-            reply = jsonrpc.error_response(request_id, jsonrpc.INTERNAL_ERROR, "Internal error")
-        try:
-            await self.transport.send(reply)
-        except (McpError, ValueError) as exc:
-            if isinstance(exc, ValueError):  # e.g. NaN in a result: answer with an error instead
-                await self._send_quietly(
-                    jsonrpc.error_response(request_id, jsonrpc.INTERNAL_ERROR, "Result is not valid JSON")
-                )
+            try:
+                if self.on_request is None:
+                    raise RpcError(jsonrpc.METHOD_NOT_FOUND, f"Method not found: {message['method']}")
+                result = await self.on_request(message["method"], params, request_id)
+                reply = jsonrpc.response(request_id, result)
+            except asyncio.CancelledError:
+                return  # cancelled by the peer: the spec says not to answer
+            except RpcError as exc:
+                reply = jsonrpc.error_response(request_id, exc.code, exc.message, exc.data)
+            except Exception:
+                log.exception("handler for %s failed", message["method"])
+                reply = jsonrpc.error_response(request_id, jsonrpc.INTERNAL_ERROR, "Internal error")
+            try:
+                await self.transport.send(reply)
+            except (McpError, ValueError) as exc:
+                if isinstance(exc, ValueError):  # e.g. NaN in a result: answer with an error instead
+                    await self._send_quietly(
+                        jsonrpc.error_response(request_id, jsonrpc.INTERNAL_ERROR, "Result is not valid JSON")
+                    )
+        finally:
+            self._handling.pop(request_id, None)  # answered (or cancelled): no longer in flight
 
 
 _background: set[asyncio.Task[Any]] = set()

@@ -20,7 +20,7 @@ from typing import Any, Protocol, Union, cast
 import pydantic
 
 from ..core.errors import RpcError
-from ..core.jsonrpc import INTERNAL_ERROR, INVALID_PARAMS, JSONObject
+from ..core.jsonrpc import INTERNAL_ERROR, INVALID_PARAMS, JSONObject, json_encoder
 from ..core.protocol import ERA_MODERN
 from ..core.results import ToolError, ToolResult
 from ..core.validation import (
@@ -272,13 +272,13 @@ def _plain_output(value: Any) -> JSONObject:
 
 
 # json.dumps(value, ensure_ascii=False) without building an encoder on every call.
-_TEXT_JSON = json.JSONEncoder(ensure_ascii=False)
+_text_json = json_encoder(separators=(", ", ": "), allow_nan=True)
 
 
 def _structured_output(structured: Any) -> JSONObject:
     # Structured content, plus the same JSON as text for clients that only read content.
     return {
-        "content": _text(_TEXT_JSON.encode(structured)),
+        "content": _text(_text_json(structured)),
         "structuredContent": structured,
         "isError": False,
     }

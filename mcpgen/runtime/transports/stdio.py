@@ -32,6 +32,11 @@ from .wirelog import WireLog
 # Large tool results (files, images as base64) easily pass tens of MB.
 DEFAULT_MAX_MESSAGE_BYTES = 256 * 1024 * 1024
 _CHUNK = 256 * 1024
+# How much one read of a protocol pipe asks for. asyncio asks for 256 KiB into a fresh bytes
+# object; glibc serves a request that big with mmap, so every read of a short message cost an
+# mmap, an mremap (shrinking it to what came) and a munmap, about a quarter of a one-call-at-a-time
+# round trip's CPU. 64 KiB is served from the heap; a big message just takes more reads.
+_PIPE_READ_SIZE = 64 * 1024
 
 log = logging.getLogger("mcpgen.runtime.stdio")
 
@@ -110,6 +115,13 @@ class _Inbox:
         self.pause: Callable[[], None] = _nothing
         self.resume: Callable[[], None] = _nothing
         self._paused = False
+
+    def attach(self, reader: asyncio.ReadTransport) -> None:
+        """Read the pipe through `reader` (once connected): pause it while lines pile up, and
+        ask for heap-sized reads (see _PIPE_READ_SIZE; other loops' transports have no such knob)."""
+        self.pause, self.resume = reader.pause_reading, reader.resume_reading
+        if isinstance(getattr(reader, "max_size", None), int):
+            reader.max_size = _PIPE_READ_SIZE  # type: ignore[attr-defined]
 
     def feed(self, data: bytes) -> None:
         self._splitter.feed(data)
@@ -203,8 +215,7 @@ class _PipeLines(asyncio.Protocol):
         self._inbox = inbox
 
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
-        reader = cast(asyncio.ReadTransport, transport)
-        self._inbox.pause, self._inbox.resume = reader.pause_reading, reader.resume_reading
+        self._inbox.attach(cast(asyncio.ReadTransport, transport))
 
     def data_received(self, data: bytes) -> None:
         self._inbox.feed(data)
@@ -229,9 +240,11 @@ class _ChildProtocol(asyncio.subprocess.SubprocessStreamProtocol):
         stdout = cast(asyncio.SubprocessTransport, transport).get_pipe_transport(1)
         if stdout is not None:
             reader = cast(asyncio.ReadTransport, stdout)
-            self._inbox.pause, self._inbox.resume = reader.pause_reading, reader.resume_reading
+            self._inbox.attach(reader)
+            reader.set_protocol(_DirectLines(self._inbox, cast(asyncio.Protocol, reader.get_protocol())))
 
     def pipe_data_received(self, fd: int, data: bytes | str) -> None:
+        # stdout comes here only until _DirectLines takes its pipe over (what came before).
         if fd == 1:
             self._inbox.feed(data if isinstance(data, bytes) else data.encode())
         else:
@@ -241,6 +254,26 @@ class _ChildProtocol(asyncio.subprocess.SubprocessStreamProtocol):
         if fd == 1:
             self._inbox.feed_eof()
         super().pipe_connection_lost(fd, exc)
+
+
+class _DirectLines(asyncio.Protocol):
+    """The child's stdout pipe, read straight into an _Inbox. asyncio's subprocess transport
+    hands each read to _ChildProtocol one loop turn later (call_soon), which cost every answer a
+    loop turn; the end of the pipe still goes through it (`inner`), since it waits for every
+    pipe to close before it reports the process finished."""
+
+    def __init__(self, inbox: _Inbox, inner: asyncio.Protocol) -> None:
+        self._inbox = inbox
+        self._inner = inner
+
+    def data_received(self, data: bytes) -> None:
+        self._inbox.feed(data)
+
+    def eof_received(self) -> bool | None:
+        return self._inner.eof_received()
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        self._inner.connection_lost(exc)
 
 
 class _LineEnds:
@@ -348,9 +381,13 @@ class StdioClientTransport(_LineEnds):
         if self._wire:
             self._wire.record("c2s", data)
         assert self._out is not None
+        stdin = process.stdin
         try:
             self._out.add(data + b"\n")
-            await process.stdin.drain()
+            # Nothing left in the pipe's buffer (the usual case): nothing to wait for, and no two
+            # coroutines made to find that out. A closing pipe still goes through drain to fail.
+            if stdin.transport.get_write_buffer_size() or stdin.transport.is_closing():
+                await stdin.drain()
         except (ConnectionError, BrokenPipeError, RuntimeError):
             raise ConnectionClosed(self.describe_close()) from None
 

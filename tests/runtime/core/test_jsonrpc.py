@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from mcpgen.runtime.core import jsonrpc
@@ -62,3 +64,45 @@ def test_decode_takes_a_bare_message_directly_and_keeps_the_whole_rules_otherwis
             jsonrpc.decode(junk)
     with pytest.raises(ValueError, match="nested too deeply"):
         jsonrpc.decode(b"[" * 100_000 + b"]" * 100_000)
+
+
+class _Text(str):
+    pass
+
+
+_VALUES = [
+    None,
+    True,
+    -0.0,
+    1e300,
+    2**100,
+    'é\u2028"\\\n\x00',
+    _Text("a str subclass"),
+    (1, "tuple"),
+    {"a": [1, {"b": None}], "": {}},
+    {7: "int key", 2.5: "float key", True: "bool key", None: "null key"},
+]
+
+
+@pytest.mark.parametrize("value", _VALUES)
+def test_encode_writes_what_json_dumps_writes(value: object) -> None:
+    assert jsonrpc.encode(value) == json.dumps(value, ensure_ascii=False, separators=(",", ":")).encode()
+    spaced = jsonrpc.json_encoder(separators=(", ", ": "), allow_nan=True)
+    assert spaced(value) == json.dumps(value, ensure_ascii=False)
+    assert spaced([float("nan")]) == "[NaN]"
+
+
+def test_encode_refuses_what_is_no_json_and_stays_usable() -> None:
+    looped: list[object] = []
+    looped.append(looped)
+    deep: list[object] = []
+    for _ in range(100_000):
+        deep = [deep]
+    for value in (looped, {"x": deep}):
+        # ValueError, as for NaN: the server answers "Result is not valid JSON" instead of failing
+        # the request's task with a RecursionError and leaving the client waiting.
+        with pytest.raises(ValueError):
+            jsonrpc.encode(value)
+    with pytest.raises(TypeError):
+        jsonrpc.encode({"x": object()})
+    assert jsonrpc.encode({"after": [1, 2]}) == b'{"after":[1,2]}'

@@ -87,6 +87,30 @@ def test_handler_crash_is_an_internal_error_without_details() -> None:
     run(main)
 
 
+@pytest.mark.parametrize("shape", ["nan", "self-containing", "too deep"])
+def test_a_result_that_is_no_json_is_answered_with_an_error(shape: str) -> None:
+    async def main() -> None:
+        async def bad(method: str, params: JSONObject, rid: RequestId) -> Any:
+            if shape == "nan":
+                return {"x": float("nan")}
+            if shape == "self-containing":
+                looped: list[Any] = []
+                looped.append(looped)
+                return {"x": looped}
+            deep: list[Any] = []
+            for _ in range(100_000):
+                deep = [deep]
+            return {"x": deep}
+
+        client, _ = sessions(bad)
+        with pytest.raises(RpcError) as info:
+            await client.request("x", timeout=10)
+        assert (info.value.code, info.value.message) == (-32603, "Result is not valid JSON")
+        await client.close()
+
+    run(main)
+
+
 def test_timeout_raises_locally_and_cancels_on_the_peer() -> None:
     async def main() -> None:
         cancelled = asyncio.Event()
@@ -114,6 +138,29 @@ def test_caller_cancellation_sends_notifications_cancelled() -> None:
         await asyncio.wait_for(cancelled.wait(), 5)
         # The cancelled request gets no response at all.
         assert all("result" not in m and "error" not in m for m in server.transport.sent)  # type: ignore[attr-defined]
+        await client.close()
+
+    run(main)
+
+
+def test_a_request_cancelled_before_its_handler_starts_is_forgotten_unanswered() -> None:
+    async def main() -> None:
+        ran: list[str] = []
+
+        async def handler(method: str, params: JSONObject, rid: RequestId) -> Any:
+            ran.append(method)
+            return {}
+
+        client, server = sessions(handler)
+        # The request and its cancellation arrive together: the handler's task is cancelled
+        # before it ever runs (so its own cleanup never runs either).
+        await client.transport.send({"jsonrpc": "2.0", "id": 7, "method": "work"})
+        await client.transport.send({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": 7}})
+        assert await client.request("ping") == {}  # answered after the cancelled one was dispatched
+        await asyncio.sleep(0.05)
+        assert ran == ["ping"]
+        assert [m.get("id") for m in server.transport.sent] == [1]  # type: ignore[attr-defined]
+        assert server.in_flight == 0
         await client.close()
 
     run(main)
