@@ -20,7 +20,6 @@ from .models import dcg
 from .options import ClientOptions, DocsOptions, Layout, Mode, Runtime, ServerOptions
 from .output.compare import FileChange, compare, unified_diff
 from .output.contract_file import contract_file_name, plan_contract
-from .output.files import warm_formatter
 from .output.handlers_file import HANDLERS_FILE, plan_handlers
 from .output.manifest import MANIFEST_NAME, Manifest, build_manifest, read_manifest
 from .output.ownership import (
@@ -163,8 +162,6 @@ def run_target(t: Target, mode: Mode, cwd: Path, settled: SettledSources | None 
     # datamodel-code-generator loads in a helper process while the source is read and checked.
     dcg.start()
     try:
-        if dcg.parallel():
-            warm_formatter()  # black too loads while the worker loads datamodel-code-generator
         if t.source.many and isinstance(t.generator, ClientOptions):
             return _many_clients(t, t.generator, mode, old)
         if loaded is None:

@@ -33,8 +33,13 @@ def _installed_version(distribution: str) -> str:
         return "unknown"
 
 
-def black_version() -> str:
-    return _installed_version("black")
+# Generated Python is this formatter's output (files.py); its version is pinned exactly.
+FORMATTER = "ruff"
+
+
+def formatter_version() -> str:
+    """Another formatter release may format differently: its version goes in the manifest."""
+    return _installed_version(FORMATTER)
 
 
 def dcg_version() -> str:
@@ -51,15 +56,17 @@ class Manifest:
     user_files: tuple[str, ...] = ()  # written once by mcpgen, then the user's (never checked, never removed)
     renames: tuple[tuple[str, str], ...] = ()  # (wire, Python) names not given by the plain rule
     mcpgen_version: str = __version__
-    black_version: str = field(default_factory=black_version)
+    formatter: str = FORMATTER
+    formatter_version: str = field(default_factory=formatter_version)
     dcg_version: str = field(default_factory=dcg_version)
 
     def to_text(self) -> str:
         doc = {
-            "black_version": self.black_version,
             "datamodel_code_generator_version": self.dcg_version,
             "files": dict(sorted(self.files.items())),
             "format": MANIFEST_FORMAT,
+            "formatter": self.formatter,
+            "formatter_version": self.formatter_version,
             "generator": "mcpgen",
             "kind": self.kind,
             "mcpgen_version": self.mcpgen_version,
@@ -73,10 +80,11 @@ class Manifest:
     def comparable(self, current: Manifest) -> Manifest:
         """This manifest with tool versions that do not decide the output taken from `current`.
 
-        A different black or datamodel-code-generator with identical output is not a difference
-        worth failing CI for; the files themselves are compared byte for byte anyway.
+        Another release of the formatter or of datamodel-code-generator with identical output is
+        not a difference worth failing CI for; the files themselves are compared byte for byte
+        anyway. Another formatter is: the manifest names it.
         """
-        return replace(self, black_version=current.black_version, dcg_version=current.dcg_version)
+        return replace(self, formatter_version=current.formatter_version, dcg_version=current.dcg_version)
 
 
 def build_manifest(
@@ -119,7 +127,8 @@ def parse_manifest(text: str, where: str) -> tuple[Manifest | None, list[Problem
             user_files=tuple(u for u in users if isinstance(u, str)) if isinstance(users, list) else (),
             renames=_renames(renames),
             mcpgen_version=str(doc.get("mcpgen_version", "")),
-            black_version=str(doc.get("black_version", "")),
+            formatter=str(doc.get("formatter", "")),
+            formatter_version=str(doc.get("formatter_version", "")),
             dcg_version=str(doc.get("datamodel_code_generator_version", "")),
         ),
         [],

@@ -208,3 +208,42 @@ def test_a_source_two_settled_targets_share_is_read_once(
     code, out, err = cli(["generate", "--check"], capsys)
     assert code == 0, out + err
     assert len(reads) == 1
+
+
+def test_running_another_formatter_version(
+    project: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # Another ruff release may format differently: the manifest cannot vouch for the files.
+    monkeypatch.setattr(unchanged, "formatter_version", lambda: "0.0.1")
+    started = regenerations(monkeypatch)
+    code, out, err = cli(["generate", "--check"], capsys)
+    assert code == 0, out + err  # the same bytes after all: a full check passes
+    assert len(started) == 2  # both targets regenerated in memory
+
+
+def test_output_written_by_another_formatter_version(
+    project: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = project / CLIENT_MANIFEST
+    doc = json.loads(path.read_text())
+    assert doc["formatter"] == "ruff" and doc["formatter_version"] == manifest.formatter_version() != "unknown"
+    doc["formatter_version"] = "0.0.1"
+    path.write_text(json.dumps(doc, indent=2, sort_keys=True) + "\n")
+    started = regenerations(monkeypatch)
+    code, out, err = cli(["generate", "--check"], capsys)
+    assert code == 0, out + err
+    assert len(started) == 1  # the client's manifest no longer settles it; the server's still does
+
+
+def test_output_formatted_by_black(
+    project: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # A manifest from before the switch to ruff names black: regenerating would rewrite it.
+    path = project / CLIENT_MANIFEST
+    doc = json.loads(path.read_text())
+    del doc["formatter"], doc["formatter_version"]
+    doc["black_version"] = "26.10.1"
+    path.write_text(json.dumps(doc, indent=2, sort_keys=True) + "\n")
+    started = regenerations(monkeypatch)
+    expect_difference(capsys, f"weather_client/{MANIFEST_NAME}")
+    assert len(started) == 1
