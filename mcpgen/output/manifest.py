@@ -15,6 +15,7 @@ from typing import Any
 
 from .. import __version__
 from ..catalog.model import Problem
+from .installed import installed_version
 
 MANIFEST_NAME = ".mcpgen-manifest.json"
 MANIFEST_FORMAT = 1
@@ -24,27 +25,18 @@ def sha256_text(text: str) -> str:
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
-def _installed_version(distribution: str) -> str:
-    from importlib.metadata import PackageNotFoundError, version
-
-    try:
-        return version(distribution)
-    except PackageNotFoundError:
-        return "unknown"
-
-
 # Generated Python is this formatter's output (files.py); its version is pinned exactly.
 FORMATTER = "ruff"
 
 
 def formatter_version() -> str:
     """Another formatter release may format differently: its version goes in the manifest."""
-    return _installed_version(FORMATTER)
+    return installed_version(FORMATTER)
 
 
 def dcg_version() -> str:
     """datamodel-code-generator writes models.py: another release may write other models."""
-    return _installed_version("datamodel-code-generator")
+    return installed_version("datamodel-code-generator")
 
 
 @dataclass(frozen=True)

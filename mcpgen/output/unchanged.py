@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from .. import __version__
+from .installed import dist_info, installed_version
 from .manifest import FORMATTER, MANIFEST_NAME, Manifest, dcg_version, formatter_version
 from .ownership import walk
 
@@ -31,18 +32,17 @@ TRUST_ENV = "MCPGEN_TRUST_MANIFEST"
 
 @cache
 def _installed_release() -> bool:
-    """mcpgen runs from an installed, non-editable distribution of this very version."""
-    from importlib.metadata import PackageNotFoundError, distribution
-
+    """mcpgen runs from an installed, non-editable distribution of this very version (one with a
+    `.dist-info` folder: anything less usual is not trusted)."""
+    folder = dist_info("mcpgen")
+    if folder is None or installed_version("mcpgen") != __version__:
+        return False
     try:
-        dist = distribution("mcpgen")
-    except PackageNotFoundError:
-        return False
-    if dist.version != __version__:
-        return False
-    direct = dist.read_text("direct_url.json")
-    if direct is None:
+        direct = (folder / "direct_url.json").read_text(encoding="utf-8")
+    except FileNotFoundError:
         return True  # installed from an index
+    except (OSError, UnicodeDecodeError):
+        return False
     try:
         info = json.loads(direct)
     except ValueError:
