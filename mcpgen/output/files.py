@@ -19,9 +19,9 @@ from pathlib import Path
 from ..catalog.model import Problem
 from .manifest import FORMATTER
 
-# The style every generated file has (black's, as black's Mode had it): the user's own ruff or
-# black configuration never applies (--isolated), nor does ruff's cache (--no-cache: it would
-# be written where ruff runs).
+# The style every generated file has (black's, as black's Mode had it): the user's own ruff
+# configuration never applies (--isolated), nor does ruff's cache (--no-cache: it would be
+# written where ruff runs).
 RUFF_FORMAT_ARGS = (
     "format",
     "--isolated",
