@@ -7,8 +7,8 @@ objects, an array of objects, a string map with an integer enum, an ``anyOf`` of
 other tool has an object ``outputSchema``). Each command a fresh process, alternating round by
 round:
 
-- client:  ``mcpgen client`` (models, client, catalog, black)
-- server:  ``mcpgen server`` (models, tables, base, handlers, black)
+- client:  ``mcpgen client`` (models, client, catalog, ruff format)
+- server:  ``mcpgen server`` (models, tables, base, handlers, ruff format)
 - dcg:     ``datamodel-codegen --input-file-type mcp-tools`` on the same file: the models alone
 
 then one ``mcpgen client`` and one ``mcpgen server`` run on a 2,000-tool catalog, for the peak

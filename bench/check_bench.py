@@ -1,7 +1,8 @@
 """Benchmark: `mcpgen generate --check` on an unchanged target against a full generation.
 
 One project with a client and a server target, both from a synthetic catalog (bench/codegen_bench.py's),
-generated once; then, each as a fresh process, alternating run by run:
+generated once; then, each a fresh run of the `mcpgen` command (what a CI step runs), alternating
+run by run:
 
 - generate:    `mcpgen generate` (everything regenerated and written)
 - check:       `mcpgen generate --check`, the manifest settling it (MCPGEN_TRUST_MANIFEST=1: this
@@ -54,7 +55,8 @@ def run(args: list[str], cwd: Path, trust: str | None) -> float:
     if trust is not None:
         env["MCPGEN_TRUST_MANIFEST"] = trust
     start = time.perf_counter()
-    r = subprocess.run([sys.executable, "-m", "mcpgen.cli", *args], cwd=cwd, env=env, capture_output=True, text=True)
+    mcpgen = Path(sys.executable).parent / "mcpgen"
+    r = subprocess.run([str(mcpgen), *args], cwd=cwd, env=env, capture_output=True, text=True)
     elapsed = time.perf_counter() - start
     if r.returncode != 0:
         raise SystemExit(f"mcpgen {' '.join(args)} exited {r.returncode}:\n{r.stderr}")

@@ -115,7 +115,7 @@ def main() -> int:
             dcg_cmd(tools_doc, tmp / "dcg_models.py"), mcpgen_cmd(tools_doc, tmp / "everything_client"), ns.repeat
         )
         rows.append(("datamodel-codegen --input-file-type mcp-tools (everything, models only)", t_dcg, "1.00x"))
-        rows.append(("mcpgen client (everything: models + client + black)", t_gen, f"{t_gen / t_dcg:.2f}x of DCG"))
+        rows.append(("mcpgen client (everything: models + client + formatting)", t_gen, f"{t_gen / t_dcg:.2f}x of DCG"))
 
         sizes = {}
         for n in (small, large):

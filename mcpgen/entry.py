@@ -1,4 +1,5 @@
-"""The `mcpgen` command. Before anything heavy is imported, a command that generates code starts
+"""The `mcpgen` command. Before anything heavy is imported, `generate --check` on an unchanged
+project is settled by the manifests alone (quick_check.py); a command that generates code starts
 its datamodel-code-generator worker (see models/dcg.py): it then loads alongside the CLI itself."""
 
 from __future__ import annotations
@@ -10,6 +11,12 @@ _GENERATING = frozenset({"client", "server", "generate"})
 
 def main() -> None:
     args = sys.argv[1:]
+    if args[:1] == ["generate"] and "--check" in args:
+        from .quick_check import quick_check
+
+        settled = quick_check(args)
+        if settled is not None:
+            sys.exit(settled)
     command = next((a for a in args if not a.startswith("-")), "")
     if command in _GENERATING and "--help" not in args:
         from .models import dcg

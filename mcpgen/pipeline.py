@@ -10,7 +10,6 @@ import hashlib
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any
 
 from .catalog.model import Catalog, Problem, StageError
 from .catalog.snapshot import catalog_digest
@@ -20,9 +19,9 @@ from .models import dcg
 from .options import ClientOptions, DocsOptions, Layout, Mode, Runtime, ServerOptions
 from .output.compare import FileChange, compare, unified_diff
 from .output.contract_file import contract_file_name, plan_contract
-from .output.files import warm_formatter
 from .output.handlers_file import HANDLERS_FILE, plan_handlers
 from .output.manifest import MANIFEST_NAME, Manifest, build_manifest, read_manifest
+from .output.manifest_options import manifest_options, target_kind
 from .output.ownership import (
     Tree,
     check_ownership,
@@ -78,40 +77,6 @@ def load_catalog(spec: SourceSpec) -> tuple[Catalog | None, list[Problem]]:
     return load_many(list(spec.files))
 
 
-def _templates_digest(folder: Path | None) -> str | None:
-    """Options name no absolute paths (the manifest must not depend on where the checkout lives)."""
-    if folder is None:
-        return None
-    h = hashlib.sha256()
-    for p in sorted(folder.rglob("*.jinja")):
-        h.update(p.relative_to(folder).as_posix().encode() + b"\0" + p.read_bytes() + b"\0")
-    return "sha256:" + h.hexdigest()
-
-
-def _manifest_options(t: Target) -> dict[str, Any]:
-    """The options that shape the output (a client's package name does not: its imports are relative)."""
-    opts: dict[str, Any] = {"templates": _templates_digest(t.templates)}
-    if isinstance(t.generator, DocsOptions):
-        return opts  # no Python in a docs folder: no runtime, no package name
-    opts["runtime"] = t.generator.runtime.value
-    if isinstance(t.generator, ServerOptions):
-        opts["name"] = t.package
-        return opts
-    if t.generator.layout is not Layout.FLAT:
-        # A code-mode package names itself in its SKILL.md and docstrings.
-        opts["layout"] = t.generator.layout.value
-        opts["name"] = t.package
-    if not t.generator.sync:
-        opts["sync"] = False  # recorded only when not the default, so existing manifests stand
-    return opts
-
-
-def _kind(t: Target) -> str:
-    if isinstance(t.generator, ClientOptions):
-        return "client"
-    return "server" if isinstance(t.generator, ServerOptions) else "docs"
-
-
 def _unchanged(t: Target, catalog: Catalog | None, problems: list[Problem], old: Manifest) -> Outcome | None:
     """The outcome of a check that the manifest settles (nothing differs), or None to regenerate.
 
@@ -121,7 +86,7 @@ def _unchanged(t: Target, catalog: Catalog | None, problems: list[Problem], old:
     """
     if catalog is None or problems or catalog.refused:
         return None
-    if not proven_current(t.output, old, _kind(t), _manifest_options(t), catalog_digest(catalog)):
+    if not proven_current(t.output, old, target_kind(t), manifest_options(t), catalog_digest(catalog)):
         return None
     return Outcome(tools=len(catalog.tools))
 
@@ -163,8 +128,6 @@ def run_target(t: Target, mode: Mode, cwd: Path, settled: SettledSources | None 
     # datamodel-code-generator loads in a helper process while the source is read and checked.
     dcg.start()
     try:
-        if dcg.parallel():
-            warm_formatter()  # black too loads while the worker loads datamodel-code-generator
         if t.source.many and isinstance(t.generator, ClientOptions):
             return _many_clients(t, t.generator, mode, old)
         if loaded is None:
@@ -206,7 +169,7 @@ def _client(t: Target, options: ClientOptions, catalog: Catalog, mode: Mode, old
         config, server = catalog.source_config
         catalog = replace(catalog, source_config=(_relative_to(Path(config), t.output), server))
     fs = generate_client(catalog, options, templates=_templates(t), skip_invalid=t.skip_invalid, package=t.package)
-    manifest = build_manifest("client", _manifest_options(t), catalog_digest(catalog), fs.files, renames=fs.renames)
+    manifest = build_manifest("client", manifest_options(t), catalog_digest(catalog), fs.files, renames=fs.renames)
     outcome = Outcome(warnings=list(fs.warnings), tools=_generated_count(catalog, fs.warnings))
     if mode is not Mode.WRITE:
         return _compared(t, mode, fs.files, manifest, old, outcome)
@@ -258,7 +221,7 @@ def _many_clients(t: Target, options: ClientOptions, mode: Mode, old: Manifest |
     except StageError as exc:
         return Outcome(problems=exc.problems)
     digest = hashlib.sha256("".join(f"{n}\0{catalog_digest(c)}\0" for n, c in catalogs.items()).encode()).hexdigest()
-    opts = {**_manifest_options(t), "servers": names, "collisions": list(many.collisions)}
+    opts = {**manifest_options(t), "servers": names, "collisions": list(many.collisions)}
     manifest = build_manifest("client", opts, digest, fs.files)
     outcome = Outcome(
         warnings=list(fs.warnings),
@@ -315,7 +278,7 @@ def _server(t: Target, options: ServerOptions, catalog: Catalog, mode: Mode, old
     contract_name = contract_file_name(t.package)
     manifest = build_manifest(
         "server",
-        _manifest_options(t),
+        manifest_options(t),
         catalog_digest(catalog),
         files,
         (HANDLERS_FILE, contract_name),
@@ -364,7 +327,7 @@ def _docs(t: Target, mode: Mode, old: Manifest | None) -> Outcome:
     except StageError as exc:
         return Outcome(problems=exc.problems)
     fs = render_docs(plan, catalog, _templates(t))
-    manifest = build_manifest("docs", _manifest_options(t), catalog_digest(catalog), fs.files)
+    manifest = build_manifest("docs", manifest_options(t), catalog_digest(catalog), fs.files)
     outcome = Outcome(warnings=list(plan.warnings), tools=len(plan.tools))
     if mode is not Mode.WRITE:
         return _compared(t, mode, fs.files, manifest, old, outcome)

@@ -14,13 +14,16 @@ from .checks import MAX_DEPTH, schema_depth
 from .model import Catalog, Problem, ToolSpec
 
 
-def parse_tool(raw: Any, index: int) -> tuple[ToolSpec | None, list[Problem]]:
-    """Validate one tool object's envelope; every problem found refuses this tool only."""
-    spec, problems = _parse_tool(raw, index)
+def parse_tool(raw: Any, index: int, *, check_schemas: bool = True) -> tuple[ToolSpec | None, list[Problem]]:
+    """Validate one tool object's envelope; every problem found refuses this tool only.
+
+    `check_schemas=False` leaves out the meta-validation of its schemas (most of the time a
+    catalog takes to build): for tools already checked once, or a catalog only digested."""
+    spec, problems = _parse_tool(raw, index, check_schemas)
     return spec, [replace(p, skippable=True) for p in problems]
 
 
-def _parse_tool(raw: Any, index: int) -> tuple[ToolSpec | None, list[Problem]]:
+def _parse_tool(raw: Any, index: int, check_schemas: bool) -> tuple[ToolSpec | None, list[Problem]]:
     where = f"tool[{index}]"
     if not isinstance(raw, dict):
         return None, [Problem(where, f"a tool must be a JSON object, got {type(raw).__name__}")]
@@ -37,8 +40,9 @@ def _parse_tool(raw: Any, index: int) -> tuple[ToolSpec | None, list[Problem]]:
     out = raw.get("outputSchema")
     if out is not None and not isinstance(out, dict):
         problems.append(Problem(where, "outputSchema must be a JSON object", "/outputSchema"))
-    problems += _check_schema(where, "/inputSchema", schema)
-    problems += _check_schema(where, "/outputSchema", out)
+    if check_schemas:
+        problems += _check_schema(where, "/inputSchema", schema)
+        problems += _check_schema(where, "/outputSchema", out)
     if problems:
         return None, problems
     title = raw.get("title")
@@ -133,13 +137,14 @@ def build_catalog(
     source_command: tuple[str, ...] | None = None,
     source_url: str | None = None,
     instructions: str | None = None,
+    check_schemas: bool = True,
 ) -> tuple[Catalog, list[Problem]]:
     """Parse every tool, collecting all problems; duplicate wire names are an error."""
     specs: list[ToolSpec] = []
     problems: list[Problem] = []
     seen: set[str] = set()
     for i, raw in enumerate(tools):
-        spec, probs = parse_tool(raw, i)
+        spec, probs = parse_tool(raw, i, check_schemas=check_schemas)
         problems += probs
         if spec is None:
             continue

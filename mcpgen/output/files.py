@@ -1,24 +1,44 @@
-"""The generated package in memory (a FileSet), and black over it.
+"""The generated package in memory (a FileSet), and ruff's formatter over it.
 
 Nothing touches disk on failure: every file is generated and formatted in memory first;
 `write.py` writes, `compare.py` checks and diffs, `ownership.py` says what mcpgen may touch.
-Black runs in this process, or in a pool of forked processes for a big package.
+The formatter is the `ruff` binary (black's style, in a fraction of black's time), run once
+over a private temporary copy of the files: the output folder is not touched before
+everything is formatted.
 """
 
 from __future__ import annotations
 
-import multiprocessing
 import os
-from concurrent.futures import ProcessPoolExecutor
+import re
+import subprocess
+import tempfile
 from dataclasses import dataclass, field
+from pathlib import Path
 
 from ..catalog.model import Problem
+from .manifest import FORMATTER
+
+# The style every generated file has (black's, as black's Mode had it): the user's own ruff
+# configuration never applies (--isolated), nor does ruff's cache (--no-cache: it would be
+# written where ruff runs).
+RUFF_FORMAT_ARGS = (
+    "format",
+    "--isolated",
+    "--no-cache",
+    "--line-length=100",
+    "--target-version=py310",
+    "--config=format.line-ending='lf'",
+)
+
+# ruff formats hundreds of files in well under a second; a run this long is a hung binary.
+FORMAT_TIMEOUT_S = 120.0
 
 
 @dataclass
 class FileSet:
     files: dict[str, str] = field(default_factory=dict)  # posix relative path -> text
-    verbatim: set[str] = field(default_factory=set)  # paths black must not touch (copied runtime)
+    verbatim: set[str] = field(default_factory=set)  # paths the formatter must not touch (copied runtime)
     warnings: list[Problem] = field(default_factory=list)
     # (wire name, Python name) of every name not given by the plain rule (plan/renames.py).
     renames: list[tuple[str, str]] = field(default_factory=list)
@@ -29,69 +49,74 @@ class FileSet:
             self.verbatim.add(path)
 
 
-# Below this many characters in all, one process formats everything faster than two.
-_PARALLEL_FROM = 100_000
-
-
-def _black(text: str) -> str:
-    import black  # heavy import; only the formatting stage needs it
-    from black.mode import Mode, TargetVersion
-
-    mode = Mode(target_versions={TargetVersion.PY310}, line_length=100)
-    # black.format_str formats twice whenever the input was not already black's output (a
-    # workaround for rare trailing-comma cases), so it costs two passes on every generated file.
-    # One pass is half of generation time; the golden tests check its output is black-stable.
-    once = getattr(black, "_format_str_once", None)
-    if once is not None:
-        return str(once(text, mode=mode))
-    return black.format_str(text, mode=mode)
-
-
-def warm_formatter() -> None:
-    """Import black now (a tenth of a second), while something else keeps the other core busy."""
-    import black  # noqa: F401
-    import black.mode  # noqa: F401
-
-
-def _format_one(text: str) -> tuple[str | None, str]:
-    """(formatted text, "") or (None, the first line of black's complaint)."""
+def ruff_binary() -> str | Problem:
+    """The path of the ruff executable that the installed `ruff` package ships, or why not."""
     try:
-        return _black(text), ""
-    except Exception as exc:  # black raises InvalidInput and friends
-        return None, str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+        from ruff.__main__ import find_ruff_bin  # type: ignore[import-untyped]  # (no type hints shipped)
+    except ImportError:
+        return Problem(FORMATTER, "the ruff formatter is not installed (pip install mcpgen installs it)")
+    try:
+        return str(find_ruff_bin())
+    except FileNotFoundError:
+        return Problem(FORMATTER, "the ruff package is installed without its ruff executable")
+
+
+def _ruff_env() -> dict[str, str]:
+    """This process's environment without RUFF_* settings (a cache dir, an output format...)."""
+    return {k: v for k, v in os.environ.items() if not k.startswith("RUFF_")}
+
+
+# ruff names a file it cannot parse on stderr: "error: Failed to parse 00003.py:1:5: Expected ...".
+_UNPARSED = re.compile(r"(\d{5,})\.py:(.*)")
 
 
 def format_files(fs: FileSet) -> list[Problem]:
-    """Run black over every .py file; a file black cannot parse is a generator bug, reported.
+    """Format every generated .py file; a file ruff cannot parse is a generator bug, reported.
 
-    A big package's files are formatted by a pool of forked processes, one file each:
-    black is most of a large generation's time, and the output is the same either way.
+    The files go to a private temporary folder under numbered names (no generated path reaches
+    the file system, and ruff's default exclusions such as `build/` or `dist/` cannot apply);
+    one ruff process formats them all, on every core.
     """
     paths = [p for p in sorted(fs.files) if p.endswith(".py") and p not in fs.verbatim]
-    texts = [fs.files[p] for p in paths]
-    workers = min(os.cpu_count() or 1, len(paths))
-    if workers > 1 and sum(map(len, texts)) >= _PARALLEL_FROM and "fork" in multiprocessing.get_all_start_methods():
-        import black  # noqa: F401  (imported once here, inherited by every forked worker)
+    if not paths:
+        return []
+    ruff = ruff_binary()
+    if isinstance(ruff, Problem):
+        return [ruff]
+    with tempfile.TemporaryDirectory(prefix="mcpgen-format-") as tmp:
+        folder = Path(tmp)
+        names = [f"{i:05d}.py" for i in range(len(paths))]
+        for name, path in zip(names, paths, strict=True):
+            (folder / name).write_bytes(fs.files[path].encode("utf-8"))
+        try:
+            done = subprocess.run(
+                [ruff, *RUFF_FORMAT_ARGS, "--", *names],
+                cwd=folder,
+                env=_ruff_env(),
+                stdin=subprocess.DEVNULL,
+                capture_output=True,
+                timeout=FORMAT_TIMEOUT_S,
+            )
+        except subprocess.TimeoutExpired:
+            return [Problem(FORMATTER, f"ruff format did not finish in {FORMAT_TIMEOUT_S:g} s")]
+        except OSError as exc:
+            return [Problem(FORMATTER, f"cannot run {ruff}: {exc.strerror or exc}")]
+        if done.returncode != 0:
+            return _complaints(done.stderr.decode("utf-8", "replace"), paths, done.returncode)
+        for name, path in zip(names, paths, strict=True):
+            fs.files[path] = (folder / name).read_bytes().decode("utf-8")
+    return []
 
-        # Largest first, so the long files start at once.
-        order = sorted(range(len(texts)), key=lambda i: -len(texts[i]))
-        from ..models.dcg import die_with_parent
 
-        # Each worker dies with this process, however it ends (a SIGKILL included).
-        with ProcessPoolExecutor(
-            workers,
-            mp_context=multiprocessing.get_context("fork"),
-            initializer=die_with_parent,
-            initargs=(os.getpid(),),
-        ) as pool:
-            done = dict(zip(order, pool.map(_format_one, [texts[i] for i in order]), strict=True))
-        results = [done[i] for i in range(len(texts))]
-    else:
-        results = [_format_one(text) for text in texts]
+def _complaints(stderr: str, paths: list[str], returncode: int) -> list[Problem]:
+    """One problem per file ruff could not format, else one for the run (its first line)."""
     problems: list[Problem] = []
-    for path, (formatted, complaint) in zip(paths, results, strict=True):
-        if formatted is None:
-            problems.append(Problem(path, f"generated code does not format: {complaint}"))
-        else:
-            fs.files[path] = formatted
-    return problems
+    for line in stderr.splitlines():
+        found = _UNPARSED.search(line)
+        if found is not None and int(found.group(1)) < len(paths):
+            reason = found.group(2).strip()
+            problems.append(Problem(paths[int(found.group(1))], f"generated code does not format: {reason}"))
+    if problems:
+        return problems
+    first = next((line.strip() for line in stderr.splitlines() if line.strip()), f"exit status {returncode}")
+    return [Problem(FORMATTER, f"ruff format failed: {first}")]

@@ -15,6 +15,7 @@ from typing import Any
 
 from .. import __version__
 from ..catalog.model import Problem
+from .installed import installed_version
 
 MANIFEST_NAME = ".mcpgen-manifest.json"
 MANIFEST_FORMAT = 1
@@ -24,22 +25,18 @@ def sha256_text(text: str) -> str:
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
-def _installed_version(distribution: str) -> str:
-    from importlib.metadata import PackageNotFoundError, version
-
-    try:
-        return version(distribution)
-    except PackageNotFoundError:
-        return "unknown"
+# Generated Python is this formatter's output (files.py); its version is pinned exactly.
+FORMATTER = "ruff"
 
 
-def black_version() -> str:
-    return _installed_version("black")
+def formatter_version() -> str:
+    """Another formatter release may format differently: its version goes in the manifest."""
+    return installed_version(FORMATTER)
 
 
 def dcg_version() -> str:
     """datamodel-code-generator writes models.py: another release may write other models."""
-    return _installed_version("datamodel-code-generator")
+    return installed_version("datamodel-code-generator")
 
 
 @dataclass(frozen=True)
@@ -51,15 +48,17 @@ class Manifest:
     user_files: tuple[str, ...] = ()  # written once by mcpgen, then the user's (never checked, never removed)
     renames: tuple[tuple[str, str], ...] = ()  # (wire, Python) names not given by the plain rule
     mcpgen_version: str = __version__
-    black_version: str = field(default_factory=black_version)
+    formatter: str = FORMATTER
+    formatter_version: str = field(default_factory=formatter_version)
     dcg_version: str = field(default_factory=dcg_version)
 
     def to_text(self) -> str:
         doc = {
-            "black_version": self.black_version,
             "datamodel_code_generator_version": self.dcg_version,
             "files": dict(sorted(self.files.items())),
             "format": MANIFEST_FORMAT,
+            "formatter": self.formatter,
+            "formatter_version": self.formatter_version,
             "generator": "mcpgen",
             "kind": self.kind,
             "mcpgen_version": self.mcpgen_version,
@@ -73,10 +72,11 @@ class Manifest:
     def comparable(self, current: Manifest) -> Manifest:
         """This manifest with tool versions that do not decide the output taken from `current`.
 
-        A different black or datamodel-code-generator with identical output is not a difference
-        worth failing CI for; the files themselves are compared byte for byte anyway.
+        Another release of the formatter or of datamodel-code-generator with identical output is
+        not a difference worth failing CI for; the files themselves are compared byte for byte
+        anyway. Another formatter is: the manifest names it.
         """
-        return replace(self, black_version=current.black_version, dcg_version=current.dcg_version)
+        return replace(self, formatter_version=current.formatter_version, dcg_version=current.dcg_version)
 
 
 def build_manifest(
@@ -119,7 +119,8 @@ def parse_manifest(text: str, where: str) -> tuple[Manifest | None, list[Problem
             user_files=tuple(u for u in users if isinstance(u, str)) if isinstance(users, list) else (),
             renames=_renames(renames),
             mcpgen_version=str(doc.get("mcpgen_version", "")),
-            black_version=str(doc.get("black_version", "")),
+            formatter=str(doc.get("formatter", "")),
+            formatter_version=str(doc.get("formatter_version", "")),
             dcg_version=str(doc.get("datamodel_code_generator_version", "")),
         ),
         [],

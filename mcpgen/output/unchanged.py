@@ -1,9 +1,9 @@
 """`--check` without regenerating: when the manifest proves nothing that shapes the output changed.
 
-Regenerating a package in memory costs as much as writing it (models, rendering, black). The
+Regenerating a package in memory costs as much as writing it (models, rendering, formatting). The
 manifest already records what the output was made from: the source digest, the options (with
-the user's templates' digest), the mcpgen, black and datamodel-code-generator versions, and
-each file's hash. When all of those still hold, and every listed file on disk still has its
+the user's templates' digest), the formatter, the mcpgen, formatter and datamodel-code-generator
+versions, and each file's hash. When all of those still hold, and every listed file on disk still has its
 hash, regeneration could only produce the same bytes. Anything else (a doubt included) falls
 back to the full comparison, which names what differs; this module never reports a difference
 itself.
@@ -23,7 +23,8 @@ from pathlib import Path
 from typing import Any
 
 from .. import __version__
-from .manifest import MANIFEST_NAME, Manifest, black_version, dcg_version
+from .installed import dist_info, installed_version
+from .manifest import FORMATTER, MANIFEST_NAME, Manifest, dcg_version, formatter_version
 from .ownership import walk
 
 TRUST_ENV = "MCPGEN_TRUST_MANIFEST"
@@ -31,18 +32,17 @@ TRUST_ENV = "MCPGEN_TRUST_MANIFEST"
 
 @cache
 def _installed_release() -> bool:
-    """mcpgen runs from an installed, non-editable distribution of this very version."""
-    from importlib.metadata import PackageNotFoundError, distribution
-
+    """mcpgen runs from an installed, non-editable distribution of this very version (one with a
+    `.dist-info` folder: anything less usual is not trusted)."""
+    folder = dist_info("mcpgen")
+    if folder is None or installed_version("mcpgen") != __version__:
+        return False
     try:
-        dist = distribution("mcpgen")
-    except PackageNotFoundError:
-        return False
-    if dist.version != __version__:
-        return False
-    direct = dist.read_text("direct_url.json")
-    if direct is None:
+        direct = (folder / "direct_url.json").read_text(encoding="utf-8")
+    except FileNotFoundError:
         return True  # installed from an index
+    except (OSError, UnicodeDecodeError):
+        return False
     try:
         info = json.loads(direct)
     except ValueError:
@@ -64,7 +64,8 @@ def proven_current(target: Path, old: Manifest, kind: str, options: Mapping[str,
     if (
         old.kind != kind
         or old.mcpgen_version != __version__
-        or old.black_version != black_version()
+        or old.formatter != FORMATTER
+        or old.formatter_version != formatter_version()
         or old.dcg_version != dcg_version()
         or dict(old.options) != dict(options)
         or old.source_sha256 != source_sha256

@@ -88,7 +88,7 @@ def content_security_policy(script: str, style: str) -> str:
 
 
 def render_docs(plan: Plan, catalog: Catalog, templates: str | None = None) -> FileSet:
-    """The three files of the docs folder (nothing in them is Python: black never sees them)."""
+    """The three files of the docs folder (nothing in them is Python: the formatter never sees them)."""
     page: DocsPage = build_docs(plan, catalog)
     env = make_environment(templates, autoescape_html=True)
     env.filters["md_inline"] = md_inline

@@ -143,7 +143,7 @@ class _Anchors:
 
 
 def python_literal(value: Any) -> str:
-    """A Python literal for JSON data, strings in double quotes where that needs no escape (as black writes them)."""
+    """A Python literal for JSON data, strings in double quotes where that needs no escape (as ruff writes them)."""
     if isinstance(value, str):
         text = pyrepr(value)
         return f'"{text[1:-1]}"' if text.startswith("'") and '"' not in value else text

@@ -32,7 +32,7 @@ GENERATED_FILES = (
     "_generated/_models.py",
     "_generated/tables.py",
 )
-# Stubs are rendered as `stub/<method>.py` so that black formats each on its own.
+# Stubs are rendered as `stub/<method>.py` so that the formatter formats each on its own.
 STUB_PREFIX = "stub/"
 # The contract test file, formatted with the rest, then taken out like handlers.py (its real
 # name, output/contract_file.py's, depends on the package).

@@ -109,23 +109,23 @@ def _alias_problem(root: Any) -> str | None:
     return None
 
 
-def catalog_from_document(doc: Any, where: str) -> tuple[Catalog | None, list[Problem]]:
-    """Recognise the shape and build a Catalog.
+def catalog_from_document(doc: Any, where: str, *, check_schemas: bool = True) -> tuple[Catalog | None, list[Problem]]:
+    """Recognise the shape and build a Catalog (`check_schemas`: see catalog/build.py's parse_tool).
 
     Shapes: `{"tools": [...]}` (tools/list result), a JSON-RPC response wrapping one,
     a list of tools, a single tool, and snapshot/capture files
     (`{"initialize": {...}, "tools": {"tools": [...]}, "prompts": ..., ...}` or flat keys).
     """
     if isinstance(doc, list):
-        return _finish(build_catalog(doc))
+        return _finish(build_catalog(doc, check_schemas=check_schemas))
     if not isinstance(doc, dict):
         return None, [Problem(where, "expected a JSON object or a list of tools")]
     if doc.get("jsonrpc") == "2.0" and "error" in doc:
         return None, [Problem(where, f"file holds a JSON-RPC error response: {doc['error']!r}"[:300])]
     if doc.get("jsonrpc") == "2.0" and "result" in doc:
-        return catalog_from_document(doc["result"], where)
+        return catalog_from_document(doc["result"], where, check_schemas=check_schemas)
     if "name" in doc and "tools" not in doc:
-        return _finish(build_catalog([doc]))
+        return _finish(build_catalog([doc], check_schemas=check_schemas))
     if "tools" not in doc:
         return None, [Problem(where, "no tools found: expected a tools/list result, a tool, or a list of tools")]
     init_raw = doc.get("initialize")
@@ -144,6 +144,7 @@ def catalog_from_document(doc: Any, where: str) -> tuple[Catalog | None, list[Pr
             resource_templates=_items(doc.get("resourceTemplates", doc.get("resource_templates")), "resourceTemplates"),
             source_command=tuple(command) if isinstance(command, list) and command else None,
             instructions=instructions if isinstance(instructions, str) else None,
+            check_schemas=check_schemas,
         )
     )
 
@@ -170,12 +171,12 @@ def _finish(res: tuple[Catalog, list[Problem]]) -> tuple[Catalog | None, list[Pr
     return None, problems
 
 
-def load_file(path: str | Path) -> tuple[Catalog | None, list[Problem]]:
+def load_file(path: str | Path, *, check_schemas: bool = True) -> tuple[Catalog | None, list[Problem]]:
     p = Path(path)
     doc, problems = read_document(p)
     if problems:
         return None, problems
-    cat, problems = catalog_from_document(doc, str(p))
+    cat, problems = catalog_from_document(doc, str(p), check_schemas=check_schemas)
 
     # Name the file in every problem (those the catalog carries too) so a user knows which one.
     def named(pr: Problem) -> Problem:
@@ -189,7 +190,7 @@ def load_file(path: str | Path) -> tuple[Catalog | None, list[Problem]]:
 SCHEMA_SUFFIXES = (".json", ".yaml", ".yml")
 
 
-def load_many(paths: list[Path]) -> tuple[Catalog | None, list[Problem]]:
+def load_many(paths: list[Path], *, check_schemas: bool = True) -> tuple[Catalog | None, list[Problem]]:
     """Several files and/or folders of them (each one tool or a list), merged in a stable order.
 
     Folders contribute their *.json / *.yaml / *.yml files sorted by name; a tool name
@@ -210,7 +211,7 @@ def load_many(paths: list[Path]) -> tuple[Catalog | None, list[Problem]]:
     if not files:
         return None, [Problem(", ".join(map(str, paths)), "no schema files found")]
     for file in files:
-        cat, found = load_file(file)
+        cat, found = load_file(file, check_schemas=check_schemas)
         problems += found
         if cat is None:
             continue
@@ -232,5 +233,6 @@ def load_many(paths: list[Path]) -> tuple[Catalog | None, list[Problem]]:
             prompts=extras["prompts"],
             resources=extras["resources"],
             resource_templates=extras["resource_templates"],
+            check_schemas=False,  # each tool's schemas were checked with its file
         )
     )

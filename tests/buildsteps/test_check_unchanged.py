@@ -1,5 +1,8 @@
 """`generate --check` on an unchanged target: settled by the manifest, no regeneration; every
-listed change still makes it exit 1 (the full comparison runs and names what differs)."""
+listed change still makes it exit 1 (the full comparison runs and names what differs).
+
+The `mcpgen` command first tries quick_check (before the CLI loads): it must settle the
+unchanged project and step aside (None) on every change below."""
 
 from __future__ import annotations
 
@@ -12,6 +15,7 @@ from buildsteps_support import ALERTS, FORECAST, cli, write_json
 from mcpgen import pipeline
 from mcpgen.output import manifest, unchanged
 from mcpgen.output.manifest import MANIFEST_NAME
+from mcpgen.quick_check import quick_check
 
 PYPROJECT = """\
 [project]
@@ -67,12 +71,34 @@ def test_an_unchanged_target_is_checked_without_regenerating(
     assert code == 0, out + err
     assert "up to date" in err
     assert started == []
+    assert quick_check(["generate", "--check"]) == 0
+    assert capsys.readouterr().err == err  # the same lines as the full command's
+    assert quick_check(["generate", "--check", "--target", "weather", "-q"]) == 0
+    assert capsys.readouterr().err == ""
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["generate", "--check", "--diff"],
+        ["generate", "--check", "-v"],
+        ["generate", "--check", "--force"],
+        ["generate", "--check", "--help"],
+        ["generate", "--check", "--target"],
+        ["generate", "--check", "--target", "nope"],
+        ["generate"],
+        ["client", "--check"],
+    ],
+)
+def test_the_quick_check_leaves_anything_else_to_the_full_command(project: Path, args: list[str]) -> None:
+    assert quick_check(args) is None
 
 
 def test_a_source_checkout_regenerates_unless_trusted(
     project: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
     monkeypatch.setenv(unchanged.TRUST_ENV, "0")
+    assert quick_check(["generate", "--check"]) is None
     started = regenerations(monkeypatch)
     code, out, err = cli(["generate", "--check"], capsys)
     assert code == 0, out + err
@@ -80,6 +106,7 @@ def test_a_source_checkout_regenerates_unless_trusted(
 
 
 def expect_difference(capsys: pytest.CaptureFixture[str], *names: str) -> None:
+    assert quick_check(["generate", "--check"]) is None
     code, out, err = cli(["generate", "--check"], capsys)
     assert code == 1, out + err
     for name in names:
@@ -130,6 +157,7 @@ def test_running_a_new_mcpgen_version(
     project: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
     monkeypatch.setattr(unchanged, "__version__", "9.9.9")
+    assert quick_check(["generate", "--check"]) is None
     started = regenerations(monkeypatch)
     code, out, err = cli(["generate", "--check"], capsys)
     assert code == 0, out + err
@@ -141,6 +169,7 @@ def test_running_another_datamodel_code_generator(
 ) -> None:
     # Another release may write other models: the manifest cannot vouch for them.
     monkeypatch.setattr(unchanged, "dcg_version", lambda: "0.0.1")
+    assert quick_check(["generate", "--check"]) is None
     started = regenerations(monkeypatch)
     code, out, err = cli(["generate", "--check"], capsys)
     assert code == 0, out + err  # the same bytes after all: a full check passes
@@ -155,6 +184,7 @@ def test_output_written_by_another_datamodel_code_generator(
     assert doc["datamodel_code_generator_version"] == manifest.dcg_version() != "unknown"
     doc["datamodel_code_generator_version"] = "0.0.1"
     path.write_text(json.dumps(doc, indent=2, sort_keys=True) + "\n")
+    assert quick_check(["generate", "--check"]) is None
     started = regenerations(monkeypatch)
     code, out, err = cli(["generate", "--check"], capsys)
     assert code == 0, out + err
@@ -208,3 +238,89 @@ def test_a_source_two_settled_targets_share_is_read_once(
     code, out, err = cli(["generate", "--check"], capsys)
     assert code == 0, out + err
     assert len(reads) == 1
+
+
+def test_running_another_formatter_version(
+    project: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # Another ruff release may format differently: the manifest cannot vouch for the files.
+    monkeypatch.setattr(unchanged, "formatter_version", lambda: "0.0.1")
+    assert quick_check(["generate", "--check"]) is None
+    started = regenerations(monkeypatch)
+    code, out, err = cli(["generate", "--check"], capsys)
+    assert code == 0, out + err  # the same bytes after all: a full check passes
+    assert len(started) == 2  # both targets regenerated in memory
+
+
+def test_output_written_by_another_formatter_version(
+    project: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = project / CLIENT_MANIFEST
+    doc = json.loads(path.read_text())
+    assert doc["formatter"] == "ruff" and doc["formatter_version"] == manifest.formatter_version() != "unknown"
+    doc["formatter_version"] = "0.0.1"
+    path.write_text(json.dumps(doc, indent=2, sort_keys=True) + "\n")
+    assert quick_check(["generate", "--check"]) is None
+    started = regenerations(monkeypatch)
+    code, out, err = cli(["generate", "--check"], capsys)
+    assert code == 0, out + err
+    assert len(started) == 1  # the client's manifest no longer settles it; the server's still does
+
+
+def test_output_formatted_by_black(
+    project: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # A manifest from before the switch to ruff names black: regenerating would rewrite it.
+    path = project / CLIENT_MANIFEST
+    doc = json.loads(path.read_text())
+    del doc["formatter"], doc["formatter_version"]
+    doc["black_version"] = "26.10.1"
+    path.write_text(json.dumps(doc, indent=2, sort_keys=True) + "\n")
+    started = regenerations(monkeypatch)
+    expect_difference(capsys, f"weather_client/{MANIFEST_NAME}")
+    assert len(started) == 1
+
+
+def test_a_tool_left_out_at_generation_still_warns(
+    project: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # The quick check does not meta-validate schemas: a tool that --skip-invalid left out must
+    # still keep it from settling (the digest the manifest holds is of the tools kept).
+    bad = {"name": "bad-tool", "inputSchema": {"type": "object", "properties": {"x": {"minimum": "0"}}}}
+    write_json(project / "schemas" / "weather.json", {"tools": [FORECAST, ALERTS, bad]})
+    text = (
+        (project / "pyproject.toml").read_text().replace('templates = "tpl"', 'templates = "tpl"\nskip-invalid = true')
+    )
+    (project / "pyproject.toml").write_text(text)
+    code, out, err = cli(["generate", "--target", "weather"], capsys)
+    assert code == 0 and "bad-tool" in err, out + err
+    assert quick_check(["generate", "--check", "--target", "weather"]) is None
+    code, out, err = cli(["generate", "--check", "--target", "weather"], capsys)
+    assert code == 0 and "warning" in err and "bad-tool" in err, out + err
+
+
+HEAVY = ("click", "jinja2", "pydantic", "jsonschema", "datamodel_code_generator", "ruff", "black", "asyncio")
+
+AUDIT = f"""
+import sys
+sys.argv = ["mcpgen", "generate", "--check"]
+from mcpgen.entry import main
+try:
+    main()
+finally:
+    print(sorted({{m.split(".")[0] for m in sys.modules}} & set({HEAVY!r})))
+"""
+
+
+@pytest.mark.slow
+def test_the_mcpgen_command_settles_an_unchanged_project_importing_almost_nothing(project: Path) -> None:
+    import subprocess
+    import sys
+
+    r = subprocess.run([sys.executable, "-c", AUDIT], cwd=project, capture_output=True, text=True, timeout=60)
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.strip() == "[]", r.stdout
+    assert r.stderr.splitlines() == [
+        "weather: src/weather_client is up to date",
+        "weather-server: src/weather_server is up to date",
+    ]

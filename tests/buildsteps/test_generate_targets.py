@@ -49,7 +49,7 @@ def test_generate_writes_both_targets_with_manifests(project: Path) -> None:
     manifest = json.loads((client / ".mcpgen-manifest.json").read_text())
     assert manifest["kind"] == "client" and manifest["options"] == {"runtime": "import", "templates": None}
     assert set(manifest["files"]) == {"__init__.py", "_catalog.py", "client.py", "models.py", "py.typed"}
-    assert len(manifest["source_sha256"]) == 64 and manifest["black_version"] and manifest["mcpgen_version"]
+    assert len(manifest["source_sha256"]) == 64 and manifest["formatter_version"] and manifest["mcpgen_version"]
     smanifest = json.loads((server / ".mcpgen-manifest.json").read_text())
     assert "handlers.py" not in smanifest["files"]
     assert smanifest["user_files"] == ["handlers.py", "test_weather_server_contract.py"]

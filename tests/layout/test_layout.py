@@ -201,8 +201,9 @@ def test_every_package_ships() -> None:
 
 
 def test_what_the_output_depends_on_byte_for_byte_is_pinned() -> None:
-    """Goldens and --check compare black's output byte for byte: black is pinned exactly, the
-    installed black is that pin, and datamodel-code-generator stays inside one minor series."""
+    """Goldens and --check compare ruff's formatter output byte for byte: ruff is pinned exactly
+    (one pin: the test extra's ruff is the same), the installed ruff is that pin, mcpgen itself
+    no longer depends on black, and datamodel-code-generator stays inside one minor series."""
     import sys
     from importlib.metadata import version
 
@@ -210,9 +211,12 @@ def test_what_the_output_depends_on_byte_for_byte_is_pinned() -> None:
         import tomllib
     else:  # pragma: no cover
         import tomli as tomllib
-    deps = tomllib.loads((REPO / "pyproject.toml").read_text())["project"]["dependencies"]
-    black = [d for d in deps if d.startswith("black")]
-    assert len(black) == 1 and black[0].startswith("black=="), black
-    assert version("black") == black[0].removeprefix("black==")
+    project = tomllib.loads((REPO / "pyproject.toml").read_text())["project"]
+    deps = project["dependencies"]
+    ruff = [d for d in deps if d.startswith("ruff")]
+    assert len(ruff) == 1 and ruff[0].startswith("ruff=="), ruff
+    assert version("ruff") == ruff[0].removeprefix("ruff==")
+    assert [d for d in project["optional-dependencies"]["test"] if d.startswith("ruff")] in ([], ruff)
+    assert not [d for d in deps if d.startswith("black")]
     dcg = [d for d in deps if d.startswith("datamodel-code-generator")]
     assert len(dcg) == 1 and ",<" in dcg[0], dcg

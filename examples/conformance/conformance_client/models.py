@@ -10,7 +10,6 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, model_validat
 
 
 class _McpgenExact:
-
     @model_validator(mode="before")
     @classmethod
     def _mcpgen_exact(cls, data: Any, info: ValidationInfo) -> Any:

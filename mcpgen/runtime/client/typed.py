@@ -3,7 +3,7 @@
 A generated `AsyncClient` subclasses `AsyncClientBase` and adds one typed method per tool that
 calls `_invoke`; its `Client` subclasses `SyncClientBase` and runs those methods on a loop
 thread. Keeping this here, not in each generated package, keeps generated code to what differs
-from server to server (and black's work with it).
+from server to server (and the formatter's work with it).
 """
 
 from __future__ import annotations
