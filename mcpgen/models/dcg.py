@@ -318,6 +318,8 @@ def generate(document: dict[str, Any], aliases: dict[str, str]) -> str:
     """The models module DCG makes of `document`: in the worker if one waits, else here."""
     global _worker
     worker, _worker = _worker, None
+    for extra in _extras:
+        extra.release()  # one document needs one worker: the cold ones may end now
     _spent.extend(_extras)
     _extras.clear()
     if worker is None:
