@@ -1,4 +1,4 @@
-"""The only adapter to datamodel-code-generator (DCG): one call per generation, maybe in a helper.
+"""The only adapter to datamodel-code-generator (DCG): one call per document, maybe in a helper.
 
 Loading datamodel-code-generator (its first generate() imports the parsers and models) takes
 about half a second: longer than a small catalog's whole generation. A worker forked when the
@@ -8,9 +8,16 @@ warm-up, while this process reads the source, meta-validates the schemas and nam
 platform's way (macOS, Windows), or the worker is gone, the call runs in this process instead:
 the output is the same either way.
 
-The rest of mcpgen sees three functions: `start()` (idempotent: the command's entry point and
-each target call it), `generate(document, aliases)` and `stop()`; `parallel()` says whether a
-worker is loading DCG while this process does other work.
+A big catalog's document comes in parts (models/__init__.py): beside the first worker, `start()`
+forks one cold worker per further core (at most 4 in all; forked while this process is still
+small), `prepare()` has them load DCG while the plan is made, and `generate_parts` hands each
+worker the next part as it hands one back. A worker that dies holding a part is `WorkerLost`
+(one line for the user), not a silent retry: what killed it (memory, a signal) would likely
+kill the retry too.
+
+The rest of mcpgen sees `start()` (idempotent: the command's entry point and each target call
+it), `prepare()`, `generate(document, aliases)`, `generate_parts(parts)` and `stop()`;
+`parallel()` says whether a worker is loading DCG while this process does other work.
 """
 
 from __future__ import annotations
