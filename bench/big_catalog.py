@@ -10,6 +10,8 @@ round:
 - client:  ``mcpgen client`` (models, client, catalog, ruff format)
 - server:  ``mcpgen server`` (models, tables, base, handlers, ruff format)
 - dcg:     ``datamodel-codegen --input-file-type mcp-tools`` on the same file: the models alone
+- client, no formatter: ``mcpgen client`` with its formatter stubbed out (what generation costs
+  besides formatting: the formatter is being replaced, so the cell shows where the rest stands)
 
 then one ``mcpgen client`` and one ``mcpgen server`` run on a 2,000-tool catalog, for the peak
 resident memory of the largest process of each (ru_maxrss of the child and what it waited for,
@@ -158,6 +160,20 @@ def run(cmd: list[str], cwd: Path) -> tuple[float, float]:
     return elapsed, usage.ru_maxrss / 1024  # Linux reports KiB
 
 
+# `mcpgen` as the installed command starts (the model workers first), formatting stubbed out.
+_UNFORMATTED = """
+import sys
+from mcpgen.models import dcg
+dcg.start()
+import mcpgen.generate, mcpgen.pipeline
+mcpgen.generate.format_files = lambda fs: []
+mcpgen.pipeline.warm_formatter = lambda: None
+from mcpgen.cli import run_and_exit
+sys.argv = ["mcpgen", *sys.argv[1:]]
+run_and_exit()
+"""
+
+
 def commands(source: Path, out: Path) -> dict[str, list[str]]:
     mcpgen = str(BIN / "mcpgen")
     dcg = [
@@ -169,6 +185,7 @@ def commands(source: Path, out: Path) -> dict[str, list[str]]:
         "client": [mcpgen, "client", str(source), "-o", str(out / "big_client")],
         "server": [mcpgen, "server", str(source), "-o", str(out / "big_server")],
         "dcg": dcg,
+        "client, no formatter": [sys.executable, "-c", _UNFORMATTED, "client", str(source), "-o", str(out / "raw")],
     }
 
 
@@ -180,7 +197,7 @@ def main() -> int:
     ap.add_argument("--json", action="store_true", help="print the figures as one JSON object too")
     args = ap.parse_args()
 
-    seconds: dict[str, list[float]] = {"client": [], "server": [], "dcg": []}
+    seconds: dict[str, list[float]] = {}
     peak: dict[str, float] = {}
     with tempfile.TemporaryDirectory(prefix="mcpgen-bench-") as tmp_name:
         tmp = Path(tmp_name)
@@ -190,34 +207,38 @@ def main() -> int:
         order = list(cells)
         for round_no in range(args.rounds):
             for cell in order if round_no % 2 == 0 else order[::-1]:
-                seconds[cell].append(run(cells[cell], tmp)[0])
+                seconds.setdefault(cell, []).append(run(cells[cell], tmp)[0])
             print(f"round {round_no + 1}/{args.rounds} done", file=sys.stderr, flush=True)
         big = tmp / "memory.json"
         big.write_text(json.dumps(rich_catalog(args.memory_tools)), encoding="utf-8")
         for cell, cmd in commands(big, tmp / "memory").items():
-            if cell != "dcg":
+            if cell in ("client", "server"):
                 peak[cell] = run(cmd, tmp)[1]
 
     print(f"generation, {args.tools}-tool rich catalog: {args.rounds} alternating rounds (medians)")
     for cell, values in seconds.items():
-        print(f"{cell:<10}{statistics.median(values):>8.2f} s")
+        print(f"{cell:<22}{statistics.median(values):>8.2f} s")
     ratios = {
         cell: statistics.median(a / b for a, b in zip(seconds[cell], seconds["dcg"], strict=True))
-        for cell in ("client", "server")
+        for cell in seconds
+        if cell != "dcg"
     }
     print()
     for cell, value in ratios.items():
-        print(f"{cell + '/dcg':<24}{value:>7.2f}x")
+        print(f"{cell + ' / dcg':<32}{value:>7.2f}x")
     print()
     print(f"peak memory, {args.memory_tools} tools (largest process, its model worker included)")
     for cell, mb in peak.items():
-        print(f"{cell:<10}{mb:>8.0f} MB")
-    targets = {f"mcpgen {cell} <= 0.5x datamodel-codegen alone": value <= 0.5 for cell, value in ratios.items()}
+        print(f"{cell:<22}{mb:>8.0f} MB")
+    print(f"(load average {os.getloadavg()[0]:.1f} at the end)")
+    # The targets are the commands users run; the unformatted cell is for reading only.
+    timed = {cell: value for cell, value in ratios.items() if cell in ("client", "server")}
+    targets = {f"mcpgen {cell} <= 0.5x datamodel-codegen alone": value <= 0.5 for cell, value in timed.items()}
     targets |= {
         f"mcpgen {cell}, {args.memory_tools} tools, peak memory < {MEMORY_LIMIT_MB:.0f} MB": mb < MEMORY_LIMIT_MB
         for cell, mb in peak.items()
     }
-    for cell, value in ratios.items():
+    for cell, value in timed.items():
         ours, dcg = statistics.median(seconds[cell]), statistics.median(seconds["dcg"])
         record(f"{args.tools} rich tools: mcpgen {cell} / datamodel-codegen", f"{ours:.2f} s", f"{dcg:.2f} s",
                value, "<= 0.5x", value <= 0.5)  # fmt: skip

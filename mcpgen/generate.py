@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 
 from .catalog.model import Catalog, Problem, StageError
 from .console import console
-from .models import ModelsOutput, bind_plan, generate_models
+from .models import ModelsOutput, bind_plan, generate_models, prepare_models
 from .options import ClientOptions, Layout, Runtime, ServerOptions
 from .output.files import FileSet, format_files
 from .output.handlers_file import ServerFiles
@@ -30,6 +30,7 @@ def _plan_and_models(
     catalog: Catalog, skip_invalid: bool, runtime: Runtime, nested: bool
 ) -> tuple[Plan, ModelsOutput, list[Problem]]:
     console.stage("validating", counted(len(catalog.tools), "tool"))
+    prepare_models(len(catalog.tools))
     plan = build_plan(catalog, skip_invalid=skip_invalid)
     console.stage("models", counted(len(plan.tools), "tool"))
     # A server's models.py sits in _generated/, one level below the vendored _runtime/.

@@ -1,7 +1,8 @@
-"""Stage 4, the models: the plan's tools -> pydantic models (one datamodel-code-generator call),
-and the plan completed with what only those models know (annotations, root types).
+"""Stage 4, the models: the plan's tools -> pydantic models (datamodel-code-generator), and the
+plan completed with what only those models know (annotations, root types).
 
-`document.py` builds the one schema document, `dcg.py` runs datamodel-code-generator on it,
+`document.py` builds the one schema document, `dcg.py` runs datamodel-code-generator on it (a
+big catalog's document in parts, on every core, which `merge.py` joins into one module),
 `postprocess.py` turns its output into the models.py mcpgen writes. The models accept exactly
 what the schemas accept: `typing_view.py` makes annotations that accept a superset, and each
 model checks the raw instance with jsonschema first (mcpgen/runtime/core/validation.py).
@@ -16,11 +17,28 @@ from ..catalog.model import Problem
 from ..plan.naming import allocate
 from ..plan.types import Param, Plan, ResultShape, ToolPlan
 from . import dcg
-from .document import build_document, class_docs, exact_schemas
+from .document import Document, build_document, class_docs, exact_schemas
 from .imports import import_block
+from .merge import merge
 from .postprocess import PROMPT_MODEL_IMPORTS, ModelInfo, ModelsOutput, postprocess
 
-__all__ = ["ModelInfo", "ModelsOutput", "bind_plan", "generate_models"]
+__all__ = ["ModelInfo", "ModelsOutput", "bind_plan", "generate_models", "prepare_models"]
+
+# A catalog of more tools than this is modelled in parts, spread over the cores: DCG takes
+# ~17 ms of one core per rich tool and ~1 MB of memory per 4 tools in one call. A smaller one
+# is one call, as it always was (its models.py stays byte for byte what it was).
+PARTS_FROM = 100
+# A part ends after this many tools or this much schema JSON, whichever comes first: ~15 MB of
+# DCG's memory and ~1 s of a core each, enough parts to keep every core busy to the end.
+PART_TOOLS = 50
+PART_CHARS = 200_000
+
+
+def prepare_models(tool_count: int) -> None:
+    """Before planning: a catalog that will be modelled in parts has the extra workers load
+    datamodel-code-generator now, while this process plans."""
+    if tool_count > PARTS_FROM:
+        dcg.prepare()
 
 
 def generate_models(
@@ -28,14 +46,18 @@ def generate_models(
 ) -> tuple[ModelsOutput | None, list[Problem]]:
     """models.py for the plan's tools (None with the problems when it cannot be made);
     `prompt_models`: it also imports what a server's prompt and template models use."""
-    doc, aliases, problems = build_document(plan.tools)
+    document, problems = build_document(plan.tools)
     if not plan.tools:
-        source = "from __future__ import annotations\n" + (PROMPT_MODEL_IMPORTS if prompt_models else "")
-        text = import_block(st for st in ast.parse(source).body if isinstance(st, (ast.Import, ast.ImportFrom)))
+        empty = "from __future__ import annotations\n" + (PROMPT_MODEL_IMPORTS if prompt_models else "")
+        text = import_block(st for st in ast.parse(empty).body if isinstance(st, (ast.Import, ast.ImportFrom)))
         names = frozenset(["BaseModel", "ConfigDict", "Field"] if prompt_models else [])
         return ModelsOutput(text + "\n", {}, (), names), problems
+    source: str | ast.Module
     try:
-        source = dcg.generate(doc, aliases)
+        if len(plan.tools) > PARTS_FROM:
+            source = _in_parts(document, plan)
+        else:
+            source = dcg.generate(document.schema, document.aliases)
     except Exception as exc:  # DCG raises many types; all mean "these schemas could not be modelled"
         msg = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
         return None, problems + [Problem("models", f"datamodel-code-generator failed: {msg[:300]}")]
@@ -44,6 +66,16 @@ def generate_models(
         source, wanted, exact_schemas(plan.tools), class_docs(plan.tools), runtime_module, prompt_models=prompt_models
     )
     return out, problems + found
+
+
+def _in_parts(document: Document, plan: Plan) -> ast.Module:
+    """DCG's module of the document, made part by part on the workers and merged (each part
+    parsed here as it comes back, while the workers make the others)."""
+    parts = document.parts(plan.tools, max_tools=PART_TOOLS, max_chars=PART_CHARS)
+    done: dict[int, ast.Module] = {}
+    for index, source in dcg.generate_parts([(part.schema, part.aliases) for part in parts]):
+        done[index] = ast.parse(source)
+    return merge([(done[i], part.models) for i, part in enumerate(parts)])
 
 
 def bind_plan(plan: Plan, models: ModelsOutput) -> Plan:

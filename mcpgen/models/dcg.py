@@ -1,4 +1,4 @@
-"""The only adapter to datamodel-code-generator (DCG): one call per generation, maybe in a helper.
+"""The only adapter to datamodel-code-generator (DCG): one call per document, maybe in a helper.
 
 Loading datamodel-code-generator (its first generate() imports the parsers and models) takes
 about half a second: longer than a small catalog's whole generation. A worker forked when the
@@ -8,9 +8,16 @@ warm-up, while this process reads the source, meta-validates the schemas and nam
 platform's way (macOS, Windows), or the worker is gone, the call runs in this process instead:
 the output is the same either way.
 
-The rest of mcpgen sees three functions: `start()` (idempotent: the command's entry point and
-each target call it), `generate(document, aliases)` and `stop()`; `parallel()` says whether a
-worker is loading DCG while this process does other work.
+A big catalog's document comes in parts (models/__init__.py): beside the first worker, `start()`
+forks one cold worker per further core (at most 4 in all; forked while this process is still
+small), `prepare()` has them load DCG while the plan is made, and `generate_parts` hands each
+worker the next part as it hands one back. A worker that dies holding a part is `WorkerLost`
+(one line for the user), not a silent retry: what killed it (memory, a signal) would likely
+kill the retry too.
+
+The rest of mcpgen sees `start()` (idempotent: the command's entry point and each target call
+it), `prepare()`, `generate(document, aliases)`, `generate_parts(parts)` and `stop()`;
+`parallel()` says whether a worker is loading DCG while this process does other work.
 """
 
 from __future__ import annotations
@@ -19,9 +26,9 @@ import json
 import multiprocessing
 import sys
 import threading
-from collections.abc import Callable
-from multiprocessing.connection import Connection
-from typing import Any
+from collections.abc import Callable, Iterator, Sequence
+from multiprocessing.connection import Connection, wait
+from typing import Any, cast
 
 from .document import ROOT_CLASS
 
@@ -82,50 +89,81 @@ def die_with_parent(parent_pid: int) -> None:
         os._exit(0)
 
 
-def _serve(conn: Connection, generate: Generate, parent_end: Connection | None = None, parent_pid: int = 0) -> None:
-    """The worker: warm up, then answer one request with ("ok", source) or ("error", message).
+class WorkerLost(RuntimeError):
+    """A worker process ended while it held a part of the document."""
 
-    It closes its copy of the parent's pipe end first: when mcpgen dies, the pipe then reads
-    EOF here, so the worker ends even where the death signal is not available.
+
+_WARM = "warm"  # a message: load datamodel-code-generator now (a worker started cold)
+
+
+def _warm_up(generate: Generate) -> bool:
+    # `import datamodel_code_generator` alone is lazy: its parser and model modules load on
+    # the first generate(), so warm up with a one-class document while the parent works.
+    try:
+        generate(_WARM_UP, {})
+    except Exception:
+        pass  # the real request will say what is wrong
+    return True
+
+
+def _serve(
+    conn: Connection,
+    generate: Generate,
+    parent_ends: list[Connection],
+    parent_pid: int = 0,
+    warm: bool = True,
+) -> None:
+    """The worker: maybe warm up, then answer each request with ("ok", source) or ("error",
+    message) until told to stop (None) or the parent's end closes.
+
+    It closes its copies of the parent's pipe ends first (its own and earlier workers'): when
+    mcpgen dies, the pipe then reads EOF here, so the worker ends even where the death signal
+    is not available.
     """
-    if parent_end is not None:
-        parent_end.close()
+    for end in parent_ends:
+        end.close()
     if parent_pid:
         die_with_parent(parent_pid)
     try:
-        # `import datamodel_code_generator` alone is lazy: its parser and model modules load on
-        # the first generate(), so warm up with a one-class document while the parent works.
-        generate(_WARM_UP, {})
-    except KeyboardInterrupt:
-        return
-    except Exception:
-        pass  # the real request will say what is wrong
-    try:
-        request = conn.recv()
-    except (EOFError, OSError, KeyboardInterrupt):
-        return
-    if request is None:
-        return
-    doc, aliases = request
-    try:
-        reply: tuple[str, str] = ("ok", generate(doc, aliases))
+        warmed = warm and _warm_up(generate)
+        while True:
+            try:
+                request = conn.recv()
+            except (EOFError, OSError):
+                return
+            if request is None:
+                return
+            if request == _WARM:
+                warmed = warmed or _warm_up(generate)
+                continue
+            doc, aliases = request
+            try:
+                reply: tuple[str, str] = ("ok", generate(doc, aliases))
+            except Exception as exc:  # DCG raises many types; the parent reports them as one line
+                reply = ("error", str(exc) or type(exc).__name__)
+            try:
+                conn.send(reply)
+            except (OSError, ValueError):
+                return
     except KeyboardInterrupt:
         return  # Ctrl-C reaches the whole process group; the parent reports it
-    except Exception as exc:  # DCG raises many types; the parent reports them as one line
-        reply = ("error", str(exc) or type(exc).__name__)
-    try:
-        conn.send(reply)
-    except (OSError, ValueError):
-        pass
+
+
+# Every parent end of a worker pipe this process holds: a worker forked later closes them.
+_parent_ends: list[Connection] = []
 
 
 class DcgWorker:
-    """Started at the top of a target; `run` once; `close` always (a context manager)."""
+    """A forked process running datamodel-code-generator, one request at a time: `run` for one
+    document (in this process if the worker is gone), or `send` / `receive` for many parts;
+    `close` always (a context manager). `warm=False` starts it without loading DCG (`warm()`
+    loads it when it will be needed)."""
 
-    def __init__(self, generate: Generate) -> None:
+    def __init__(self, generate: Generate, *, warm: bool = True) -> None:
         self._generate = generate
         self._conn: Connection | None = None
         self._proc: Any = None
+        self._busy = False
         if sys.platform != "linux" or "fork" not in multiprocessing.get_all_start_methods():
             return
         if threading.active_count() > 1:
@@ -134,12 +172,14 @@ class DcgWorker:
         parent, child = ctx.Pipe()
         import os
 
-        proc = ctx.Process(target=_serve, args=(child, generate, parent, os.getpid()), name="mcpgen-dcg", daemon=True)
+        args = (child, generate, [*_parent_ends, parent], os.getpid(), warm)
+        proc = ctx.Process(target=_serve, args=args, name="mcpgen-dcg", daemon=True)
         try:
             proc.start()
         except OSError:
             return  # no process to spare: run in this one
         child.close()
+        _parent_ends.append(parent)
         self._conn, self._proc = parent, proc
 
     @property
@@ -147,35 +187,87 @@ class DcgWorker:
         """True while a worker process is there (and this process has time on its hands)."""
         return self._conn is not None
 
-    def run(self, doc: dict[str, Any], aliases: dict[str, str]) -> str:
-        conn, self._conn = self._conn, None
-        if conn is not None:
-            try:
-                conn.send((doc, aliases))
-                kind, text = conn.recv()
-            except (EOFError, OSError):
-                kind, text = "gone", ""
-            finally:
-                conn.close()
-            if kind == "ok":
-                return str(text)
-            if kind == "error":
-                raise RuntimeError(text)
-        return self._generate(doc, aliases)  # no worker, or it died: same result, here
+    @property
+    def connection(self) -> Connection | None:
+        return self._conn
 
-    def close(self) -> None:
-        unused = self._conn is not None
+    def warm(self) -> None:
+        """Have a worker started cold load DCG now, while this process does other work."""
         if self._conn is not None:
             try:
-                self._conn.send(None)
+                self._conn.send(_WARM)
             except (OSError, ValueError):
+                self._drop()
+
+    def send(self, doc: dict[str, Any], aliases: dict[str, str]) -> bool:
+        """Hand the worker one document; False when it is gone (nothing was handed over)."""
+        if self._conn is None:
+            return False
+        try:
+            self._conn.send((doc, aliases))
+        except (OSError, ValueError):
+            self._drop()
+            return False
+        self._busy = True
+        return True
+
+    def receive(self) -> str:
+        """The module of the document `send` handed over; RuntimeError with DCG's complaint,
+        WorkerLost when the worker ended first."""
+        assert self._conn is not None and self._busy
+        try:
+            kind, text = self._conn.recv()
+        except (EOFError, OSError):
+            self._drop()
+            raise WorkerLost(f"its worker process ended ({self._ended()})") from None
+        self._busy = False
+        if kind == "ok":
+            return str(text)
+        raise RuntimeError(text)
+
+    def run(self, doc: dict[str, Any], aliases: dict[str, str]) -> str:
+        """One document's module: in the worker if it is there, else (or if it died) here."""
+        if self.send(doc, aliases):
+            try:
+                return self.receive()
+            except WorkerLost:
                 pass
+            finally:
+                self.release()
+        return self._generate(doc, aliases)  # no worker, or it died: same result, here
+
+    def release(self) -> None:
+        """Tell an idle worker to end, without waiting for it (`close` reaps it)."""
+        if self._conn is not None:
+            if not self._busy:
+                try:
+                    self._conn.send(None)
+                except (OSError, ValueError):
+                    pass
+            self._drop()
+
+    def _drop(self) -> None:
+        if self._conn is not None:
+            if self._conn in _parent_ends:
+                _parent_ends.remove(self._conn)
             self._conn.close()
             self._conn = None
+
+    def _ended(self) -> str:
+        if self._proc is None:
+            return "no process"
+        self._proc.join(timeout=1)
+        code = self._proc.exitcode
+        return "still running" if code is None else f"killed by signal {-code}" if code < 0 else f"exit code {code}"
+
+    def close(self) -> None:
+        """Stop the worker: at once when it is busy or never got a job (it may still be importing),
+        after a short wait for one told to end."""
+        told = self._conn is None
+        busy = self._busy
+        self.release()
         if self._proc is not None:
-            # A worker never given a job (the source failed, or Ctrl-C) may still be importing:
-            # it is stopped at once rather than waited for, so failing fast stays fast.
-            self._proc.join(timeout=0 if unused else 0.2)
+            self._proc.join(timeout=0.2 if told and not busy else 0)
             if self._proc.is_alive():
                 self._proc.terminate()
                 self._proc.join()
@@ -188,17 +280,34 @@ class DcgWorker:
         self.close()
 
 
+def worker_count() -> int:
+    """How many workers a big catalog's parts are spread over: one per core, at most 4 (each
+    holds its own DCG, ~70 MB; more cores than that add little on a few hundred tools)."""
+    import os
+
+    try:
+        cores = len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):
+        cores = os.cpu_count() or 1
+    return max(1, min(cores, 4))
+
+
 _worker: DcgWorker | None = None
+# Workers started cold beside `_worker`, used only for a document in parts (a big catalog).
+_extras: list[DcgWorker] = []
 # Workers that answered: closed by stop(), not at once (joining a process that is still exiting
 # would stall generation on it).
 _spent: list[DcgWorker] = []
 
 
 def start() -> None:
-    """Start a worker for the next `generate` (a no-op when one is already waiting)."""
+    """Start a worker for the next `generate` (a no-op when one is already waiting), and, on a
+    machine with more cores, cold ones that a big catalog's parts wake (`prepare`)."""
     global _worker
     if _worker is None:
         _worker = DcgWorker(run_in_process)
+        if _worker.parallel:
+            _extras.extend(DcgWorker(run_in_process, warm=False) for _ in range(worker_count() - 1))
 
 
 def parallel() -> bool:
@@ -206,20 +315,65 @@ def parallel() -> bool:
     return _worker is not None and _worker.parallel
 
 
+def prepare() -> None:
+    """The next document comes in parts: the cold workers load DCG now, while this process plans."""
+    for worker in _extras:
+        worker.warm()
+
+
 def generate(document: dict[str, Any], aliases: dict[str, str]) -> str:
     """The models module DCG makes of `document`: in the worker if one waits, else here."""
     global _worker
     worker, _worker = _worker, None
+    for extra in _extras:
+        extra.release()  # one document needs one worker: the cold ones may end now
+    _spent.extend(_extras)
+    _extras.clear()
     if worker is None:
         return run_in_process(document, aliases)
     _spent.append(worker)
     return worker.run(document, aliases)
 
 
+def generate_parts(parts: Sequence[tuple[dict[str, Any], dict[str, str]]]) -> Iterator[tuple[int, str]]:
+    """(index, module) of each part as it is done, spread over the waiting workers (each takes
+    the next part when it hands one back), else made here one after another: the modules are
+    the same either way. Raises RuntimeError with DCG's complaint, or WorkerLost."""
+    global _worker
+    workers = [w for w in [_worker, *_extras] if w is not None and w.parallel]
+    _spent.extend(w for w in [_worker, *_extras] if w is not None)
+    _worker = None
+    _extras.clear()
+    todo = iter(range(len(parts)))
+    here: list[int] = []  # parts a worker was gone before taking: made in this process
+    busy: dict[Connection, tuple[DcgWorker, int]] = {}
+
+    def hand_out(worker: DcgWorker) -> None:
+        index = next(todo, None)
+        if index is None:
+            worker.release()  # nothing left: the worker may end now
+        elif worker.send(*parts[index]):
+            busy[cast(Connection, worker.connection)] = (worker, index)
+        else:
+            here.append(index)
+
+    for worker in workers:
+        hand_out(worker)
+    while busy:
+        for ready in wait(list(busy)):
+            worker, index = busy.pop(cast(Connection, ready))
+            source = worker.receive()
+            hand_out(worker)
+            yield index, source
+    for index in [*here, *todo]:
+        yield index, run_in_process(*parts[index])
+
+
 def stop() -> None:
     """Stop every worker this process started (each exit path of a target calls this)."""
     global _worker
-    workers, _worker = [*_spent, *([_worker] if _worker else [])], None
+    workers, _worker = [*_spent, *_extras, *([_worker] if _worker else [])], None
     _spent.clear()
+    _extras.clear()
     for worker in workers:
         worker.close()

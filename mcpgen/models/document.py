@@ -10,6 +10,7 @@ from __future__ import annotations
 import copy
 import json
 from collections.abc import Sequence
+from dataclasses import dataclass, field
 from typing import Any
 
 from ..catalog.model import Problem
@@ -45,6 +46,7 @@ class _Hoister:
     def __init__(self, defs: dict[str, Any], problems: list[Problem]) -> None:
         self.defs = defs
         self.problems = problems
+        self.owner: dict[str, str] = {}  # hoisted key -> the Args/Result key whose $refs reach it
 
     def add(self, key: str, schema: dict[str, Any], where: str, pointer: str) -> None:
         schema = copy.deepcopy(schema)
@@ -56,6 +58,7 @@ class _Hoister:
                 for name in sorted(sub):
                     new = self._free(key + pascal(snake(name, empty="def")))
                     self.defs[new] = None  # reserve
+                    self.owner[new] = key
                     local[f"#/{kw}/{name}"] = new
                     bodies.append((new, f"{pointer}/{kw}/{name}", sub[name]))
         self.defs[key] = self._walk(schema, key, local, where, pointer)
@@ -125,8 +128,59 @@ def _json(schema: Any) -> str:
     return json.dumps(schema, ensure_ascii=True, separators=(",", ":"), allow_nan=True)
 
 
-def build_document(tools: Sequence[ToolPlan]) -> tuple[dict[str, Any], dict[str, str], list[Problem]]:
-    """The combined typing-view document and DCG's scoped field aliases (Class.wire -> python)."""
+@dataclass(frozen=True)
+class Document:
+    """What datamodel-code-generator reads: the schema document and its field aliases."""
+
+    schema: dict[str, Any]  # {"$schema": ..., "$defs": {class key: typing view}}
+    aliases: dict[str, str]  # "Class.wire" -> python field name (Args/Result models only)
+    # Every $defs key -> the Args/Result key it belongs to (itself for those): a $ref never
+    # leaves its owner's keys, so each tool's keys form a document of their own.
+    owner: dict[str, str] = field(default_factory=dict)
+
+    @property
+    def models(self) -> frozenset[str]:
+        """The Args/Result class names this document defines (the keys nothing else owns)."""
+        return frozenset(k for k in self.schema["$defs"] if k not in self.owner)
+
+    def parts(self, tools: Sequence[ToolPlan], *, max_tools: int, max_chars: int) -> list[Document]:
+        """The document cut into self-contained parts, tools in plan order: a tool's Args, its
+        Result and everything hoisted from them always in one part; a part ends after
+        `max_tools` tools or once its schemas reach `max_chars` characters of JSON. The cut
+        depends on the catalog alone (never on the machine), so the merged output does too."""
+        defs: dict[str, Any] = self.schema["$defs"]
+        keys_of: dict[str, list[str]] = {}
+        for key in defs:  # sorted: every part keeps the whole document's order
+            keys_of.setdefault(self.owner.get(key, key), []).append(key)
+        groups: list[list[str]] = []
+        current: list[str] = []
+        count = size = 0
+        for t in tools:
+            keys = [k for top in (t.args_model, t.result_model) if top is not None for k in keys_of.get(top, ())]
+            current += keys
+            count += 1
+            size += sum(len(_json(defs[k])) for k in keys)
+            if count >= max_tools or size >= max_chars:
+                groups.append(current)
+                current, count, size = [], 0, 0
+        if current:
+            groups.append(current)
+        parts: list[Document] = []
+        for keys in groups:
+            members = set(keys)
+            tops = {self.owner.get(k, k) for k in keys}
+            parts.append(
+                Document(
+                    {"$schema": self.schema["$schema"], "$defs": {k: v for k, v in defs.items() if k in members}},
+                    {a: p for a, p in self.aliases.items() if a.partition(".")[0] in tops},
+                    {k: self.owner[k] for k in keys if k in self.owner},
+                )
+            )
+        return parts
+
+
+def build_document(tools: Sequence[ToolPlan]) -> tuple[Document, list[Problem]]:
+    """The combined typing-view document, with DCG's scoped field aliases (Class.wire -> python)."""
     problems: list[Problem] = []
     defs: dict[str, Any] = {}
     hoist = _Hoister(defs, problems)
@@ -147,7 +201,7 @@ def build_document(tools: Sequence[ToolPlan]) -> tuple[dict[str, Any], dict[str,
             for f in t.result_fields:
                 aliases[f"{t.result_model}.{f.wire}"] = f.python
     doc = {"$schema": "https://json-schema.org/draft/2020-12/schema", "$defs": {k: defs[k] for k in sorted(defs)}}
-    return doc, aliases, problems
+    return Document(doc, aliases, hoist.owner), problems
 
 
 def class_docs(tools: Sequence[ToolPlan]) -> dict[str, str]:

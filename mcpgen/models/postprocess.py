@@ -89,7 +89,7 @@ def _add_exact(cls: ast.ClassDef, exact: _Exact) -> None:
 
 
 def postprocess(
-    source: str,
+    source: str | ast.Module,
     wanted: set[str],
     schemas: dict[str, tuple[str, str | None]],
     docs: dict[str, str],
@@ -102,7 +102,7 @@ def postprocess(
     `prompt_models`: the module also imports what a server's prompt/template models use."""
     exact = _Exact(schemas, docs, runtime_module)
     try:
-        tree = ast.parse(source)
+        tree = ast.parse(source) if isinstance(source, str) else source
     except SyntaxError as exc:
         return None, [Problem("models", f"generated models do not parse: {exc}")]
     problems: list[Problem] = []
