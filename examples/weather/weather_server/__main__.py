@@ -13,7 +13,7 @@ from mcpgen.runtime.support.server import (
     add_worker_arguments,
     auth_from_args,
     limits_from_args,
-    refuse_auth_without_http,
+    refuse_http_flags_without_http,
     serve_http_workers,
     store_from_args,
     workers_from_args,
@@ -77,7 +77,7 @@ def main(argv: Sequence[str] | None = None) -> None:
             store=store_from_args(args),
         )
     else:
-        refuse_auth_without_http(parser, args)
+        refuse_http_flags_without_http(parser, args)
         build_server(Handlers()).run_stdio(wire_log=args.wire_log)
 
 

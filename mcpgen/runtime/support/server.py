@@ -24,7 +24,7 @@ from ..server.auth.settings import AuthSettings, add_auth_arguments, auth_from_a
 from ..server.server import RequestContext, Server, error_result
 from ..server.store import Store
 from ..server.store.options import add_store_arguments, store_from_args
-from ..transports.http_limits import HttpLimits, add_limit_arguments, limits_from_args
+from ..transports.http_limits import HttpLimits, add_limit_arguments, limits_from_args, refuse_http_flags_without_http
 from ..transports.workers import Supervision, add_worker_arguments, serve_http, serve_http_workers, workers_from_args
 
 __all__ = [
@@ -49,6 +49,7 @@ __all__ = [
     "add_worker_arguments",
     "auth_from_args",
     "refuse_auth_without_http",
+    "refuse_http_flags_without_http",
     "bind_handlers",
     "limits_from_args",
     "requires_scopes",

@@ -92,3 +92,26 @@ def limits_from_args(args: argparse.Namespace) -> HttpLimits:
         if not math.isfinite(value) or value < 0:
             raise SystemExit(f"{_LIMIT_OPTIONS[name][0]} must be a non-negative number, not {value}")
     return HttpLimits(**values)
+
+
+# The flags of a generated server's command line that mean something over stdio too.
+_STDIO_DESTS = frozenset({"help", "http", "wire_log", "workers"})
+
+
+def refuse_http_flags_without_http(parser: argparse.ArgumentParser, args: argparse.Namespace) -> None:
+    """Exit 2 with one line when flags that only apply to HTTP (limits, a store, auth, host and
+    port, --stateless...) are given to a server that serves stdio: ignored, they would leave its
+    operator believing in limits, a shared store or a login check that are not there.
+
+    A flag counts as given when its value differs from its default: a default read from the
+    environment (MCPGEN_STORE, MCPGEN_MAX_BODY_BYTES...) is the deployment's, not a mistake on
+    this command line, and is not refused. (`--workers` has its own refusal.)"""
+    given = [
+        action.option_strings[-1]
+        for action in parser._actions  # argparse keeps the parser's actions here, in order
+        if action.option_strings
+        and action.dest not in _STDIO_DESTS
+        and getattr(args, action.dest, action.default) != action.default
+    ]
+    if given:
+        parser.exit(2, f"{parser.prog}: error: {', '.join(given)} only apply with --http\n")

@@ -4,7 +4,9 @@
   read them another way, answer what they hold, and exit with status 0 and no traceback once they
   end. `mcpgen mock` runs on the same stdio server and is checked the same way.
 - `--auth-*` flags protect HTTP only: given without `--http` the server refuses to start (one
-  line, exit 2) instead of serving stdio without the auth its operator asked for.
+  line, exit 2) instead of serving stdio without the auth its operator asked for; so do the other
+  HTTP-only flags (a store, limits, host and port), while the same settings from the environment
+  (the deployment's) leave a stdio server alone.
 """
 
 from __future__ import annotations
@@ -99,6 +101,40 @@ def test_auth_flags_without_http_are_refused(scaffold: Path, flags: tuple[str, .
     assert done.returncode == 2
     (line,) = done.stderr.splitlines()
     assert line.endswith("only apply with --http") and named in line and "--auth-issuer" in line
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(
+    ("flags", "named"),
+    [
+        (("--store", "redis://127.0.0.1:6379/0"), "--store"),
+        (("--stateless",), "--stateless"),
+        (("--max-body-bytes", "10"), "--max-body-bytes"),
+        (("--port", "9000", "--allowed-origin", "https://app.example"), "--port, --allowed-origin"),
+    ],
+)
+def test_other_http_only_flags_without_http_are_refused(scaffold: Path, flags: tuple[str, ...], named: str) -> None:
+    # Ignored, they would leave the operator believing in a shared store or limits that are not there.
+    done = serve(scaffold, *flags)
+    assert done.returncode == 2, done.stderr
+    (line,) = done.stderr.splitlines()
+    assert line.endswith(f"{named} only apply with --http"), line
+
+
+@pytest.mark.slow
+def test_http_settings_from_the_environment_do_not_stop_a_stdio_server(scaffold: Path) -> None:
+    # The deployment's environment (a store, limits) is not a mistake on this command line.
+    env = {**os.environ, "MCPGEN_STORE": "redis://127.0.0.1:6379/0", "MCPGEN_MAX_BODY_BYTES": "10"}
+    done = subprocess.run(
+        [sys.executable, "-m", "weather_server"],
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        cwd=scaffold,
+        env=env,
+    )
+    assert done.returncode == 0, done.stderr
 
 
 @pytest.mark.slow
