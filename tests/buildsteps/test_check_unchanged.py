@@ -164,33 +164,6 @@ def test_running_a_new_mcpgen_version(
     assert len(started) == 2  # both targets regenerated in memory
 
 
-def test_running_another_datamodel_code_generator(
-    project: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
-) -> None:
-    # Another release may write other models: the manifest cannot vouch for them.
-    monkeypatch.setattr(unchanged, "dcg_version", lambda: "0.0.1")
-    assert quick_check(["generate", "--check"]) is None
-    started = regenerations(monkeypatch)
-    code, out, err = cli(["generate", "--check"], capsys)
-    assert code == 0, out + err  # the same bytes after all: a full check passes
-    assert len(started) == 2  # both targets regenerated in memory
-
-
-def test_output_written_by_another_datamodel_code_generator(
-    project: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
-) -> None:
-    path = project / CLIENT_MANIFEST
-    doc = json.loads(path.read_text())
-    assert doc["datamodel_code_generator_version"] == manifest.dcg_version() != "unknown"
-    doc["datamodel_code_generator_version"] = "0.0.1"
-    path.write_text(json.dumps(doc, indent=2, sort_keys=True) + "\n")
-    assert quick_check(["generate", "--check"]) is None
-    started = regenerations(monkeypatch)
-    code, out, err = cli(["generate", "--check"], capsys)
-    assert code == 0, out + err
-    assert len(started) == 1  # the client's manifest no longer settles it; the server's still does
-
-
 @pytest.mark.parametrize("rel", ["weather_client/client.py", "weather_server/_generated/base.py"])
 def test_hand_edit_of_a_generated_file(project: Path, capsys: pytest.CaptureFixture[str], rel: str) -> None:
     path = project / "src" / rel
@@ -240,11 +213,19 @@ def test_a_source_two_settled_targets_share_is_read_once(
     assert len(reads) == 1
 
 
-def test_running_another_formatter_version(
-    project: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+# What the manifest records of the tools that shape the output: (its function, the manifest key).
+TOOL_VERSIONS = [
+    pytest.param("dcg_version", "datamodel_code_generator_version", id="datamodel-code-generator"),
+    pytest.param("formatter_version", "formatter_version", id="formatter"),
+]
+
+
+@pytest.mark.parametrize(("version_of", "key"), TOOL_VERSIONS)
+def test_running_another_tool_version(
+    project: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], version_of: str, key: str
 ) -> None:
-    # Another ruff release may format differently: the manifest cannot vouch for the files.
-    monkeypatch.setattr(unchanged, "formatter_version", lambda: "0.0.1")
+    # Another release may write other models or format differently: the manifest cannot vouch for them.
+    monkeypatch.setattr(unchanged, version_of, lambda: "0.0.1")
     assert quick_check(["generate", "--check"]) is None
     started = regenerations(monkeypatch)
     code, out, err = cli(["generate", "--check"], capsys)
@@ -252,13 +233,14 @@ def test_running_another_formatter_version(
     assert len(started) == 2  # both targets regenerated in memory
 
 
-def test_output_written_by_another_formatter_version(
-    project: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+@pytest.mark.parametrize(("version_of", "key"), TOOL_VERSIONS)
+def test_output_written_by_another_tool_version(
+    project: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], version_of: str, key: str
 ) -> None:
     path = project / CLIENT_MANIFEST
     doc = json.loads(path.read_text())
-    assert doc["formatter"] == "ruff" and doc["formatter_version"] == manifest.formatter_version() != "unknown"
-    doc["formatter_version"] = "0.0.1"
+    assert doc["formatter"] == "ruff" and doc[key] == getattr(manifest, version_of)() != "unknown"
+    doc[key] = "0.0.1"
     path.write_text(json.dumps(doc, indent=2, sort_keys=True) + "\n")
     assert quick_check(["generate", "--check"]) is None
     started = regenerations(monkeypatch)
