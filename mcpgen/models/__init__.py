@@ -3,7 +3,8 @@ plan completed with what only those models know (annotations, root types).
 
 `document.py` builds the one schema document, `dcg.py` runs datamodel-code-generator on it (a
 big catalog's document in parts, on every core, which `merge.py` joins into one module),
-`postprocess.py` turns its output into the models.py mcpgen writes. The models accept exactly
+`postprocess.py` turns its output into the models mcpgen writes, `per_tool.py` splits them into
+one module per tool (and one of what tools share). The models accept exactly
 what the schemas accept: `typing_view.py` makes annotations that accept a superset, and each
 model checks the raw instance with jsonschema first (mcpgen/runtime/core/validation.py).
 """
@@ -20,6 +21,7 @@ from . import dcg
 from .document import Document, build_document, class_docs, exact_schemas
 from .imports import import_block
 from .merge import merge
+from .per_tool import SHARED, ModelModule, ToolRoots
 from .postprocess import PROMPT_MODEL_IMPORTS, ModelInfo, ModelsOutput, postprocess
 
 __all__ = ["ModelInfo", "ModelsOutput", "bind_plan", "generate_models", "prepare_models"]
@@ -51,7 +53,8 @@ def generate_models(
         empty = "from __future__ import annotations\n" + (PROMPT_MODEL_IMPORTS if prompt_models else "")
         text = import_block(st for st in ast.parse(empty).body if isinstance(st, (ast.Import, ast.ImportFrom)))
         names = frozenset(["BaseModel", "ConfigDict", "Field"] if prompt_models else [])
-        return ModelsOutput(text + "\n", {}, (), names), problems
+        shared = ModelModule(SHARED, text + "\n", ())
+        return ModelsOutput(text + "\n", {}, (), names, modules=(shared,)), problems
     source: str | ast.Module
     try:
         if len(plan.tools) > PARTS_FROM:
@@ -61,9 +64,11 @@ def generate_models(
     except Exception as exc:  # DCG raises many types; all mean "these schemas could not be modelled"
         msg = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
         return None, problems + [Problem("models", f"datamodel-code-generator failed: {msg[:300]}")]
-    wanted = {t.args_model for t in plan.tools} | {t.result_model for t in plan.tools if t.result_model}
+    roots = [
+        ToolRoots(t.method, t.wire, (t.args_model,) + ((t.result_model,) if t.result_model else ())) for t in plan.tools
+    ]
     out, found = postprocess(
-        source, wanted, exact_schemas(plan.tools), class_docs(plan.tools), runtime_module, prompt_models=prompt_models
+        source, roots, exact_schemas(plan.tools), class_docs(plan.tools), runtime_module, prompt_models=prompt_models
     )
     return out, problems + found
 

@@ -16,6 +16,7 @@ from ..catalog.model import Problem
 from .document import ROOT_CLASS
 from .fields import FieldRename, name_fields, wire_name
 from .imports import import_block
+from .per_tool import ModelModule, ToolRoots, split_by_tool
 
 
 @dataclass(frozen=True)
@@ -29,7 +30,7 @@ class ModelInfo:
 
 @dataclass(frozen=True)
 class ModelsOutput:
-    source: str  # models.py body, without header
+    source: str  # every model in one module, without header (the modules below split it)
     infos: dict[str, ModelInfo]  # class name -> info, for every Args/Result
     client_imports: tuple[str, ...]  # `import x as _x` lines client.py needs for annotations
     # Every module-level name models.py defines (classes, constants, imports): what a model
@@ -37,6 +38,8 @@ class ModelsOutput:
     names: frozenset[str] = frozenset()
     # Fields of nested models named other than by plain snake_case (keywords, collisions).
     renames: tuple[FieldRename, ...] = ()
+    # What the package writes: `_models/_shared.py`, then one module per tool (per_tool.py).
+    modules: tuple[ModelModule, ...] = ()
 
 
 _SAFE_TOP = (ast.Import, ast.ImportFrom, ast.ClassDef, ast.Assign, ast.AnnAssign)
@@ -90,7 +93,7 @@ def _add_exact(cls: ast.ClassDef, exact: _Exact) -> None:
 
 def postprocess(
     source: str | ast.Module,
-    wanted: set[str],
+    roots: list[ToolRoots],
     schemas: dict[str, tuple[str, str | None]],
     docs: dict[str, str],
     runtime_module: str,
@@ -99,7 +102,10 @@ def postprocess(
 ) -> tuple[ModelsOutput | None, list[Problem]]:
     """Drop DCG's header and root class, check the module is inert, name every field by the one
     rule, read field annotations, add the exact validators and the schemas they check against.
-    `prompt_models`: the module also imports what a server's prompt/template models use."""
+    `roots`: each tool's module and models, to split the module by tool.
+    `prompt_models`: the module also imports what a server's prompt/template models use.
+    `runtime_module` is how models.py imports the runtime (the modules are one folder down)."""
+    wanted = {name for t in roots for name in t.models}
     exact = _Exact(schemas, docs, runtime_module)
     try:
         tree = ast.parse(source) if isinstance(source, str) else source
@@ -157,6 +163,9 @@ def postprocess(
     used = {n.id for n in ast.walk(ast.Module(body=body, type_ignores=[])) if isinstance(n, ast.Name)}
     imports = _used_only(imports, used)
     imports += [st for st in _imports(ast.parse(_NEEDED_IMPORTS).body) if st.names[0].name in used]
+    deeper = _one_folder_down(imports)
+    shared_extra = _imports(ast.parse(PROMPT_MODEL_IMPORTS).body) if prompt_models else []
+    modules = split_by_tool(deeper, body, roots, pinned=(_MIXIN, _EXACT_NAME, _WRAPS_NAME), shared_imports=shared_extra)
     if prompt_models:
         imports += _imports(ast.parse(PROMPT_MODEL_IMPORTS).body)
     # One sorted import block (each name once), the mixin, DCG's classes, the schema tables.
@@ -166,7 +175,16 @@ def postprocess(
     qualify = _Qualifier(set(classes), module_of)
     infos = {name: _info(classes[name], qualify) for name in sorted(wanted)}
     names = _defined_names([*body, *imports])
-    return ModelsOutput(text, infos, tuple(sorted(qualify.imports)), names, tuple(renames)), []
+    return ModelsOutput(text, infos, tuple(sorted(qualify.imports)), names, tuple(renames), modules), []
+
+
+def _one_folder_down(imports: list[ast.Import | ast.ImportFrom]) -> list[ast.Import | ast.ImportFrom]:
+    """The imports as a module one folder below models.py writes them (a vendored runtime's
+    relative import takes one more dot)."""
+    return [
+        ast.ImportFrom(st.module, st.names, st.level + 1) if isinstance(st, ast.ImportFrom) and st.level else st
+        for st in imports
+    ]
 
 
 def _used_only(imports: list[ast.Import | ast.ImportFrom], used: set[str]) -> list[ast.Import | ast.ImportFrom]:

@@ -9,15 +9,17 @@ as data, what the runtime's adapter (mcpgen/runtime/server/adapter.py) serves an
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import replace
 from typing import Any
 
 from ..models import ModelsOutput
 from ..models.imports import import_lines
+from ..models.per_tool import ModelModule
 from ..options import Runtime, ServerOptions
 from ..output.files import FileSet
 from ..output.handlers_file import HANDLERS_FILE, ServerFiles
 from ..plan.types import Plan
-from .client import runtime_module
+from .client import add_model_modules, runtime_module
 from .environment import make_environment, render
 from .vendor import runtime_files
 
@@ -29,7 +31,6 @@ GENERATED_FILES = (
     "_generated/__init__.py",
     "_generated/base.py",
     "_generated/models.py",
-    "_generated/_models.py",
     "_generated/tables.py",
 )
 # Stubs are rendered as `stub/<method>.py` so that the formatter formats each on its own.
@@ -59,6 +60,14 @@ def base_imports(plan: Plan, models: ModelsOutput, runtime: str) -> str:
     )
 
 
+def _with_prompt_models(modules: tuple[ModelModule, ...], plan: Plan) -> tuple[ModelModule, ...]:
+    """The modules as the front names them: a server's prompt and template models are declared
+    at the end of `_shared` (templates/server/_generated/models_module.py.jinja)."""
+    extra = tuple(p.model for p in plan.prompts) + tuple(t.model for t in plan.templates)
+    shared, *rest = modules
+    return (replace(shared, declares=shared.declares + extra), *rest)
+
+
 def render_server(
     plan: Plan, models: ModelsOutput, options: ServerOptions, package: str, templates: str | None
 ) -> tuple[FileSet, dict[str, str]]:
@@ -78,7 +87,8 @@ def render_server(
         "resources_json": plan.resources_json,
         "templates_json": plan.templates_json,
         "annotation_imports": models.client_imports,
-        "models_source": models.source,
+        "model_modules": _with_prompt_models(models.modules, plan),
+        "front_runtime_module": runtime_module(options.runtime, nested=True),
         # Where the runtime is imported from, seen from the package and from _generated/.
         "runtime_module": runtime_module(options.runtime),
         "generated_runtime_module": runtime_module(options.runtime, nested=True),
@@ -87,6 +97,7 @@ def render_server(
     fs = FileSet()
     for path in GENERATED_FILES:
         fs.add(path, render(env, f"server/{path}.jinja", **ctx))
+    add_model_modules(fs, env, "_generated/", models.modules, "server/_generated", **ctx)
     stubs = {t.method: render(env, "server/handler_stub.py.jinja", tool=t, **ctx) for t in plan.tools}
     for kind, items in (("prompt", plan.prompts), ("resource", plan.resources), ("template", plan.templates)):
         for item in items:

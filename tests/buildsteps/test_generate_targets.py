@@ -48,7 +48,8 @@ def test_generate_writes_both_targets_with_manifests(project: Path) -> None:
     assert (server / "handlers.py").is_file() and (server / "_generated" / "base.py").is_file()
     manifest = json.loads((client / ".mcpgen-manifest.json").read_text())
     assert manifest["kind"] == "client" and manifest["options"] == {"runtime": "import", "templates": None}
-    assert set(manifest["files"]) == {"__init__.py", "_catalog.py", "client.py", "models.py", "py.typed"}
+    models = {"_models/__init__.py", "_models/_shared.py", "_models/get_alerts.py", "_models/get_forecast.py"}
+    assert set(manifest["files"]) == {"__init__.py", "_catalog.py", "client.py", "models.py", "py.typed", *models}
     assert len(manifest["source_sha256"]) == 64 and manifest["formatter_version"] and manifest["mcpgen_version"]
     smanifest = json.loads((server / ".mcpgen-manifest.json").read_text())
     assert "handlers.py" not in smanifest["files"]
@@ -74,14 +75,15 @@ def test_check_is_1_after_a_schema_edit_and_writes_nothing(project: Path, capsys
     before = outputs(project)
     code, out, err = cli(["generate", "--check"], capsys)
     assert code == 1, err
-    assert "weather: changed  src/weather_client/models.py" in out
-    assert "weather-server: changed  src/weather_server/_generated/_models.py" in out
+    # Each model's exact schema is in the tables of _models/_shared.py.
+    assert "weather: changed  src/weather_client/_models/_shared.py" in out
+    assert "weather-server: changed  src/weather_server/_generated/_models/_shared.py" in out
     assert "handlers.py" not in out  # the user's file is never part of the check
     assert outputs(project) == before
 
     code, out, err = cli(["generate", "--diff", "--target", "weather"], capsys)
     assert code == 1
-    assert "--- a/src/weather_client/models.py" in out and "+++ b/src/weather_client/models.py" in out
+    assert "--- a/src/weather_client/_models/_shared.py" in out and "+++ b/src/weather_client/_models/_shared.py" in out
     # Constraints live in each model's exact schema (checked by jsonschema), so that line changes.
     removed = [ln for ln in out.splitlines() if ln.startswith("-") and '"maximum":14' in ln]
     added = [ln for ln in out.splitlines() if ln.startswith("+") and '"maximum":7' in ln]

@@ -71,14 +71,14 @@ def test_the_mcpgen_command_generates_with_its_prestarted_worker(tmp_path: Any) 
     )
     done = _entry(["client", str(src), "-o", str(tmp_path / "echo_client")], tmp_path)
     assert done.returncode == 0, done.stderr
-    assert "class EchoArgs" in (tmp_path / "echo_client" / "models.py").read_text()
+    assert "class EchoArgs" in (tmp_path / "echo_client" / "_models" / "echo.py").read_text()
     # The same through the in-process path (no entry, no prestart): byte-identical package.
     from mcpgen.cli import main
 
     with pytest.raises(SystemExit) as ei:
         main(["client", str(src), "-o", str(tmp_path / "echo_client2"), "--name", "echo_client"])
     assert ei.value.code == 0
-    for name in ("client.py", "models.py", "_catalog.py", "__init__.py"):
+    for name in ("client.py", "models.py", "_catalog.py", "__init__.py", "_models/_shared.py", "_models/echo.py"):
         assert (tmp_path / "echo_client" / name).read_bytes() == (tmp_path / "echo_client2" / name).read_bytes()
 
 

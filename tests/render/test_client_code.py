@@ -256,7 +256,7 @@ def test_plain_arguments_the_schema_accepts_are_sent_without_building_the_args_m
     """The Args model accepts every instance its schema does, so plain JSON the schema accepts is
     sent as given; the model is built only for other values (here a tuple) and to word a refusal."""
     pkg = generate({"tools": [tool("get-it", {"the-id": {"type": "string"}, "tags": {"type": "array"}}, ["the-id"])]})
-    args_model = next(c for n, c in vars(pkg.models).items() if n.endswith("Args"))
+    args_model = next(getattr(pkg.models, n) for n in dir(pkg.models) if n.endswith("Args"))
     built: list[Any] = []
     real = args_model.model_validate.__func__
 
@@ -284,7 +284,7 @@ def test_scalar_results_the_schema_accepts_come_back_as_sent_and_others_are_stil
     wrapped = {"type": "object", "properties": {"result": {"type": "string", "maxLength": 3}}, "required": ["result"]}
     number = {"type": "object", "properties": {"result": {"type": "number"}}, "required": ["result"]}
     pkg = generate([tool("short", outputSchema=wrapped), tool("number", outputSchema=number)])
-    result_models = [c for n, c in vars(pkg.models).items() if n.endswith("Result")]
+    result_models = [getattr(pkg.models, n) for n in dir(pkg.models) if n.endswith("Result")]
     built: list[Any] = []
     for model in result_models:
         real = model.model_validate.__func__

@@ -1,5 +1,7 @@
-"""What a generated `models.py` imports: the exact JSON Schema check its models run first."""
+"""What a generated `models.py` and its `_models/` modules import: the exact JSON Schema check
+their models run first, and the loader that declares each tool's models on first use."""
 
+from ..core.model_modules import lazy_models
 from ..core.validation import check_exact_model
 
-__all__ = ["check_exact_model"]
+__all__ = ["check_exact_model", "lazy_models"]

@@ -72,7 +72,7 @@ def _python_name_of_display_name(root: Path) -> str:
     try:
         import msg_client.models as models  # type: ignore[import-not-found]
 
-        for value in vars(models).values():
+        for value in (getattr(models, n) for n in dir(models)):
             for name, info in getattr(value, "model_fields", {}).items():
                 wire = info.serialization_alias or info.alias or name
                 if wire == "displayName":

@@ -21,25 +21,31 @@ from mcpgen.runtime import connect_memory
 from weather_server import build_server
 from weather_server.handlers import Handlers
 
+PARTS = "weather_server._generated._models."
+
+def declared():
+    # Each tool's classes live in _generated/_models/<method>.py, loaded on first use.
+    return sorted(name[len(PARTS):] for name in sys.modules if name.startswith(PARTS)) or None
+
+def state():
+    return {"jsonschema": "jsonschema" in sys.modules, "declared": declared(), "built": built()}
+
 def built():
-    # The classes live in _generated/_models.py, which loads on first use (None until then).
     # (pydantic files a parametrized generic such as `RootModel[list[str]]` in the module too)
-    models = sys.modules.get("weather_server._generated._models")
-    if models is None:
-        return None
-    return sorted(n for n, c in vars(models).items() if n.isidentifier() and isinstance(c, type)
-                  and issubclass(c, BaseModel) and c.__module__ == models.__name__ and c.__pydantic_complete__)
+    return sorted(n for m in declared() or () for n, c in vars(sys.modules[PARTS + m]).items()
+                  if n.isidentifier() and isinstance(c, type) and issubclass(c, BaseModel)
+                  and c.__module__ == PARTS + m and c.__pydantic_complete__) or None
 
 async def main():
     report = {}
     server = build_server(Handlers())
-    report["at start"] = {"jsonschema": "jsonschema" in sys.modules, "built": built()}
+    report["at start"] = state()
     async with connect_memory(server) as session:
         report["listed"] = len(await session.list_tools())
-        report["after tools/list"] = {"jsonschema": "jsonschema" in sys.modules, "built": built()}
+        report["after tools/list"] = state()
         report["refused"] = await session.call_tool("list_cities", {"country": 7})
         report["called"] = await session.call_tool("list_cities", {"country": "JP"})
-        report["after tools/call"] = {"jsonschema": "jsonschema" in sys.modules, "built": built()}
+        report["after tools/call"] = state()
     print(json.dumps(report))
 
 asyncio.run(main())
@@ -47,22 +53,24 @@ asyncio.run(main())
 
 
 @pytest.mark.slow
-def test_a_server_builds_nothing_before_its_first_tool_call() -> None:
+def test_a_server_declares_nothing_before_its_first_tool_call_then_only_that_tools_models() -> None:
     done = subprocess.run(
         [sys.executable, "-c", SCRIPT], capture_output=True, text=True, cwd=WEATHER, timeout=120, check=False
     )
     assert done.returncode == 0, done.stderr[-3000:]
     report = json.loads(done.stdout)
     # Not even declared: the model classes load with the first tool call.
-    assert report["at start"] == {"jsonschema": False, "built": None}
+    assert report["at start"] == {"jsonschema": False, "declared": None, "built": None}
     assert report["listed"] == 3
-    assert report["after tools/list"] == {"jsonschema": False, "built": None}
+    assert report["after tools/list"] == {"jsonschema": False, "declared": None, "built": None}
     # Checked exactly on first use: the wrong type is refused, naming the argument.
     assert report["refused"]["isError"] is True and "country" in report["refused"]["content"][0]["text"]
     assert report["called"]["isError"] is False
     after = report["after tools/call"]
     assert after["jsonschema"] is True
     assert "ListCitiesArgs" in after["built"] and "GetForecastArgs" not in after["built"]
+    # Only that tool's module (and what tools share) was even declared.
+    assert after["declared"] == ["_shared", "list_cities"]
 
 
 # What a stdio server or a typed client has no use for before its first answer: the HTTP stack
