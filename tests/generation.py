@@ -102,4 +102,8 @@ AWKWARD = [
     "_private",
     "None",
     "get_weather_2",
+    # File names: Windows keeps "con" for a device; a name has no length limit, a file name has.
+    "con",
+    "t" * 300,
+    "t" * 299 + "u",
 ]

@@ -65,7 +65,7 @@ def generate_models(
         msg = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
         return None, problems + [Problem("models", f"datamodel-code-generator failed: {msg[:300]}")]
     roots = [
-        ToolRoots(t.method, t.wire, (t.args_model,) + ((t.result_model,) if t.result_model else ())) for t in plan.tools
+        ToolRoots(t.module, t.wire, (t.args_model,) + ((t.result_model,) if t.result_model else ())) for t in plan.tools
     ]
     out, found = postprocess(
         source, roots, exact_schemas(plan.tools), class_docs(plan.tools), runtime_module, prompt_models=prompt_models

@@ -26,7 +26,7 @@ SHARED = "_shared"
 class ModelModule:
     """One module of `_models/`: its name, its source (no header) and the names it declares."""
 
-    name: str  # `_shared`, or the tool's method name (a snake_case identifier, never `_`-led)
+    name: str  # `_shared`, or the tool's module name (plan/naming.py: a snake_case identifier, never `_`-led)
     source: str
     declares: tuple[str, ...]  # classes, aliases and tables, in the order they are declared
     tool: str | None = None  # the MCP tool (wire name) whose models it holds; None for `_shared`

@@ -143,6 +143,7 @@ def _tool_plan(spec: ToolSpec, n: ToolNames) -> ToolPlan:
         spec=spec,
         method=n.method,
         pascal=n.pascal,
+        module=n.module,
         args=n.args,
         result_fields=n.result_fields,
         shape=shape,

@@ -155,6 +155,12 @@ def allocate(
     return result
 
 
+# A tool's module file is named after its method, cut to a length every file system takes (a
+# tool's name has no length limit), and never after a device name Windows keeps (`con.py`).
+MODULE_CHARS = 64
+WINDOWS_DEVICES = frozenset({"con", "prn", "aux", "nul"} | {f"{d}{i}" for d in ("com", "lpt") for i in range(1, 10)})
+
+
 @dataclass(frozen=True)
 class FieldName:
     wire: str
@@ -166,6 +172,7 @@ class ToolNames:
     wire: str
     method: str  # snake_case method on AsyncClient/Client
     pascal: str  # stem of <Pascal>Args / <Pascal>Result
+    module: str  # its models' module, `_models/<module>.py`: the method name, as a safe file name
     args: tuple[FieldName, ...]  # top-level inputSchema properties, in schema order
     result_fields: tuple[FieldName, ...]  # top-level outputSchema properties (unwrapped), schema order
 
@@ -193,6 +200,7 @@ def name_tools(tools: Iterable[ToolSpec], result_props: dict[str, dict[str, obje
     methods = allocate(specs, base, RESERVED_SNAKE | CLIENT_MEMBERS | SERVER_MEMBERS)
     # Pascal stems come from the unique method names; re-check since `a_2` and `a2` meet again.
     stems = allocate(specs, {w: pascal(methods[w]) for w in specs}, frozenset(), joiner="V")
+    modules = allocate(specs, {w: methods[w][:MODULE_CHARS] for w in specs}, WINDOWS_DEVICES)
     out: dict[str, ToolNames] = {}
     for w, spec in specs.items():
         props = spec.input_schema.get("properties")
@@ -201,6 +209,7 @@ def name_tools(tools: Iterable[ToolSpec], result_props: dict[str, dict[str, obje
             wire=w,
             method=methods[w],
             pascal=stems[w],
+            module=modules[w],
             args=field_names(props),
             result_fields=field_names(result_props.get(w, {})),
         )

@@ -47,6 +47,7 @@ class ToolPlan:
     spec: ToolSpec
     method: str  # the Python method on AsyncClient/Client and on the server's ToolsBase
     pascal: str  # stem of <Pascal>Args / <Pascal>Result
+    module: str  # the module of its models, `_models/<module>.py` (plan/naming.py)
     args: tuple[FieldName, ...]  # inputSchema's top-level properties, schema order
     result_fields: tuple[FieldName, ...]  # the (unwrapped) result's top-level properties
     shape: ResultShape

@@ -39,6 +39,7 @@ class IndexEntry:
     signature: str
     doc: str
     hints: dict[str, bool]
+    module: str  # its module under tools/ (plan/naming.py: the name as a safe file name)
 
 
 def signature(t: ToolPlan) -> str:
@@ -49,7 +50,15 @@ def signature(t: ToolPlan) -> str:
 
 
 def index_entry(t: ToolPlan) -> IndexEntry:
-    return IndexEntry(name=t.method, wire=t.wire, summary=t.one_line, signature=signature(t), doc=t.doc, hints=t.hints)
+    return IndexEntry(
+        name=t.method,
+        wire=t.wire,
+        summary=t.one_line,
+        signature=signature(t),
+        doc=t.doc,
+        hints=t.hints,
+        module=t.module,
+    )
 
 
 def server_label(plan: Plan) -> str:
@@ -83,6 +92,6 @@ def render_code_mode(
         fs.files.pop(name, None)
         fs.add(name, render(env, f"code_mode/{name}.jinja", **common))
     for t in plan.tools:
-        fs.add(f"tools/{t.method}.py", render(env, "code_mode/tool.py.jinja", t=t, entry=index_entry(t), **common))
+        fs.add(f"tools/{t.module}.py", render(env, "code_mode/tool.py.jinja", t=t, entry=index_entry(t), **common))
     fs.add("SKILL.md", render(env, "code_mode/SKILL.md.jinja", **common), format=False)
     return fs

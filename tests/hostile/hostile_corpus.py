@@ -42,6 +42,9 @@ WEIRD_NAMES = [
     "_mcpgen_exact",
     "_check_exact",
     "Any",
+    "_shared",
+    "con",
+    "w" * 300,
 ]
 
 

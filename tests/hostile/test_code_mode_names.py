@@ -43,7 +43,10 @@ def test_awkward_names_and_hostile_text_stay_data(tmp_path: Path) -> None:
         names = index.tool_names()
         assert len(names) == len(set(names)) == len(AWKWARD)
         for name in names:
-            module = importlib.import_module(f"{package}.tools.{name}")
+            # The import line describe() gives (a module's name is cut to a safe file name).
+            _, where, _, imported = index.describe(name).splitlines()[0].split()
+            assert imported == name and where.startswith(f"{package}.tools.") and len(where) < len(package) + 80
+            module = importlib.import_module(where)
             assert callable(getattr(module, name))
             # Only booleans among the known hints survive; the rest of `annotations` is not code.
             assert dict(module.HINTS) == {"readOnlyHint": True}

@@ -41,6 +41,22 @@ def test_every_awkward_name_gets_a_unique_valid_method() -> None:
         assert reserved not in methods
 
 
+def test_a_tools_module_is_its_method_as_a_safe_file_name() -> None:
+    """`_models/<module>.py`: unique, an identifier, at most 64 characters before a `_N` that
+    tells two cut names apart, never `_`-led (`_shared` is the shared one) nor a Windows device."""
+    cat, problems = build_catalog([tool(w) for w in AWKWARD])
+    assert not problems
+    names = name_tools(cat.tools, {t.name: result_props(t) for t in cat.tools})
+    modules = {w: n.module for w, n in names.items()}
+    assert len(set(modules.values())) == len(AWKWARD)
+    for w, module in modules.items():
+        assert module.isidentifier() and not keyword.iskeyword(module) and not module.startswith("_"), w
+        assert module == names[w].method or len(names[w].method) > 64 or names[w].method == "con"
+    assert modules["con"] == "con_"
+    assert {modules["t" * 300], modules["t" * 299 + "u"]} == {"t" * 64, "t" * 64 + "_2"}
+    assert modules["get-weather"] == names["get-weather"].method == "get_weather"
+
+
 def test_collisions_resolve_by_wire_name_not_input_order() -> None:
     base = _names(AWKWARD)
     for seed in range(20):

@@ -17,12 +17,15 @@ SEARCH_LIMIT = 20
 class ToolInfo:
     """One tool as the index shows it."""
 
-    name: str  # the Python name: `from <package>.tools.<name> import <name>`
+    name: str  # the Python name: `from <package>.tools.<module> import <name>`
     wire: str  # the name the server knows it by
     summary: str  # one line
     signature: str  # `async def name(*, arg: type, ...) -> result`
     doc: str  # the function's docstring
     hints: Mapping[str, bool] = field(default_factory=dict)  # readOnlyHint, destructiveHint, ...
+    # Its module under tools/: the name, unless that is too long for a file name or one Windows
+    # keeps for a device ("" in packages generated before the two could differ: the name).
+    module: str = ""
 
     @property
     def read_only(self) -> bool:
@@ -75,4 +78,5 @@ class ToolIndex:
         """How to import and call one tool: its signature, docstring and behaviour hints."""
         t = self.info(name)
         hints = ", ".join(f"{k}={v}" for k, v in t.hints.items()) or "none declared"
-        return f"from {self.package}.tools.{t.name} import {t.name}\n\n{t.signature}\n\n{t.doc}\n\nhints: {hints}\n"
+        where = f"{self.package}.tools.{t.module or t.name}"
+        return f"from {where} import {t.name}\n\n{t.signature}\n\n{t.doc}\n\nhints: {hints}\n"
