@@ -4,8 +4,9 @@ A client's first call, like a server's, needs one tool's models; declaring every
 first is most of a big package's import time (pydantic works out each class's fields when it is
 declared, even with `defer_build`). So each tool's models go in `_models/<method>.py`, and a class
 that two or more tools reach, everything the shared classes reach, and the exact-schema mixin
-with its tables go in `_models/_shared.py`. A front module (`models.py`) loads a tool's module on
-the first use of one of its names (mcpgen/runtime/support/models.py, `lazy_models`).
+with its tables go in `_models/_shared.py`. `_models/__init__.py` indexes what each module
+declares, and the front module (`models.py`) loads a module on the first use of one of its
+names (mcpgen/runtime/core/model_modules.py, `lazy_models`).
 
 A tool's module therefore imports only from `_shared`, never from another tool's module, and
 `_shared` imports from no tool module: no cycles, and each module is whole on its own.

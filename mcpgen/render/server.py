@@ -61,8 +61,8 @@ def base_imports(plan: Plan, models: ModelsOutput, runtime: str) -> str:
 
 
 def _with_prompt_models(modules: tuple[ModelModule, ...], plan: Plan) -> tuple[ModelModule, ...]:
-    """The modules as the front names them: a server's prompt and template models are declared
-    at the end of `_shared` (templates/server/_generated/models_module.py.jinja)."""
+    """The modules as `_models/__init__.py` indexes them: a server's prompt and template models
+    are declared at the end of `_shared` (templates/server/_generated/models_module.py.jinja)."""
     extra = tuple(p.model for p in plan.prompts) + tuple(t.model for t in plan.templates)
     shared, *rest = modules
     return (replace(shared, declares=shared.declares + extra), *rest)
@@ -87,7 +87,6 @@ def render_server(
         "resources_json": plan.resources_json,
         "templates_json": plan.templates_json,
         "annotation_imports": models.client_imports,
-        "model_modules": _with_prompt_models(models.modules, plan),
         "front_runtime_module": runtime_module(options.runtime, nested=True),
         # Where the runtime is imported from, seen from the package and from _generated/.
         "runtime_module": runtime_module(options.runtime),
@@ -97,7 +96,8 @@ def render_server(
     fs = FileSet()
     for path in GENERATED_FILES:
         fs.add(path, render(env, f"server/{path}.jinja", **ctx))
-    add_model_modules(fs, env, "_generated/", models.modules, "server/_generated", **ctx)
+    declared = _with_prompt_models(models.modules, plan)
+    add_model_modules(fs, env, "_generated/", models.modules, declared, "server/_generated", **ctx)
     stubs = {t.method: render(env, "server/handler_stub.py.jinja", tool=t, **ctx) for t in plan.tools}
     for kind, items in (("prompt", plan.prompts), ("resource", plan.resources), ("template", plan.templates)):
         for item in items:

@@ -37,7 +37,8 @@ def test_renames_are_listed_after_generation_and_in_the_manifest(
     code, out, err = run_cli(["client", str(src), "-o", str(tmp_path / "c")], capsys)
     assert code == 0, err
     lines = err.splitlines()
-    assert lines[-1] == f"wrote 5 files to {tmp_path / 'c'} (4 tools)"  # scripts read this line: unchanged
+    # scripts read this line: unchanged (11 files: 5, then _models/ with 4 tools and _shared)
+    assert lines[-1] == f"wrote 11 files to {tmp_path / 'c'} (4 tools)"
     assert lines[-2] == (
         "mcpgen: renamed 4 names: get-x.class -> class_, get_x -> get_x_2, print -> print_, Edge.from -> from_"
     )

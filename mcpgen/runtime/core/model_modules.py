@@ -1,8 +1,9 @@
 """A generated `models.py` as a front to `_models/`: each model loads with its module, on first use.
 
 The generator writes a tool's models in `_models/<method>.py` and what tools share in
-`_models/_shared.py` (mcpgen/models/per_tool.py); `models.py` names, by module, what each one
-declares. A first call to one tool thus declares that tool's classes, not every tool's.
+`_models/_shared.py` (mcpgen/models/per_tool.py); `_models/__init__.py` names, by module, what
+each one declares, and `models.py` calls `lazy_models` with that index. A first call to one tool
+thus declares that tool's classes, not every tool's.
 """
 
 from __future__ import annotations

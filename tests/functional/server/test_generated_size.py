@@ -1,5 +1,5 @@
 """The generated `_generated/` holds only what differs between servers (issue 12's budget):
-its code outside the models' declarations (_models.py) and pure-data modules stays within 80
+its code outside the models' declarations (_models/) and pure-data modules stays within 80
 lines plus 8 per tool."""
 
 from __future__ import annotations
