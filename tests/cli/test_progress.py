@@ -60,17 +60,17 @@ def test_stages_and_counts_on_a_terminal(source: Path, tmp_path: Path) -> None:
         f"mcpgen: reading {source} ...",
         "mcpgen: validating 3 tools ...",
         "mcpgen: models 3 tools ...",
-        "mcpgen: formatting 5 files ...",
-        "mcpgen: writing 5 files to",
+        "mcpgen: formatting 10 files ...",
+        "mcpgen: writing 10 files to",
     ):
         assert "\r\x1b[K" + stage in text, (stage, text)
     # The updating line is cleared before the summary, which stays.
-    assert f"\r\x1b[Kwrote 5 files to {tmp_path / 'pkg'} (3 tools)" in text, text
+    assert f"\r\x1b[Kwrote 10 files to {tmp_path / 'pkg'} (3 tools)" in text, text
 
 
 def test_one_summary_line_when_not_a_terminal(source: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     code, out, err = run(["client", str(source), "-o", str(tmp_path / "pkg")], capsys)
-    assert code == 0 and out == "" and err == f"wrote 5 files to {tmp_path / 'pkg'} (3 tools)\n", err
+    assert code == 0 and out == "" and err == f"wrote 10 files to {tmp_path / 'pkg'} (3 tools)\n", err
 
 
 @pytest.mark.parametrize(
@@ -111,10 +111,10 @@ def test_verbose_prints_every_stage_with_its_time(
         f"mcpgen: reading {source}",
         "mcpgen: validating 3 tools",
         "mcpgen: models 3 tools",
-        "mcpgen: formatting 5 files",
-        f"mcpgen: writing 5 files to {tmp_path / 'pkg'}",
+        "mcpgen: formatting 10 files",
+        f"mcpgen: writing 10 files to {tmp_path / 'pkg'}",
     ], lines
-    assert all(line.endswith(" s)") for line in lines[:-1]) and lines[-1].startswith("wrote 5 files")
+    assert all(line.endswith(" s)") for line in lines[:-1]) and lines[-1].startswith("wrote 10 files")
 
 
 @pytest.mark.parametrize("command", ["client", "server", "generate", "inspect", "snapshot", "diff"])
