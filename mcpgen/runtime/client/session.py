@@ -91,6 +91,8 @@ class ClientSession:
         self._resource_listen: Subscription | None = None
         # Tools whose x-mcp-header annotation is invalid: never called over HTTP.
         self._refused_tools: set[str] = set()
+        # (protocol version, log level, options, the _meta of a stateless-era request): _request_meta.
+        self._meta_cache: tuple[str, str | None, ConnectOptions, JSONObject] | None = None
 
     # -- connection ----------------------------------------------------------------
 
@@ -279,6 +281,19 @@ class ClientSession:
             meta[META_LOG_LEVEL] = self.log_level
         return meta
 
+    def _request_meta(self) -> JSONObject:
+        """`_meta()` for a request of this era, built once for each version and log level and then
+        shared by every request (nothing changes it: the messages are only encoded)."""
+        cached = self._meta_cache
+        if (
+            cached is None
+            or cached[0] != self.protocol_version
+            or cached[1] != self.log_level
+            or cached[2] is not self.options  # (the capabilities come from the callbacks given)
+        ):
+            cached = self._meta_cache = (self.protocol_version, self.log_level, self.options, self._meta())
+        return cached[3]
+
     async def aclose(self) -> None:
         await self.session.close()
 
@@ -301,7 +316,9 @@ class ClientSession:
         """Send any request in the negotiated era; returns the result object."""
         if self.era == ERA_MODERN:
             params = dict(params or {})
-            params["_meta"] = {**(params.get("_meta") or {}), **self._meta()}
+            given = params.get("_meta")
+            meta = self._request_meta()
+            params["_meta"] = {**given, **meta} if given else meta
         try:
             result = await self.session.request(method, params, timeout=timeout, progress=progress)
         except SessionExpired:

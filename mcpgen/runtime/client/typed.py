@@ -313,14 +313,17 @@ class AsyncClientBase(AsyncFeatures):
             binding = bindings[wire] = _ToolBinding.of(self._load_models(), self._catalog.table[wire])
         return binding
 
-    async def _call(self, wire: str, local_vars: Mapping[str, Any]) -> Any:
-        """What a typed method runs: its `locals()` (Python argument names) sent by wire name.
+    def _call(self, wire: str, local_vars: Mapping[str, Any]) -> Coroutine[Any, Any, Any]:
+        """What a typed method awaits: its `locals()` (Python argument names) sent by wire name.
 
         The method's arguments are its Args model's fields (the one naming pass gives both),
         so each field's alias is the argument's wire name; `self` and UNSET values drop out.
+        Not a coroutine itself: it hands back `_send`'s, one coroutine frame less per call.
         """
-        wire_of = self._binding(wire).wire_of
-        return await self._invoke(wire, {wire_of[k]: v for k, v in local_vars.items() if k in wire_of})
+        binding = self._binding(wire)
+        wire_of = binding.wire_of
+        sent = {wire_of[k]: v for k, v in local_vars.items() if k in wire_of and not isinstance(v, Unset)}
+        return self._send(binding, wire, sent, True)
 
     async def _call_text(self, wire: str, local_vars: Mapping[str, Any]) -> ToolResult:
         """`_call` for a tool without outputSchema: the result is always a ToolResult."""
@@ -329,12 +332,17 @@ class AsyncClientBase(AsyncFeatures):
     async def _invoke(self, wire: str, given: Mapping[str, Any], *, python_names: bool = True) -> Any:
         """Validate, send, parse. Bad arguments raise InvalidArguments naming them as the caller's
         keywords (`python_names`), else pydantic's ValidationError (dispatch words it by wire name)."""
-        binding = self._binding(wire)
         sent = {k: v for k, v in given.items() if not isinstance(v, Unset)}
+        return await self._send(self._binding(wire), wire, sent, python_names)
+
+    async def _send(self, binding: _ToolBinding, wire: str, sent: dict[str, Any], python_names: bool) -> Any:
+        """`_invoke` once the arguments the caller set are known (by wire name)."""
         arguments = binding.plain_arguments(sent)
         if arguments is None:
             arguments = binding.built_arguments(wire, sent, python_names)
-        raw = await self.call_tool(wire, arguments)
+        per_call = self._per_call
+        # The session's call_tool directly (what call_tool does): one coroutine frame less per call.
+        raw = await self._session.call_tool(wire, arguments, timeout=per_call.timeout, progress=per_call.progress)
         if raw.get("isError"):
             raise ToolError(wire, ToolResult.from_raw(raw))
         model = binding.result_model
@@ -343,7 +351,7 @@ class AsyncClientBase(AsyncFeatures):
         data = structured_of(raw)
         if binding.wrapped and isinstance(data, dict) and "result" in data:
             data = data["result"]
-        mode = self._per_call.validate_output
+        mode = per_call.validate_output
         # "off" skips the JSON Schema check; pydantic still builds the typed value.
         checked = mode == "off" or binding.result_accepts(data)
         if checked and type(data) is binding.root_as_is:

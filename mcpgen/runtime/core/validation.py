@@ -449,6 +449,8 @@ def fast_check(schema: Any, *, formats: bool = True) -> Predicate | None:
 
 
 _compiled: dict[str, Problems] = {}
+# The fast predicate of each schema exact_problems compiled (None: the schema has none).
+_fast_exact: dict[str, Predicate | None] = {}
 
 
 def exact_problems(schema_json: str) -> Problems:
@@ -458,7 +460,9 @@ def exact_problems(schema_json: str) -> Problems:
     if problems is None:
         import json
 
-        problems = _compiled[schema_json] = compile_problems(json.loads(schema_json), formats=False)
+        schema = json.loads(schema_json)
+        problems = _compiled[schema_json] = compile_problems(schema, formats=False)
+        _fast_exact[schema_json] = fast_check(schema, formats=False)
     return problems
 
 
@@ -507,6 +511,8 @@ class ExactModel:
     # A nested model renames a field: plain data keyed by Python names below the top level is
     # sent by wire name only once pydantic has built and dumped it.
     renames_below: bool
+    # The schema's JSON text: its fast predicate, once compiled, is asked first (check_plain).
+    schema_json: str = ""
 
     def by_wire_name(self, data: Any) -> Any:
         """A mapping keyed by Python field names (`Relation(from_=...)`) keyed by wire names, which
@@ -522,7 +528,14 @@ class ExactModel:
 
     def check_plain(self, data: Any) -> Any:
         """`data`, JSON as json.loads builds it, keyed by wire names and checked; raises SchemaMismatch."""
-        return _checked(self.problems, self.by_wire_name(data), self.wrap)
+        data = self.by_wire_name(data)
+        wrap = self.wrap
+        # The fast predicate straight away (it says yes to nearly every instance); otherwise, and
+        # before the first check compiled it, the whole check, which also words the problems.
+        fast = _fast_exact.get(self.schema_json)
+        if fast is not None and fast(data if wrap is None else {wrap: data}):
+            return data
+        return _checked(self.problems, data, wrap)
 
 
 # Generated model class -> how it is checked (None: no schema of its own or of a parent).
@@ -545,7 +558,7 @@ def exact_model(cls: type, schemas: Mapping[str, str], wraps: Mapping[str, str])
             below = _renames_below(cls, {cls})
             # Compiled on the first instance: binding a server's handlers imports no jsonschema.
             check = _on_first_use(functools.partial(exact_problems, schema))
-            found = ExactModel(check, wraps.get(klass.__name__), wire_of, wires, below)
+            found = ExactModel(check, wraps.get(klass.__name__), wire_of, wires, below, schema)
             break
     _exact_models[cls] = found
     return found

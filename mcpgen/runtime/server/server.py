@@ -107,12 +107,15 @@ class RequestContext:
         self.meta: JSONObject = meta if isinstance(meta, dict) else {}
         token = self.meta.get("progressToken")
         # A token is a string or an integer; anything else (NaN, 1.5, an object) means no progress.
-        self.progress_token = token if jsonrpc.is_valid_id(token) else None
+        self.progress_token = token if token is not None and jsonrpc.is_valid_id(token) else None
         self._last_progress: float | None = None
         # Answers to input requests: earlier rounds' (carried in the signed requestState), then
         # this retry's inputResponses. Only those a handler actually used go into the next state.
         responses = params.get("inputResponses")
-        self._responses: JSONObject = {**(carried or {}), **(responses if isinstance(responses, dict) else {})}
+        if isinstance(responses, dict):
+            self._responses: JSONObject = {**carried, **responses} if carried else dict(responses)
+        else:
+            self._responses = dict(carried) if carried else {}
         self.answered: JSONObject = {}
         self._asks = 0
 
@@ -445,11 +448,12 @@ class ServerConnection:
         if method == "notifications/initialized" and self.state.protocol_version is not None:
             self.state.initialized = True
 
-    async def handle_request(self, method: str, params: JSONObject, request_id: RequestId) -> Any:
+    def handle_request(self, method: str, params: JSONObject, request_id: RequestId) -> Awaitable[Any]:
+        """The answer to one request (a coroutine: this only picks the era that serves it)."""
         meta = params.get("_meta")
         if self.stateless_only or (isinstance(meta, dict) and META_PROTOCOL_VERSION in meta and method != "initialize"):
-            return await self._modern(method, params, meta if isinstance(meta, dict) else None, request_id)
-        return await self._legacy(method, params, request_id)
+            return self._modern(method, params, meta if isinstance(meta, dict) else None, request_id)
+        return self._legacy(method, params, request_id)
 
     # -- the stateless era ---------------------------------------------------------
 
@@ -496,14 +500,22 @@ class ServerConnection:
             result = await self.server.subscriptions.serve_listen(self.session, request_id, honored)
         else:
             try:
-                result = await self._dispatch(method, params, context)
+                if method == "tools/call":  # (what _dispatch does first, one coroutine frame less)
+                    result = await self._call_tool(params, context)
+                else:
+                    result = await self._dispatch(method, params, context)
             except InputRequired as need:
                 return self._input_required(method, params, need, context)
             if method in _CACHEABLE:
                 result = {**_CACHE_HINTS, **result}
         if isinstance(result, dict):
-            result = {**result, "resultType": result.get("resultType", "complete")}
-            result["_meta"] = {**(result.get("_meta") or {}), META_SERVER_INFO: self.server.info}
+            # One copy: the handler's dict may be one it keeps (and answers with again).
+            meta = result.get("_meta")
+            result = {
+                **result,
+                "resultType": result.get("resultType", "complete"),
+                "_meta": {**meta, META_SERVER_INFO: self.server.info} if meta else {META_SERVER_INFO: self.server.info},
+            }
         return result
 
     def _input_required(
