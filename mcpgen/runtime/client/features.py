@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import base64
 import re
 from collections.abc import Coroutine, Mapping, Sequence
@@ -13,6 +12,8 @@ from urllib.parse import quote
 from ..core.results import ContentBlock, TextContent, _opt, _s, parse_block
 
 if TYPE_CHECKING:
+    import asyncio
+
     from .options import CallOptions
     from .session import ClientSession
     from .subscriptions import Subscription
@@ -249,6 +250,8 @@ class SyncResourceUpdates:
 
     def next(self, timeout: float | None = None) -> str:
         """The next updated uri; TimeoutError after `timeout` seconds."""
+        import asyncio
+
         return self._runner.run(asyncio.wait_for(self._inner.__anext__(), timeout))
 
     def close(self) -> None:

@@ -21,8 +21,8 @@ from dataclasses import dataclass
 from types import UnionType
 from typing import Any, Literal, TypedDict, TypeVar, Union, get_args, get_origin, get_type_hints
 
+from ..core.callbacks import ProgressCallback
 from ..core.jsonrpc import JSONObject
-from ..core.session import ProgressCallback
 from ..transports.auth_hook import AuthHook
 
 # -- callbacks: what the server asks of the client, and what it tells it -------------

@@ -8,7 +8,6 @@ from server to server (and the formatter's work with it).
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import copy
 import functools
@@ -17,7 +16,6 @@ import threading
 import warnings
 import weakref
 from collections.abc import AsyncIterator, Callable, Coroutine, Iterator, Mapping, Sequence
-from concurrent.futures import Future
 from dataclasses import dataclass, field
 from types import ModuleType
 from typing import TYPE_CHECKING, Any, ClassVar, Concatenate, Generic, Literal, ParamSpec, TypeVar, cast, overload
@@ -470,11 +468,15 @@ class LoopThread:
     """An event loop in a daemon thread: the sync Client runs every coroutine here."""
 
     def __init__(self) -> None:
+        import asyncio  # (with the first connection: importing a client does not load it)
+
         self.loop = asyncio.new_event_loop()
         self._thread = threading.Thread(target=self.loop.run_forever, name="mcp-client-loop", daemon=True)
         self._thread.start()
 
     def run(self, coro: Coroutine[Any, Any, _T]) -> _T:
+        import asyncio
+
         return asyncio.run_coroutine_threadsafe(coro, self.loop).result()
 
     def stop(self) -> None:
@@ -486,6 +488,9 @@ class LoopThread:
 @contextlib.contextmanager
 def _hold(cm: contextlib.AbstractAsyncContextManager[_A]) -> Iterator[tuple[_A, LoopThread]]:
     """Enter and exit the async context in ONE task on the loop thread (cancel scopes need that)."""
+    import asyncio
+    from concurrent.futures import Future
+
     runner = LoopThread()
     ready: Future[_A] = Future()
     closing: list[asyncio.Event] = []

@@ -20,12 +20,11 @@ from typing import Any
 
 from ..transports.base import Transport
 from . import jsonrpc
+from .callbacks import ProgressCallback as ProgressCallback
 from .deadlines import Deadlines
 from .errors import ConnectionClosed, McpError, RequestTimeout, RpcError
 from .jsonrpc import JSONObject, RequestId
 
-# (progress, total, message) of each notifications/progress about a request.
-ProgressCallback = Callable[[float, float | None, str | None], Awaitable[None] | None]
 # (method, params, request id) -> result; raise RpcError to answer with an error.
 RequestHandler = Callable[[str, JSONObject, RequestId], Awaitable[Any]]
 NotificationHandler = Callable[[str, JSONObject], "Awaitable[None] | None"]

@@ -133,7 +133,7 @@ def test_a_stdio_server_starts_without_the_http_stack(tmp_path: Path) -> None:
 
 
 @pytest.mark.slow
-def test_importing_a_typed_client_and_its_models_loads_no_http_stack(tmp_path: Path) -> None:
+def test_importing_a_typed_client_and_a_tools_models_loads_no_http_stack_and_no_event_loop(tmp_path: Path) -> None:
     done = subprocess.run(
         [sys.executable, "-m", "mcpgen.cli", "client", str(WEATHER / "schemas"), "-o", "weather_client"],
         capture_output=True,
@@ -144,7 +144,13 @@ def test_importing_a_typed_client_and_its_models_loads_no_http_stack(tmp_path: P
     )
     assert done.returncode == 0, done.stderr[-3000:]
     done = subprocess.run(
-        [sys.executable, "-X", "importtime", "-c", "import weather_client, weather_client.models"],
+        [
+            sys.executable,
+            "-X",
+            "importtime",
+            "-c",
+            "import weather_client\nfrom weather_client.models import ListCitiesArgs",
+        ],
         capture_output=True,
         text=True,
         cwd=tmp_path,
@@ -153,6 +159,8 @@ def test_importing_a_typed_client_and_its_models_loads_no_http_stack(tmp_path: P
     )
     assert done.returncode == 0, done.stderr[-3000:]
     imported = _imported(done.stderr)
-    assert "weather_client.models" in imported
-    # A client connects over stdio or HTTP: httpx loads with connect_http, not with the package.
+    assert "weather_client._models._shared" in imported  # (the report is read right)
+    # A client connects over stdio or HTTP: httpx loads with connect_http, not with the package,
+    # and asyncio (with its ssl, subprocess and logging) with the first connection.
     assert _unwanted(imported) == []
+    assert sorted(imported & {"asyncio", "ssl", "subprocess", "logging", "concurrent.futures"}) == []
