@@ -19,7 +19,7 @@ from ..options import Runtime, ServerOptions
 from ..output.files import FileSet
 from ..output.handlers_file import HANDLERS_FILE, ServerFiles
 from ..plan.types import Plan
-from .client import add_model_modules, runtime_module
+from .client import add_model_modules, front_imports, runtime_module
 from .environment import make_environment, render
 from .vendor import runtime_files
 
@@ -87,7 +87,7 @@ def render_server(
         "resources_json": plan.resources_json,
         "templates_json": plan.templates_json,
         "annotation_imports": models.client_imports,
-        "front_runtime_module": runtime_module(options.runtime, nested=True),
+        "front_imports": front_imports(runtime_module(options.runtime, nested=True)),
         # Where the runtime is imported from, seen from the package and from _generated/.
         "runtime_module": runtime_module(options.runtime),
         "generated_runtime_module": runtime_module(options.runtime, nested=True),
