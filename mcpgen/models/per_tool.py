@@ -61,7 +61,8 @@ def split_by_tool(
         for name in _closure(t.models, uses):
             reached.setdefault(name, []).append(t.module)
     home = {name: mods[0] if len(mods) == 1 else SHARED for name, mods in reached.items()}
-    shared = [name for name in declared if home.get(name, SHARED) == SHARED or name in set(pinned)]
+    pinned = set(pinned)
+    shared = [name for name in declared if home.get(name, SHARED) == SHARED or name in pinned]
     for name in _closure(shared, uses):  # what the shared classes use is shared too
         home[name] = SHARED
     for name in declared:
