@@ -185,7 +185,13 @@ def test_a_killed_worker_is_replaced_and_serving_goes_on(two_workers: ServerProc
     os.kill(first, signal.SIGKILL)
     assert two_workers.proc is not None
     supervisor = two_workers.proc.pid
-    wait_for("a new worker", lambda: len(children(supervisor)) == 2 and first not in children(supervisor))
+
+    def replaced() -> bool:
+        # One read of /proc: two reads raced the killed worker's turn into a zombie (the first
+        # still listed it beside `second`, the second no longer did) before the new one existed.
+        return len(kids := children(supervisor)) == 2 and first not in kids
+
+    wait_for("a new worker", replaced)
     now = children(supervisor)
     assert second in now and first not in now
     assert asyncio.run(pids_answering(two_workers.url, now)) == now
