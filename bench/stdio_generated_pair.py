@@ -6,6 +6,8 @@ Three pairs, one ``echo`` tool whose handler returns its text, interleaved in on
              typed ``echo(text=...)``  <->  the server package ``mcpgen server`` scaffolds from the
              same file, handler filled in, run as ``python -m PKG`` (stdio)
 - sdk:       the official SDK's ``mcp.client.Client``  <->  tests/peers/sdk_server.py (MCPServer)
+- stdlib-json: the generated pair again, both processes writing and parsing JSON with the
+             standard library alone (msgspec, a dependency on CPython, hidden from both)
 - floor:     a minimal asyncio JSON-RPC client  <->  a stdlib process answering every line with a
              canned CallToolResult (bench/stdio_roundtrip.py's floor)
 
@@ -41,6 +43,34 @@ from http_roundtrip import SERVER_PKG, generate  # noqa: E402
 from stdio_roundtrip import PEERS, PY, bench_floor, measure  # noqa: E402
 
 KINDS = ("sequential", "concurrent")
+
+
+async def bench_generated_stdlib_json(
+    client: ModuleType, cwd: Path, n: int, concurrency: int, protocol: str
+) -> tuple[float, float]:
+    """The generated pair without msgspec: the client's codec switched off in this process, the
+    server's hidden by a `msgspec` on its PYTHONPATH that fails to import."""
+    from mcpgen.runtime.core import jsonrpc
+
+    hide = cwd / "hide-msgspec"
+    (hide / "msgspec").mkdir(parents=True, exist_ok=True)
+    (hide / "msgspec" / "__init__.py").write_text("raise ImportError('hidden by the bench')\n")
+    path = os.pathsep.join(p for p in (str(hide), os.environ.get("PYTHONPATH", "")) if p)
+    jsonrpc.decode(b"{}")  # (msgspec loads on the first message)
+    fast = jsonrpc._fast_encode, jsonrpc._fast_decode
+    jsonrpc._fast_encode = jsonrpc._fast_decode = None
+    try:
+        async with client.AsyncClient.connect_stdio(
+            PY, ["-m", SERVER_PKG], cwd=str(cwd), protocol=protocol, env={"PYTHONPATH": path}
+        ) as c:
+
+            async def call() -> None:
+                result = await c.echo(text="hello")
+                assert result == "hello"
+
+            return await measure(call, n, 1), await measure(call, n, concurrency)
+    finally:
+        jsonrpc._fast_encode, jsonrpc._fast_decode = fast
 
 
 async def bench_generated(
@@ -84,7 +114,7 @@ def main() -> int:
     args = ap.parse_args()
     warnings.simplefilter("ignore")
 
-    pairs = ["floor", "generated"] if args.skip_sdk else ["floor", "generated", "sdk"]
+    pairs = ["floor", "generated", "stdlib-json"] + ([] if args.skip_sdk else ["sdk"])
     samples: dict[str, dict[str, list[float]]] = {p: {k: [] for k in KINDS} for p in pairs}
     with tempfile.TemporaryDirectory(prefix="mcpgen-bench-") as tmp:
         client = generate(Path(tmp))
@@ -92,6 +122,10 @@ def main() -> int:
             for pair in pairs if round_no % 2 == 0 else pairs[::-1]:
                 if pair == "generated":
                     seq, conc = asyncio.run(bench_generated(client, Path(tmp), args.n, args.concurrency, args.protocol))
+                elif pair == "stdlib-json":
+                    seq, conc = asyncio.run(
+                        bench_generated_stdlib_json(client, Path(tmp), args.n, args.concurrency, args.protocol)
+                    )
                 elif pair == "sdk":
                     seq, conc = asyncio.run(bench_sdk(args.n, args.concurrency, args.protocol))
                 else:
@@ -120,6 +154,12 @@ def main() -> int:
             label = f"generated/{other} {kind}"
             ratios[label] = statistics.median(values)
             print(f"{label:<36}{ratios[label]:>7.2f}x{min(values):>7.2f}x{max(values):>7.2f}x")
+    for kind in KINDS:  # what msgspec buys, and where the pair stands without it
+        for a, b in (("stdlib-json", "floor"), ("generated", "stdlib-json")):
+            values = per_round(samples, a, b, kind)
+            label = f"{a}/{b} {kind}"
+            ratios[label] = statistics.median(values)
+            print(f"{label:<36}{ratios[label]:>7.2f}x{min(values):>7.2f}x{max(values):>7.2f}x")
 
     targets = {
         "generated >= 0.6x floor (sequential)": ratios["generated/floor sequential"] >= 0.6,
@@ -137,6 +177,10 @@ def main() -> int:
             record(f"stdio generated pair {kind}, vs {other}", f"{figures['generated'][kind]:,.0f} calls/s",
                    f"{figures[other][kind]:,.0f} calls/s", value, "" if bound is None else f">= {bound:g}x",
                    None if bound is None else value >= bound)  # fmt: skip
+    for kind in KINDS:
+        value = ratios[f"stdlib-json/floor {kind}"]
+        record(f"stdio generated pair {kind}, stdlib json, vs floor", f"{figures['stdlib-json'][kind]:,.0f} calls/s",
+               f"{figures['floor'][kind]:,.0f} calls/s", value, "", None)  # fmt: skip
     if args.json:
         print(
             json.dumps({"n": args.n, "rounds": args.rounds, "figures": figures, "samples": samples, "ratios": ratios})

@@ -61,12 +61,52 @@ _scan_once: Callable[[str, int], tuple[Any, int]] = getattr(_decoder, "scan_once
 
 
 def encode(message: Any) -> bytes:
-    """One message as compact UTF-8 JSON without a newline (JSON escapes any inside strings)."""
-    return _encode(message).encode("utf-8")
+    """One message as compact UTF-8 JSON without a newline (JSON escapes any inside strings).
+
+    msgspec writes it when installed (a dependency on CPython; 4x the stdlib's speed, a tenth of a
+    stdio call's cost on each side). The stdlib has the last word on anything msgspec refuses,
+    and on any output with a `null` in it: msgspec writes NaN and infinities as null, which the
+    stdlib refuses (a ValueError: the server answers "Result is not valid JSON"). Python values
+    JSON has no form for (bytes, datetime, sets, enums) msgspec writes in its own forms where the
+    stdlib raises TypeError; results reach here as JSON, built from models or checked by schemas.
+    """
+    if not _fast_loaded:
+        _load_fast()
+    if _fast_encode is not None:
+        try:
+            data = _fast_encode(message)
+        except Exception:  # (a cycle, an int past 64 bits... ): the stdlib decides, and says why
+            pass
+        else:
+            if b"null" not in data:
+                return data
+    return stdlib_encode(message)
 
 
 def decode(data: bytes | str) -> Any:
     """Parse one message; raises ValueError on anything that is not JSON.
+
+    msgspec parses it when installed; whatever msgspec refuses the stdlib parses again and has the
+    last word, so both accept the same lines (a BOM, a lone surrogate escape, 1e400: only the
+    stdlib takes them) and read them as the same values.
+    """
+    if not _fast_loaded:
+        _load_fast()
+    if _fast_decode is not None:
+        try:
+            return _fast_decode(data)
+        except Exception:  # not JSON, too deep, or only the stdlib's JSON: asked again below
+            pass
+    return stdlib_decode(data)
+
+
+def stdlib_encode(message: Any) -> bytes:
+    """`encode` by the standard library alone."""
+    return _encode(message).encode("utf-8")
+
+
+def stdlib_decode(data: bytes | str) -> Any:
+    """`decode` by the standard library alone.
 
     JSON nested deeper than the interpreter's recursion limit (a 2 KB line of `[[[[...`) is a
     ValueError too: the parser's RecursionError would otherwise look like a broken transport
@@ -86,6 +126,24 @@ def decode(data: bytes | str) -> Any:
         return _decoder.decode(data)  # whitespace around it, or not JSON: the whole rules
     except RecursionError:
         raise ValueError("JSON nested too deeply") from None
+
+
+_fast_loaded = False
+_fast_encode: Callable[[Any], bytes] | None = None
+_fast_decode: Callable[[bytes | str], Any] | None = None
+
+
+def _load_fast() -> None:
+    """msgspec's encoder and decoder, on the first message rather than at import: msgspec brings
+    typing_extensions, decimal, uuid and datetime, a fifth of a generated client's import time."""
+    global _fast_loaded, _fast_encode, _fast_decode
+    _fast_loaded = True
+    try:
+        import msgspec.json
+    except ImportError:  # (PyPy, a vendored runtime without it): the stdlib alone
+        return
+    _fast_encode = msgspec.json.Encoder().encode
+    _fast_decode = msgspec.json.Decoder().decode
 
 
 def request(request_id: RequestId, method: str, params: JSONObject | None) -> JSONObject:

@@ -3,10 +3,29 @@
 from __future__ import annotations
 
 import json
+import os
+import subprocess
+import sys
+from pathlib import Path
 
 import pytest
 
 from mcpgen.runtime.core import jsonrpc
+
+ROOT = Path(__file__).resolve().parents[3]
+
+
+@pytest.fixture(params=["msgspec", "stdlib"], autouse=True)
+def codec(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str:
+    """Every test runs with msgspec doing the work (a dependency on CPython) and with the stdlib
+    alone (where msgspec is missing): both must read and refuse the same lines."""
+    jsonrpc.decode(b"{}")  # msgspec loads on the first message
+    if request.param == "msgspec":
+        assert jsonrpc._fast_encode is not None and jsonrpc._fast_decode is not None
+    else:
+        monkeypatch.setattr(jsonrpc, "_fast_encode", None)
+        monkeypatch.setattr(jsonrpc, "_fast_decode", None)
+    return str(request.param)
 
 
 def test_encode_is_one_compact_utf8_line() -> None:
@@ -85,8 +104,13 @@ _VALUES = [
 
 
 @pytest.mark.parametrize("value", _VALUES)
-def test_encode_writes_what_json_dumps_writes(value: object) -> None:
-    assert jsonrpc.encode(value) == json.dumps(value, ensure_ascii=False, separators=(",", ":")).encode()
+def test_encode_writes_what_json_dumps_writes(value: object, codec: str) -> None:
+    expected = json.dumps(value, ensure_ascii=False, separators=(",", ":")).encode()
+    assert jsonrpc.stdlib_encode(value) == expected
+    if codec == "stdlib":
+        assert jsonrpc.encode(value) == expected
+    else:  # the same JSON, a float's exponent perhaps spelled another way (1e300, not 1e+300)
+        assert json.loads(jsonrpc.encode(value)) == json.loads(expected)
     spaced = jsonrpc.json_encoder(separators=(", ", ": "), allow_nan=True)
     assert spaced(value) == json.dumps(value, ensure_ascii=False)
     assert spaced([float("nan")]) == "[NaN]"
@@ -106,3 +130,67 @@ def test_encode_refuses_what_is_no_json_and_stays_usable() -> None:
     with pytest.raises(TypeError):
         jsonrpc.encode({"x": object()})
     assert jsonrpc.encode({"after": [1, 2]}) == b'{"after":[1,2]}'
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        b'{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","arguments":{"t":"hi"}}}',
+        b'{"a":1,"a":2}',  # the last of a repeated key, as the stdlib keeps it
+        b"[-0.0,1E5,1e-400,0.1,123.456e-7,12345678901234567890.5,-0]",
+        b"[18446744073709551616,-9223372036854775809," + b"9" * 4300 + b"]",
+        '"\\u0000\\/\\u00e9 \u2028 é"'.encode(),
+        b"\t[]\n",
+        # Only the stdlib takes these; msgspec refuses them and the stdlib reads them again.
+        b"[NaN,Infinity,-Infinity,1e400]",
+        b'"\\ud800"',
+    ],
+)
+def test_decode_reads_what_the_stdlib_reads(line: bytes) -> None:
+    expected = json.loads(line.decode())
+    value = jsonrpc.decode(line)
+    assert repr(value) == repr(expected)  # (repr: NaN is not equal to itself)
+    assert repr(jsonrpc.decode(line.decode())) == repr(expected)
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        b'{"a":"x\x01y"}',  # a raw control character in a string
+        b'{"a":"\xff"}',  # not UTF-8
+        b'"\xed\xa0\x80"',  # a surrogate encoded as UTF-8
+        b"\xef\xbb\xbf{}",  # a byte-order mark
+        b"01",
+        b"[1,]",
+        b'{"a":1,}',
+        b"[1 2]",
+        b"  ",
+        b"9" * 4301,  # past the interpreter's digit limit (quadratic to convert)
+    ],
+)
+def test_decode_refuses_what_the_stdlib_refuses(line: bytes) -> None:
+    with pytest.raises(ValueError):
+        jsonrpc.decode(line)
+
+
+@pytest.mark.parametrize("value", [float("inf"), float("-inf"), [1.0, {"x": float("nan")}]])
+def test_encode_refuses_infinities_msgspec_would_write_as_null(value: object) -> None:
+    with pytest.raises(ValueError):
+        jsonrpc.encode(value)
+    assert jsonrpc.encode({"x": None, "y": [None]}) == b'{"x":null,"y":[null]}'
+
+
+def test_without_msgspec_the_stdlib_does_it_all(tmp_path: Path) -> None:
+    # A vendored runtime, or PyPy: msgspec cannot be imported, and nothing notices.
+    (tmp_path / "msgspec").mkdir()
+    (tmp_path / "msgspec" / "__init__.py").write_text("raise ImportError('not installed here')\n")
+    script = (
+        "from mcpgen.runtime.core import jsonrpc\n"
+        "assert jsonrpc.decode(b'[1e300]') == [1e300]\n"
+        "print(jsonrpc.encode([1e300]).decode())\n"
+        "assert jsonrpc._fast_loaded and jsonrpc._fast_decode is None\n"
+    )
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(tmp_path), str(ROOT)])}
+    done = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True, text=True, check=False)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout == "[1e+300]\n"  # the stdlib's spelling
