@@ -22,7 +22,14 @@ from typing import TYPE_CHECKING, Any, ClassVar, Concatenate, Generic, Literal, 
 
 from ..core.errors import InvalidArguments
 from ..core.results import ToolError, ToolOutputError, ToolOutputWarning, ToolResult, Unset, structured_of
-from ..core.validation import EXACT_CONTEXT_KEY, ExactModel, SchemaMismatch, exact_model, is_plain_json
+from ..core.validation import (
+    EXACT_CONTEXT_KEY,
+    ExactModel,
+    SchemaMismatch,
+    exact_model,
+    is_plain_json,
+    validate_model,
+)
 from .arguments import problems_of, python_lines, wire_lines
 from .drift import SchemaDriftError, SchemaDriftWarning, compare_tools
 from .features import AsyncFeatures, SyncFeatures
@@ -355,7 +362,7 @@ class AsyncClientBase(AsyncFeatures):
         if checked and type(data) is binding.root_as_is:
             return data  # what the model would hand back: the very same str, int, float or bool
         try:
-            parsed = model.model_validate(data, context=_CHECKED if checked else _CHECK)
+            parsed = validate_model(model, data, _CHECKED if checked else _CHECK)
         except ValueError as exc:  # pydantic.ValidationError
             message = f"output does not match outputSchema: {exc}"
             if mode == "strict":

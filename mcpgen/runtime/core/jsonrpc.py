@@ -55,6 +55,7 @@ def json_encoder(*, separators: tuple[str, str], allow_nan: bool) -> Callable[[A
 
 
 _encode = json_encoder(separators=(",", ":"), allow_nan=False)
+_dumps_with_nan = json_encoder(separators=(",", ":"), allow_nan=True)
 _decoder = json.JSONDecoder()
 # The C parser JSONDecoder.raw_decode runs (an attribute typeshed does not declare).
 _scan_once: Callable[[str, int], tuple[Any, int]] = getattr(_decoder, "scan_once")  # noqa: B009
@@ -70,17 +71,39 @@ def encode(message: Any) -> bytes:
     JSON has no form for (bytes, datetime, sets, enums) msgspec writes in its own forms where the
     stdlib raises TypeError; results reach here as JSON, built from models or checked by schemas.
     """
+    # (_fast_or_none's steps written out: a call less on every message.)
     if not _fast_loaded:
         _load_fast()
     if _fast_encode is not None:
         try:
             data = _fast_encode(message)
-        except Exception:  # (a cycle, an int past 64 bits... ): the stdlib decides, and says why
+        except Exception:
             pass
         else:
             if b"null" not in data:
                 return data
     return stdlib_encode(message)
+
+
+def dumps(value: Any) -> str:
+    """`value` as compact JSON text (a structured result's text copy): by msgspec as `encode`
+    writes it, or by the stdlib, which writes NaN and infinities as json.dumps does (NaN)."""
+    data = _fast_or_none(value)
+    return data.decode("utf-8") if data is not None else _dumps_with_nan(value)
+
+
+def _fast_or_none(value: Any) -> bytes | None:
+    """msgspec's JSON for `value`; None where msgspec is missing, refuses it (a cycle, an int
+    past 64 bits...) or wrote a null, which may stand for a NaN: the stdlib decides those."""
+    if not _fast_loaded:
+        _load_fast()
+    if _fast_encode is None:
+        return None
+    try:
+        data = _fast_encode(value)
+    except Exception:
+        return None
+    return None if b"null" in data else data
 
 
 def decode(data: bytes | str) -> Any:

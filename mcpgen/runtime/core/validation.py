@@ -373,7 +373,9 @@ def _object(schema: dict[str, Any], formats: bool) -> Predicate:
     value = schema.get("properties", {})
     if not isinstance(value, dict):
         raise _Unsupported("properties")
-    props = tuple((name, _compile(sub, formats)) for name, sub in value.items())
+    # A property whose whole check is its JSON type is checked by isinstance in the loop below
+    # (no predicate call: one per property of every call's arguments).
+    props = tuple((name, *_kind_or_check(_compile(sub, formats))) for name, sub in value.items())
     names = schema.get("required", [])
     if not isinstance(names, list) or not all(isinstance(n, str) for n in names):
         raise _Unsupported("required")
@@ -391,9 +393,13 @@ def _object(schema: dict[str, Any], formats: bool) -> Predicate:
         for name in required:
             if name not in v:
                 return False
-        for name, sub in props:
-            if name in v and not sub(v[name]):
-                return False
+        for name, kind, sub in props:
+            if name in v:
+                if kind is not None:
+                    if not isinstance(v[name], kind):
+                        return False
+                elif not sub(v[name]):
+                    return False
         if closed:
             for name in v:
                 if name not in known and (extra is None or not extra(v[name])):
@@ -401,6 +407,14 @@ def _object(schema: dict[str, Any], formats: bool) -> Predicate:
         return True
 
     return check
+
+
+# Predicates that are exactly an isinstance check (not number or integer, which refuse booleans).
+_KINDS: dict[Predicate, type] = {_is_object: dict, _is_array: list, _is_string: str, _is_boolean: bool}
+
+
+def _kind_or_check(check: Predicate) -> tuple[type | None, Predicate]:
+    return _KINDS.get(check), check
 
 
 def _compile(schema: Any, formats: bool) -> Predicate:
@@ -528,7 +542,8 @@ class ExactModel:
 
     def check_plain(self, data: Any) -> Any:
         """`data`, JSON as json.loads builds it, keyed by wire names and checked; raises SchemaMismatch."""
-        data = self.by_wire_name(data)
+        if self.wire_of:
+            data = self.by_wire_name(data)
         wrap = self.wrap
         # The fast predicate straight away (it says yes to nearly every instance); otherwise, and
         # before the first check compiled it, the whole check, which also words the problems.
@@ -540,6 +555,16 @@ class ExactModel:
 
 # Generated model class -> how it is checked (None: no schema of its own or of a parent).
 _exact_models: weakref.WeakKeyDictionary[type, ExactModel | None] = weakref.WeakKeyDictionary()
+
+
+def validate_model(model: Any, data: Any, context: Mapping[str, Any]) -> Any:
+    """`model.model_validate(data, context=context)`: the built validator called directly, since
+    model_validate's keyword handling costs a third of a small model's validation. A deferred
+    model's validator is a stand-in until its first model_validate builds it (through a lookup of
+    the caller's frames, which only model_validate's own calls get right): that call goes there."""
+    if model.__pydantic_complete__:
+        return model.__pydantic_validator__.validate_python(data, context=context)
+    return model.model_validate(data, context=context)
 
 
 def exact_model(cls: type, schemas: Mapping[str, str], wraps: Mapping[str, str]) -> ExactModel | None:
@@ -608,17 +633,29 @@ def is_plain_json(value: Any, depth: int = 0) -> bool:
     ints, finite floats, booleans and None, and nothing else (no model, tuple, enum member or
     subclass), so that checking it checks what is sent? Deeper than 64 levels counts as no."""
     kind = type(value)
-    if kind is str or kind is int or kind is bool or value is None:
+    if kind in _LEAVES:
         return True
     if kind is float:
         return math.isfinite(value)  # NaN and the infinities are no JSON
     if depth >= 64:
         return False
+    # Loops rather than all() over a generator, and leaves without a call: this runs on every
+    # typed call's arguments and every server result.
     if kind is dict:
-        return all(type(k) is str and is_plain_json(v, depth + 1) for k, v in value.items())
+        for key, item in value.items():
+            if type(key) is not str or (type(item) not in _LEAVES and not is_plain_json(item, depth + 1)):
+                return False
+        return True
     if kind is list:
-        return all(is_plain_json(v, depth + 1) for v in value)
+        for item in value:
+            if type(item) not in _LEAVES and not is_plain_json(item, depth + 1):
+                return False
+        return True
     return False
+
+
+# The types whose values are JSON whatever they hold (not float: NaN is no JSON).
+_LEAVES = frozenset({str, int, bool, type(None)})
 
 
 _SCALARS = frozenset({str, int, float, bool, type(None)})

@@ -20,7 +20,7 @@ from typing import Any, Protocol, Union, cast
 import pydantic
 
 from ..core.errors import RpcError
-from ..core.jsonrpc import INTERNAL_ERROR, INVALID_PARAMS, JSONObject, json_encoder
+from ..core.jsonrpc import INTERNAL_ERROR, INVALID_PARAMS, JSONObject, dumps
 from ..core.protocol import ERA_MODERN
 from ..core.results import ToolError, ToolResult
 from ..core.validation import (
@@ -32,6 +32,7 @@ from ..core.validation import (
     exact_model,
     fast_check,
     is_plain_json,
+    validate_model,
 )
 from .auth.info import scopes_of
 from .features import PromptHandler, ResourceHandler, TemplateHandler
@@ -203,7 +204,7 @@ def _tool(
             if problems:
                 return error_result(_listing(wire, problems))
         try:
-            args = args_model.model_validate(arguments, context=_CHECKED)
+            args = validate_model(args_model, arguments, _CHECKED)
         except pydantic.ValidationError as exc:
             return _bad_arguments(exc, wire)
         try:
@@ -276,14 +277,10 @@ def _plain_output(value: Any) -> JSONObject:
     raise TypeError(f"a handler returned {type(value).__name__}; expected str, content blocks or ToolResult")
 
 
-# json.dumps(value, ensure_ascii=False) without building an encoder on every call.
-_text_json = json_encoder(separators=(", ", ": "), allow_nan=True)
-
-
 def _structured_output(structured: Any) -> JSONObject:
     # Structured content, plus the same JSON as text for clients that only read content.
     return {
-        "content": _text(_text_json(structured)),
+        "content": _text(dumps(structured)),
         "structuredContent": structured,
         "isError": False,
     }

@@ -8,8 +8,9 @@ below; it was recorded with the generator and runtime of commit ce3b0c5, before 
 server's machinery moved from each generated package into the runtime's adapter, so this
 test shows the move changed nothing on the wire. It was re-recorded once since, when the plan
 began to list prompts and resources sorted by name (as it lists tools): only those two lists
-changed order; and once more when invalid arguments began to be answered with every problem,
-one line each by JSON pointer (only those error texts changed).
+changed order; once more when invalid arguments began to be answered with every problem,
+one line each by JSON pointer (only those error texts changed); and once more when a structured
+result's text copy became compact JSON, written by msgspec (only spaces in those texts went).
 
 Re-record only for an intended wire change (review the diff):
     MCPGEN_UPDATE_WIRE=1 .venv/bin/python -m pytest -q tests/functional/server/test_wire_transcript.py
