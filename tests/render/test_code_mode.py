@@ -66,15 +66,17 @@ def test_one_module_per_tool_named_by_the_plan(packages: Path, name: str) -> Non
     assert {"client.py", "models.py", "_catalog.py", "_index.py", "_connection.py"} <= {p.name for p in pkg.iterdir()}
 
 
-def test_importing_one_tool_loads_no_other_tool_nor_the_client_and_is_fast(packages: Path) -> None:
+def test_importing_one_tool_loads_no_other_tool_nor_the_client_and_is_light(packages: Path) -> None:
+    # What an import costs is counted in modules, not timed: a wall-clock bound in a test fails
+    # on a busy machine (speed goals live in bench/).
     out = _python(
-        "import sys, time, json\n"
-        "t = time.perf_counter()\n"
+        "import sys, json\n"
+        "before = len(sys.modules)\n"
         "from everything_tools.tools.echo import echo, HINTS\n"
-        "one = time.perf_counter() - t\n"
+        "loaded = len(sys.modules) - before\n"
         "mods = sorted(m for m in sys.modules if m.startswith('everything_tools'))\n"
-        "print(json.dumps({'one': one, 'mods': mods, 'asyncio': 'asyncio' in sys.modules,"
-        " 'pydantic': 'pydantic' in sys.modules, 'hints': dict(HINTS)}))",
+        "print(json.dumps({'loaded': loaded, 'mods': mods, 'all': sorted(sys.modules),"
+        " 'hints': dict(HINTS)}))",
         packages,
     )
     one = json.loads(out)
@@ -85,7 +87,11 @@ def test_importing_one_tool_loads_no_other_tool_nor_the_client_and_is_fast(packa
         "everything_tools.tools",
         "everything_tools.tools.echo",
     ]
-    assert not one["asyncio"] and not one["pydantic"]
+    # Nothing heavy: no event loop, no pydantic, no transport, session or typed client, no JSON
+    # Schema validator, no HTTP client.
+    heavy = ("asyncio", "pydantic", "jsonschema", "httpx", "msgspec", "mcpgen.runtime.transports")
+    heavy += ("mcpgen.runtime.server", "mcpgen.runtime.client.typed", "mcpgen.runtime.client.session")
+    assert [m for m in one["all"] if m.split(".")[0] in heavy or m.startswith(heavy)] == []
     assert one["hints"] == {
         "destructiveHint": False,
         "idempotentHint": True,
@@ -94,17 +100,17 @@ def test_importing_one_tool_loads_no_other_tool_nor_the_client_and_is_fast(packa
     }
     whole = json.loads(
         _python(
-            "import time, json, importlib\n"
-            "t = time.perf_counter()\n"
+            "import sys, json, importlib\n"
+            "before = len(sys.modules)\n"
             "import everything_tools.client, everything_tools.models\n"
             "for m in everything_tools.tool_names():\n"
             "    importlib.import_module('everything_tools.tools.' + m)\n"
-            "print(json.dumps(time.perf_counter() - t))",
+            "print(json.dumps(len(sys.modules) - before))",
             packages,
         )
     )
-    print(f"\nimport one tool module: {one['one'] * 1000:.0f} ms; the whole client: {whole * 1000:.0f} ms")
-    assert one["one"] < whole / 2
+    print(f"\nimport one tool module: {one['loaded']} modules; the whole client: {whole}")
+    assert one["loaded"] < whole
 
 
 def test_index_searches_and_describes_without_importing_tools(packages: Path) -> None:
