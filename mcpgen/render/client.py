@@ -50,16 +50,20 @@ def client_imports(plan: Plan, models: ModelsOutput, runtime: str, sync: bool) -
         f"from {runtime}.support.client import {', '.join(support)}",
         "from ._catalog import CATALOG",
     ]
-    block = import_lines(checking)
-    indented = "    " + block.replace("\n", "\n    ").replace("\n    \n", "\n\n") if block else ""
-    return import_lines(top), indented
+    return import_lines(top), _indented(import_lines(checking))
 
 
 def front_imports(runtime: str) -> str:
     """The import block of models.py's run-time branch, sorted (one block when the runtime is a
     vendored, relative one), indented one level."""
-    block = import_lines([f"from {runtime}.support.models import lazy_models", "from ._models import _DECLARES"])
-    return block.replace("\n", "\n    ").replace("\n    \n", "\n\n")
+    return _indented(
+        import_lines([f"from {runtime}.support.models import lazy_models", "from ._models import _DECLARES"])
+    )
+
+
+def _indented(block: str) -> str:
+    """`block` indented one level, for the body of an `if`; its blank lines stay blank ("" stays "")."""
+    return "    " + block.replace("\n", "\n    ").replace("\n    \n", "\n\n") if block else ""
 
 
 def add_model_modules(

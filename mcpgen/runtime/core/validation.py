@@ -375,7 +375,10 @@ def _object(schema: dict[str, Any], formats: bool) -> Predicate:
         raise _Unsupported("properties")
     # A property whose whole check is its JSON type is checked by isinstance in the loop below
     # (no predicate call: one per property of every call's arguments).
-    props = tuple((name, *_kind_or_check(_compile(sub, formats))) for name, sub in value.items())
+    props: list[tuple[str, type | None, Predicate]] = []
+    for name, sub in value.items():
+        compiled = _compile(sub, formats)
+        props.append((name, _KINDS.get(compiled), compiled))
     names = schema.get("required", [])
     if not isinstance(names, list) or not all(isinstance(n, str) for n in names):
         raise _Unsupported("required")
@@ -411,10 +414,6 @@ def _object(schema: dict[str, Any], formats: bool) -> Predicate:
 
 # Predicates that are exactly an isinstance check (not number or integer, which refuse booleans).
 _KINDS: dict[Predicate, type] = {_is_object: dict, _is_array: list, _is_string: str, _is_boolean: bool}
-
-
-def _kind_or_check(check: Predicate) -> tuple[type | None, Predicate]:
-    return _KINDS.get(check), check
 
 
 def _compile(schema: Any, formats: bool) -> Predicate:
