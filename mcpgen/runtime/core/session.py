@@ -3,7 +3,8 @@
 Symmetric on purpose: the client and the server both send and answer requests
 (a handshake-era server asks the client for sampling, roots, elicitation, ping).
 Incoming requests each run in their own task, so a slow handler never blocks the
-reader, pings or cancellations.
+reader, pings or cancellations. On Python 3.12 and later that task starts eagerly: a handler
+that answers without waiting answers within the read, without a loop turn of its own.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ import inspect
 import itertools
 import logging
 import math
+import sys
 from collections.abc import Awaitable, Callable
 from typing import Any
 
@@ -337,7 +339,15 @@ class Session:
             self._on_notification(message)
         elif kind == "request":
             # _answer forgets its task when it ends (a done callback would cost a loop turn).
-            self._handling[message["id"]] = asyncio.get_running_loop().create_task(self._answer(message))
+            if sys.version_info >= (3, 12):
+                # Eager: runs at once up to its first wait, as the current task (its own context,
+                # cancellable as usual); an answer that never waits costs no loop turn of its own.
+                task = asyncio.Task(self._answer(message), loop=asyncio.get_running_loop(), eager_start=True)
+                if task.done():
+                    return
+            else:
+                task = asyncio.get_running_loop().create_task(self._answer(message))
+            self._handling[message["id"]] = task
         else:
             log.warning("ignoring an invalid JSON-RPC message: %.200r", message)
             if self.answer_invalid and (not isinstance(message, dict) or "method" in message):

@@ -155,6 +155,11 @@ class _Inbox:
             if self._ended is not None and not self._ended.done():
                 self._ended.set_exception(exc)
 
+    @property
+    def waiting(self) -> int:
+        """Lines read and not handed over yet."""
+        return self._splitter.queued
+
     def _wake(self) -> None:
         for waiter in (self._waiter, self._ended if self._eof else None):
             if waiter is not None and not waiter.done():
@@ -294,8 +299,11 @@ class _LineEnds:
         await self._inbox.listen(on_line)
 
     def bind_session(self, session: _InFlight) -> None:
-        """Batch writes only while several requests are in flight (see TurnWriter.busy)."""
-        self._busy = lambda: session.in_flight > 1
+        """Batch writes only while several requests are in flight (see TurnWriter.busy), or while
+        lines of the same read wait to be handed over (an eager task answers before the next is
+        even read, so in_flight alone would not see them)."""
+        inbox = self._inbox
+        self._busy = lambda: session.in_flight > 1 or inbox.waiting > 0
         if self._out is not None:
             self._out.busy = self._busy
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import sys
 from collections.abc import Awaitable, Callable
 from typing import Any
 
@@ -143,6 +144,11 @@ def test_caller_cancellation_sends_notifications_cancelled() -> None:
     run(main)
 
 
+@pytest.mark.skipif(
+    sys.version_info >= (3, 12),
+    reason="eager tasks: a handler starts as its request is read, before a cancellation read after it "
+    "(test_eager_start covers cancelling one that waits)",
+)
 def test_a_request_cancelled_before_its_handler_starts_is_forgotten_unanswered() -> None:
     async def main() -> None:
         ran: list[str] = []
