@@ -31,6 +31,9 @@ from jsonschema.exceptions import best_match
 from jsonschema.protocols import Validator
 from jsonschema.validators import Draft202012Validator, validator_for
 
+# How often a nullable value is drawn as null (see InstanceGenerator._pick).
+NULL_SHARE = 0.2
+
 JSON_TYPES = ("null", "boolean", "integer", "number", "string", "array", "object")
 # Strings that satisfy each common `format`, for schemas that ask for one.
 FORMAT_SAMPLES: dict[str, tuple[str, ...]] = {
@@ -179,7 +182,7 @@ class InstanceGenerator:
         if "const" in schema:
             return copy.deepcopy(schema["const"])
         if isinstance(schema.get("enum"), list) and schema["enum"]:
-            return copy.deepcopy(self._rng.choice(schema["enum"]))
+            return copy.deepcopy(self._pick(schema["enum"], _is_none))
         for key in ("allOf", "anyOf", "oneOf"):
             branches = schema.get(key)
             if isinstance(branches, list) and branches:
@@ -189,7 +192,7 @@ class InstanceGenerator:
                     for branch in branches:
                         merged = _merge(merged, self._inline(branch))
                     return self._draw(merged, depth + 1)
-                return self._draw(_merge(rest, self._inline(self._rng.choice(branches))), depth + 1)
+                return self._draw(_merge(rest, self._inline(self._pick(branches, _is_null_schema))), depth + 1)
         if "if" in schema:
             rest = {k: v for k, v in schema.items() if k not in ("if", "then", "else")}
             if self._rng.random() < 0.5:
@@ -200,6 +203,17 @@ class InstanceGenerator:
         kind = self._pick_type(schema)
         draw: Callable[[dict[str, Any], int], Any] = getattr(self, f"_draw_{kind}")
         return draw(schema, depth)
+
+    def _pick(self, options: list[Any], is_null: Callable[[Any], bool]) -> Any:
+        """One of `options`; null, when the others offer values, one time in NULL_SHARE.
+        (Picked like the others, a nullable field would be null every other draw: a mock's
+        results would read like nothing a real server sends.)"""
+        values = [option for option in options if not is_null(option)]
+        if not values or len(values) == len(options):
+            return self._rng.choice(options)
+        if self._rng.random() < NULL_SHARE:
+            return self._rng.choice([option for option in options if is_null(option)])
+        return self._rng.choice(values)
 
     def _inline(self, schema: Any) -> dict[str, Any]:
         if schema is True:
@@ -230,7 +244,7 @@ class InstanceGenerator:
         if isinstance(declared, list):
             known = [t for t in declared if t in JSON_TYPES]
             if known:
-                return str(self._rng.choice(known))
+                return str(self._pick(known, lambda kind: kind == "null"))
         hints = (
             ("object", ("properties", "required", "additionalProperties", "minProperties", "patternProperties")),
             ("array", ("items", "prefixItems", "minItems", "maxItems", "uniqueItems", "contains")),
@@ -402,6 +416,16 @@ class InstanceGenerator:
         if isinstance(value, (int, float)) and not isinstance(value, bool) and choice < 0.6:
             return value + self._rng.choice((-1000, -1, 0.5, 1, 1000))
         return self._any(1)
+
+
+def _is_none(value: Any) -> bool:
+    return value is None
+
+
+def _is_null_schema(schema: Any) -> bool:
+    return isinstance(schema, dict) and (
+        schema.get("type") == "null" or ("const" in schema and schema["const"] is None)
+    )
 
 
 def _distinct(stream: Iterator[Any], count: int, *, budget: int) -> list[Any]:
