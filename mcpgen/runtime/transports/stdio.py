@@ -21,12 +21,11 @@ import signal
 import stat
 import sys
 from collections.abc import Callable, Mapping, Sequence
-from typing import Protocol, cast
+from typing import cast
 
 from ..core import jsonrpc
 from ..core.errors import ConnectionClosed
 from ..core.jsonrpc import JSONObject
-from .batching import TurnWriter
 from .wirelog import WireLog
 
 # Large tool results (files, images as base64) easily pass tens of MB.
@@ -155,11 +154,6 @@ class _Inbox:
             if self._ended is not None and not self._ended.done():
                 self._ended.set_exception(exc)
 
-    @property
-    def waiting(self) -> int:
-        """Lines read and not handed over yet."""
-        return self._splitter.queued
-
     def _wake(self) -> None:
         for waiter in (self._waiter, self._ended if self._eof else None):
             if waiter is not None and not waiter.done():
@@ -204,13 +198,6 @@ class _Inbox:
 
 def _nothing() -> None:
     pass
-
-
-class _InFlight(Protocol):
-    """What the transports read of their session: how many requests are in flight."""
-
-    @property
-    def in_flight(self) -> int: ...
 
 
 class _PipeLines(asyncio.Protocol):
@@ -283,13 +270,13 @@ class _DirectLines(asyncio.Protocol):
 
 class _LineEnds:
     """What both stdio ends share: lines come in through an _Inbox (pulled with `receive` or
-    pushed with `listen`), and writes go through a TurnWriter that batches only while the bound
-    session has several requests in flight."""
+    pushed with `listen`). Each message is written as soon as it is sent, never held back to go
+    out with others: while one process writes, the other is already reading and working, so
+    with many requests in flight both keep a core busy (holding a loop turn's messages for one
+    write made the two take turns, and cost a fifth to a third of the calls per second)."""
 
     def __init__(self, max_message_bytes: int, wire_log: WireLog | None, direction: str) -> None:
         self._inbox = _Inbox(max_message_bytes, wire_log, direction)
-        self._out: TurnWriter | None = None
-        self._busy: Callable[[], bool] | None = None
 
     async def receive(self) -> bytes | None:
         return await self._inbox.receive()
@@ -297,15 +284,6 @@ class _LineEnds:
     async def listen(self, on_line: Callable[[bytes], None]) -> None:
         """Hand each line the peer writes to `on_line` as it arrives; returns at its end."""
         await self._inbox.listen(on_line)
-
-    def bind_session(self, session: _InFlight) -> None:
-        """Batch writes only while several requests are in flight (see TurnWriter.busy), or while
-        lines of the same read wait to be handed over (an eager task answers before the next is
-        even read, so in_flight alone would not see them)."""
-        inbox = self._inbox
-        self._busy = lambda: session.in_flight > 1 or inbox.waiting > 0
-        if self._out is not None:
-            self._out.busy = self._busy
 
 
 class StdioClientTransport(_LineEnds):
@@ -359,8 +337,6 @@ class StdioClientTransport(_LineEnds):
         except OSError as exc:
             raise ConnectionClosed(f"cannot start {self.command!r}: {exc.strerror or exc}") from None
         assert self.process.stdin is not None
-        self._out = TurnWriter(self.process.stdin.write)
-        self._out.busy = self._busy
         self._stderr_task = asyncio.get_running_loop().create_task(self._drain_stderr())
 
     @property
@@ -388,10 +364,9 @@ class StdioClientTransport(_LineEnds):
         data = jsonrpc.encode(message)
         if self._wire:
             self._wire.record("c2s", data)
-        assert self._out is not None
         stdin = process.stdin
         try:
-            self._out.add(data + b"\n")
+            stdin.write(data + b"\n")
             # Nothing left in the pipe's buffer (the usual case): nothing to wait for, and no two
             # coroutines made to find that out. A closing pipe still goes through drain to fail.
             if stdin.transport.get_write_buffer_size() or stdin.transport.is_closing():
@@ -517,8 +492,6 @@ class StdioServerTransport(_LineEnds):
                 lambda: _FlowControl(self), os.fdopen(self._out_fd, "wb", 0, closefd=False)
             )
             self._writer = transport
-            self._out = TurnWriter(transport.write)
-            self._out.busy = self._busy
         except ValueError:
             self._writer = None
 
@@ -532,8 +505,7 @@ class StdioServerTransport(_LineEnds):
             return
         if self._writer.is_closing():
             raise ConnectionClosed("stdout is closed")
-        assert self._out is not None
-        self._out.add(data + b"\n")
+        self._writer.write(data + b"\n")
         if self._paused:
             waiter: asyncio.Future[None] = asyncio.get_running_loop().create_future()
             self._drain_waiters.append(waiter)
