@@ -205,7 +205,8 @@ class InstanceGenerator:
         return draw(schema, depth)
 
     def _pick(self, options: list[Any], is_null: Callable[[Any], bool]) -> Any:
-        """One of `options`; null, when the others offer values, one time in NULL_SHARE.
+        """One of `options`; when some are null and some are not, a null one with probability
+        NULL_SHARE (0.2: one draw in five), else one of the others.
         (Picked like the others, a nullable field would be null every other draw: a mock's
         results would read like nothing a real server sends.)"""
         values = [option for option in options if not is_null(option)]
