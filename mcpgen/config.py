@@ -107,13 +107,6 @@ class Target:
     skip_invalid: bool = False  # leave out (with a warning) tools that cannot be generated exactly
     display: str = ""  # how to name the output folder in messages
 
-    @property
-    def kind(self) -> str:
-        """ "client", "server" or "docs" (as the manifest records it)."""
-        if isinstance(self.generator, DocsOptions):
-            return "docs"
-        return "client" if isinstance(self.generator, ClientOptions) else "server"
-
 
 @dataclass(frozen=True)
 class Project:

@@ -1,6 +1,6 @@
 """Catalog -> formatted files in memory, for either kind of package: plan, models, render, format.
 
-Nothing here touches the output folder; `pipeline.py` decides what to write, check or diff.
+Nothing here touches the output folder: a kind (kinds.py) hands the files to `output/emit.py`.
 """
 
 from __future__ import annotations
@@ -13,12 +13,12 @@ from .catalog.model import Catalog, Problem, StageError
 from .console import console
 from .models import ModelsOutput, bind_plan, generate_models, prepare_models
 from .options import ClientOptions, Layout, Runtime, ServerOptions
-from .output.files import FileSet, format_files
-from .output.handlers_file import ServerFiles
+from .output.formatter import format_files
 from .plan.build import build_plan
 from .plan.renames import plan_renames
 from .plan.types import Plan
 from .render.client import render_client, runtime_module
+from .render.files import FileSet, ServerFiles
 from .render.server import render_server, split_formatted
 from .wording import counted
 

@@ -67,12 +67,13 @@ def _source_digest(source: SourceSpec) -> str | None:
 
 def _settled(t: Target, cwd: Path, digests: dict[SourceSpec, str | None]) -> bool:
     """The manifest proves `t`'s output current (the checks of pipeline.run_target's fast path)."""
+    from .kinds import target_kind
     from .output.manifest import read_manifest
-    from .output.manifest_options import manifest_options, target_kind
     from .output.ownership import refuse_dangerous
     from .output.unchanged import proven_current
 
-    if target_kind(t) == "docs" or refuse_dangerous(t.output, cwd) is not None or not t.output.is_dir():
+    kind = target_kind(t)
+    if not kind.settled_by_manifest or refuse_dangerous(t.output, cwd) is not None or not t.output.is_dir():
         return False
     old, problems = read_manifest(t.output)
     if old is None or problems:
@@ -80,7 +81,7 @@ def _settled(t: Target, cwd: Path, digests: dict[SourceSpec, str | None]) -> boo
     if t.source not in digests:  # a client and a server of the same schemas read them once
         digests[t.source] = _source_digest(t.source)
     digest = digests[t.source]
-    return digest is not None and proven_current(t.output, old, target_kind(t), manifest_options(t), digest)
+    return digest is not None and proven_current(t.output, old, kind.name, kind.manifest_options(t), digest)
 
 
 def quick_check(args: Sequence[str]) -> int | None:

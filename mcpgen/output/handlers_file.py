@@ -1,33 +1,30 @@
-"""The user's handlers.py: written once, then only ever extended (`--add-missing`), never rewritten.
+"""The user's handlers.py, once it exists: read to say which handlers it lacks, and extended with
+their stubs on `--add-missing` (its other lines never change; the file itself is never formatted).
 
-mcpgen reads it to say which tools have no handler yet; the new stubs it may append come from
-the server renderer, formatted on their own (the user's file itself is never formatted).
+The stubs come from the server renderer (render/server.py), formatted on their own; the rule
+that the file is written once and then the user's is `user_files.py`'s.
 """
 
 from __future__ import annotations
 
 import ast
 import re
-from dataclasses import dataclass, field
+from collections.abc import Mapping
+from dataclasses import dataclass
 from pathlib import Path
 
 from ..catalog.model import Problem
-from .files import FileSet
-from .ownership import Tree
 
-HANDLERS_FILE = "handlers.py"
 HANDLERS_CLASS = "Handlers"
 
 
-@dataclass
-class ServerFiles:
-    """The generated files, the handlers.py to write if absent, and one stub per handler method."""
+@dataclass(frozen=True)
+class Stubs:
+    """A stub for each handler method the user's class should have, and what each one serves."""
 
-    files: FileSet
-    handlers: str
-    stubs: dict[str, str] = field(default_factory=dict)  # python method name -> stub source (class-indented)
-    methods: dict[str, str] = field(default_factory=dict)  # python method name -> "tool 'wire-name'"
-    contract: str = ""  # the contract test file's text (see contract_file.py)
+    stubs: Mapping[str, str]  # python method name -> stub source (class-indented)
+    labels: Mapping[str, str]  # python method name -> "tool 'wire-name'"
+    add_missing: bool  # append the missing ones (else each is named in a message)
 
 
 def implemented_methods(handlers_source: str) -> set[str] | None:
@@ -72,61 +69,39 @@ def append_stubs(handlers_source: str, stubs: list[str]) -> str | None:
     return None
 
 
-def plan_handlers(
-    result: ServerFiles, out: Path, tree: Tree, *, add_missing: bool
-) -> tuple[dict[str, str], list[str], list[Problem]]:
-    """What to write to handlers.py, if anything: ({path: text}, messages for the user, problems).
-
-    handlers.py is never rewritten: only created when absent, or extended with stubs
-    when add_missing is set.
-    """
+def extend_handlers(handlers_path: Path, kind: str, stubs: Stubs) -> tuple[str | None, list[str], list[Problem]]:
+    """The user's existing handlers.py (`kind` as the folder walk found it): its new text when
+    stubs are to be appended (else None), messages for the user, problems."""
     messages: list[str] = []
-    handlers_path = out / HANDLERS_FILE
-    extra: dict[str, str] = {}
-    kind = tree.kind(HANDLERS_FILE)
-    if kind is None:
-        extra[HANDLERS_FILE] = result.handlers
-        messages.append(f"wrote {handlers_path}: fill in the handlers")
-    elif kind != "file":
-        if add_missing:
-            return {}, messages, [Problem(str(handlers_path), "is not a plain file (a link?); left it alone")]
-    else:
-        try:
-            with open(handlers_path, "rb", opener=_nofollow) as f:
-                current = f.read().decode("utf-8")
-        except (OSError, UnicodeDecodeError) as exc:
-            return {}, messages, [Problem(str(handlers_path), f"cannot read: {exc}; left it alone")]
-        have = implemented_methods(current)
-        if have is None:
-            return (
-                {},
-                messages,
-                [
-                    Problem(
-                        str(handlers_path),
-                        f"cannot find class {HANDLERS_CLASS} (or the file does not parse); left it alone",
-                    )
-                ],
-            )
-        missing = [m for m in result.stubs if m not in have]
-        if missing and add_missing:
-            extended = append_stubs(current, [result.stubs[m] for m in missing])
-            if extended is None:
-                return {}, messages, [Problem(str(handlers_path), f"cannot find class {HANDLERS_CLASS}; left it alone")]
-            extra[HANDLERS_FILE] = extended
-            messages.append(f"added stubs to {handlers_path}: {', '.join(missing)}")
-            lacking = _unimported(current, [result.stubs[m] for m in missing])
-            if lacking:
-                messages.append(
-                    f"{handlers_path}: the new stubs use {', '.join(lacking)}; import them from ._generated"
-                )
-        elif missing:
-            for m in missing:
-                messages.append(
-                    f"{handlers_path}: no handler for {result.methods[m]} (method {m}); "
-                    "it answers 'not implemented' (--add-missing appends a stub)"
-                )
-    return extra, messages, []
+    if kind != "file":
+        if stubs.add_missing:
+            return None, messages, [Problem(str(handlers_path), "is not a plain file (a link?); left it alone")]
+        return None, messages, []
+    try:
+        with open(handlers_path, "rb", opener=_nofollow) as f:
+            current = f.read().decode("utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        return None, messages, [Problem(str(handlers_path), f"cannot read: {exc}; left it alone")]
+    have = implemented_methods(current)
+    if have is None:
+        reason = f"cannot find class {HANDLERS_CLASS} (or the file does not parse); left it alone"
+        return None, messages, [Problem(str(handlers_path), reason)]
+    missing = [m for m in stubs.stubs if m not in have]
+    if missing and stubs.add_missing:
+        extended = append_stubs(current, [stubs.stubs[m] for m in missing])
+        if extended is None:
+            return None, messages, [Problem(str(handlers_path), f"cannot find class {HANDLERS_CLASS}; left it alone")]
+        messages.append(f"added stubs to {handlers_path}: {', '.join(missing)}")
+        lacking = _unimported(current, [stubs.stubs[m] for m in missing])
+        if lacking:
+            messages.append(f"{handlers_path}: the new stubs use {', '.join(lacking)}; import them from ._generated")
+        return extended, messages, []
+    for m in missing:
+        messages.append(
+            f"{handlers_path}: no handler for {stubs.labels[m]} (method {m}); "
+            "it answers 'not implemented' (--add-missing appends a stub)"
+        )
+    return None, messages, []
 
 
 def _nofollow(path: str, flags: int) -> int:

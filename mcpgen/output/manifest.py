@@ -25,6 +25,17 @@ def sha256_text(text: str) -> str:
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
+def templates_digest(folder: Path | None) -> str | None:
+    """The user's templates as a manifest option records them: a digest of their names and
+    bytes, never a path (the manifest must not depend on where the checkout lives)."""
+    if folder is None:
+        return None
+    h = hashlib.sha256()
+    for p in sorted(folder.rglob("*.jinja")):
+        h.update(p.relative_to(folder).as_posix().encode() + b"\0" + p.read_bytes() + b"\0")
+    return "sha256:" + h.hexdigest()
+
+
 # Generated Python is this formatter's output (files.py); its version is pinned exactly.
 FORMATTER = "ruff"
 
@@ -41,7 +52,7 @@ def dcg_version() -> str:
 
 @dataclass(frozen=True)
 class Manifest:
-    kind: str  # "client" | "server"
+    kind: str  # "client" | "server" | "docs"
     options: Mapping[str, Any]
     source_sha256: str
     files: Mapping[str, str]  # posix path -> sha256 of the text mcpgen wrote

@@ -27,7 +27,7 @@ import tempfile
 from collections.abc import Callable, Mapping
 from pathlib import Path
 
-from .files import FileSet
+from ..render.files import FileSet
 from .ownership import TEMP_MARK, Tree
 
 # Tests set this to interrupt a write at a given step (kill, Ctrl-C or a full disk).

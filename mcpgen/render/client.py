@@ -10,9 +10,9 @@ from ..models import ModelsOutput
 from ..models.imports import import_lines
 from ..models.per_tool import ModelModule
 from ..options import ClientOptions, Runtime
-from ..output.files import FileSet
 from ..plan.types import Plan
 from .environment import make_environment, render
+from .files import FileSet
 from .vendor import runtime_files
 
 FILES = ("__init__.py", "client.py", "models.py", "_catalog.py", "py.typed")

@@ -18,10 +18,10 @@ from dataclasses import dataclass
 
 from ..models import ModelsOutput
 from ..options import ClientOptions
-from ..output.files import FileSet
 from ..plan.types import Plan, ToolPlan
 from .client import render_client, runtime_module
 from .environment import make_environment, render
+from .files import FileSet
 
 PACKAGE_FILES = ("__init__.py", "_connection.py", "_index.py", "tools/__init__.py")
 LABEL_MAX = 60

@@ -15,10 +15,10 @@ import hashlib
 import re
 
 from ..catalog.model import Catalog
-from ..output.files import FileSet
 from ..plan.types import Plan
 from .docs_view import DocsPage, build_docs
 from .environment import make_environment, render
+from .files import FileSet
 
 FILES = ("index.html", "reference.md", "llms.txt")
 

@@ -15,11 +15,11 @@ from collections.abc import Mapping
 
 from ..models import ModelsOutput
 from ..options import ClientOptions
-from ..output.files import FileSet
 from ..plan.many import ManyPlan
 from ..plan.types import Plan
 from .client import render_client, runtime_module
 from .environment import make_environment, render
+from .files import FileSet
 
 TOP_FILES = ("__init__.py", "client.py", "_servers.py")
 

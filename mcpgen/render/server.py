@@ -1,8 +1,8 @@
-"""Plan + models -> the files of a server skeleton (unformatted; see output/files.py).
+"""Plan + models -> the files of a server skeleton (unformatted; see output/formatter.py).
 
 Like grpc stubs: `_generated/` holds `ToolsBase` with one typed async method per tool (each
 answering "not implemented" until overridden) and is rewritten every time; `handlers.py`
-subclasses it and is the user's (see output/handlers_file.py). `_generated/tables.py` declares,
+subclasses it and is the user's (see output/user_files.py). `_generated/tables.py` declares,
 as data, what the runtime's adapter (mcpgen/runtime/server/adapter.py) serves and how.
 """
 
@@ -16,11 +16,10 @@ from ..models import ModelsOutput
 from ..models.imports import import_lines
 from ..models.per_tool import ModelModule
 from ..options import Runtime, ServerOptions
-from ..output.files import FileSet
-from ..output.handlers_file import HANDLERS_FILE, ServerFiles
 from ..plan.types import Plan
 from .client import add_model_modules, front_imports, runtime_module
 from .environment import make_environment, render
+from .files import HANDLERS_FILE, FileSet, ServerFiles
 from .vendor import runtime_files
 
 # Generated every time (the user owns handlers.py and anything else in the folder).
@@ -36,7 +35,7 @@ GENERATED_FILES = (
 # Stubs are rendered as `stub/<method>.py` so that the formatter formats each on its own.
 STUB_PREFIX = "stub/"
 # The contract test file, formatted with the rest, then taken out like handlers.py (its real
-# name, output/contract_file.py's, depends on the package).
+# name, files.contract_file_name's, depends on the package).
 CONTRACT_RENDERED = "contract/test_contract.py"
 
 

@@ -10,7 +10,7 @@ import pytest
 from generation import tool, write_json
 
 from mcpgen.cli import main
-from mcpgen.pipeline import RENAMES_SHOWN
+from mcpgen.kinds import RENAMES_SHOWN
 
 
 def run_cli(args: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:

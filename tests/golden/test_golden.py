@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from mcpgen.cli import main
-from mcpgen.output.files import RUFF_FORMAT_ARGS, ruff_binary
+from mcpgen.output.formatter import RUFF_FORMAT_ARGS, ruff_binary
 
 HERE = Path(__file__).resolve().parent
 CASES = {

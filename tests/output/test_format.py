@@ -13,8 +13,9 @@ import pytest
 
 from mcpgen.catalog.model import Problem
 from mcpgen.cli import main
-from mcpgen.output import files
-from mcpgen.output.files import FileSet, format_files
+from mcpgen.output import formatter
+from mcpgen.output.formatter import format_files
+from mcpgen.render.files import FileSet
 
 MESSY = "import os\ndef f(a,b = 1):\n  return {'a':a,   'b':b}\nclass C:\n\n    x=1\n"
 TIDY = 'import os\n\n\ndef f(a, b=1):\n    return {"a": a, "b": b}\n\n\nclass C:\n    x = 1\n'
@@ -95,12 +96,12 @@ def fake_ruff(tmp_path: Path, body: str, monkeypatch: pytest.MonkeyPatch) -> Non
     script = tmp_path / "ruff"
     script.write_text("#!/bin/sh\n" + body + "\n")
     script.chmod(script.stat().st_mode | stat.S_IEXEC)
-    monkeypatch.setattr(files, "ruff_binary", lambda: str(script))
+    monkeypatch.setattr(formatter, "ruff_binary", lambda: str(script))
 
 
 def test_a_hung_ruff_is_stopped(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     fake_ruff(tmp_path, "exec sleep 30", monkeypatch)
-    monkeypatch.setattr(files, "FORMAT_TIMEOUT_S", 0.5)
+    monkeypatch.setattr(formatter, "FORMAT_TIMEOUT_S", 0.5)
     problems = formatted({"a.py": MESSY})[1]
     assert [str(p) for p in problems] == ["ruff: ruff format did not finish in 0.5 s"]
 
@@ -112,7 +113,7 @@ def test_a_failing_ruff_is_one_line(tmp_path: Path, monkeypatch: pytest.MonkeyPa
 
 
 def test_a_ruff_that_cannot_run(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(files, "ruff_binary", lambda: str(tmp_path / "nowhere" / "ruff"))
+    monkeypatch.setattr(formatter, "ruff_binary", lambda: str(tmp_path / "nowhere" / "ruff"))
     problems = formatted({"a.py": MESSY})[1]
     assert [p.where for p in problems] == ["ruff"] and "cannot run" in problems[0].message
 
@@ -135,7 +136,7 @@ def test_without_ruff_generation_fails_in_one_line_and_writes_nothing(
     tool["description"] = "Now described."
     src.write_text(json.dumps({"tools": [tool]}))
     capsys.readouterr()
-    monkeypatch.setattr(files, "ruff_binary", lambda: Problem("ruff", "the ruff formatter is not installed"))
+    monkeypatch.setattr(formatter, "ruff_binary", lambda: Problem("ruff", "the ruff formatter is not installed"))
     with pytest.raises(SystemExit) as ei:
         main(["client", str(src), "-o", str(out)])
     assert ei.value.code == 2

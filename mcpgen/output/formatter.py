@@ -1,10 +1,9 @@
-"""The generated package in memory (a FileSet), and ruff's formatter over it.
+"""ruff's formatter over a generated package in memory (render/files.py's FileSet).
 
 Nothing touches disk on failure: every file is generated and formatted in memory first;
-`write.py` writes, `compare.py` checks and diffs, `ownership.py` says what mcpgen may touch.
-The formatter is the `ruff` binary (black's style, in a fraction of black's time), run once
-over a private temporary copy of the files: the output folder is not touched before
-everything is formatted.
+`emit.py` then writes, checks or diffs it. The formatter is the `ruff` binary (black's style, in
+a fraction of black's time), run once over a private temporary copy of the files: the output
+folder is not touched before everything is formatted.
 """
 
 from __future__ import annotations
@@ -13,10 +12,10 @@ import os
 import re
 import subprocess
 import tempfile
-from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..catalog.model import Problem
+from ..render.files import FileSet
 from .manifest import FORMATTER
 
 # The style every generated file has (black's, as black's Mode had it): the user's own ruff
@@ -33,20 +32,6 @@ RUFF_FORMAT_ARGS = (
 
 # ruff formats hundreds of files in well under a second; a run this long is a hung binary.
 FORMAT_TIMEOUT_S = 120.0
-
-
-@dataclass
-class FileSet:
-    files: dict[str, str] = field(default_factory=dict)  # posix relative path -> text
-    verbatim: set[str] = field(default_factory=set)  # paths the formatter must not touch (copied runtime)
-    warnings: list[Problem] = field(default_factory=list)
-    # (wire name, Python name) of every name not given by the plain rule (plan/renames.py).
-    renames: list[tuple[str, str]] = field(default_factory=list)
-
-    def add(self, path: str, text: str, *, format: bool = True) -> None:
-        self.files[path] = text
-        if not format:
-            self.verbatim.add(path)
 
 
 def ruff_binary() -> str | Problem:

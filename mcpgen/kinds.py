@@ -1,0 +1,298 @@
+"""The four kinds of target, one object each: what a kind renders, what its manifest records,
+which files its user owns, and what a run tells about it.
+
+`pipeline.py` runs every kind the same way (read the source, generate, emit); `kind_for` is the
+one place that tells the kinds apart. Like pipeline.py, this module may use every stage; it
+imports them inside the methods that use them, so that quick_check.py, which needs a kind's name
+and manifest options only, loads none of them.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, ClassVar, Protocol
+
+from .catalog.model import Catalog, Problem, StageError
+from .config import SourceSpec, Target
+from .console import console
+from .options import ClientOptions, GeneratorOptions, Layout, Runtime, ServerOptions
+
+if TYPE_CHECKING:
+    from .output.emit import Emission, Ownership, UserFile
+    from .render.files import FileSet
+
+Loaded = tuple[Catalog | None, list[Problem]]
+
+
+@dataclass
+class Reading:
+    """A target's source, read at most once (the pipeline may have read it for its fast path)."""
+
+    spec: SourceSpec
+    load: Callable[[SourceSpec], Loaded]
+    loaded: Loaded | None = None
+
+    def catalog(self, *, announce: bool = True) -> Catalog:
+        """The catalog; StageError when the source has none, or a problem that refuses more than one tool."""
+        if self.loaded is None:
+            if announce:
+                console.stage("reading", self.spec.describe())
+            self.loaded = self.load(self.spec)
+        catalog, problems = self.loaded
+        # Problems that refuse single tools travel in catalog.refused; the plan decides on them.
+        if catalog is None or not all(p.skippable for p in problems):
+            raise StageError(problems or [Problem(self.spec.describe(), "no catalog")])
+        return catalog
+
+
+@dataclass
+class Generated:
+    """One target generated in memory: what to emit, and what to tell about it."""
+
+    emission: Emission
+    warnings: list[Problem] = field(default_factory=list)
+    tools: int = 0  # the tools the output holds
+    notes: list[str] = field(default_factory=list)  # told whatever the mode
+    written_notes: list[str] = field(default_factory=list)  # told once the output is written
+
+
+class Kind(Protocol):
+    """What one kind of target is to the pipeline."""
+
+    name: ClassVar[str]  # "client" | "server" | "docs", as the manifest records it
+    named: ClassVar[bool]  # the output is a Python package, so it has a package name
+    uses_models: ClassVar[bool]  # generating starts datamodel-code-generator (models/dcg.py)
+    settled_by_manifest: ClassVar[bool]  # --check may prove it current from the manifest before generating
+
+    def manifest_options(self, t: Target) -> dict[str, Any]:
+        """The options that shape the output, as its manifest records them (and --check compares)."""
+        ...
+
+    def generate(self, t: Target, reading: Reading) -> Generated:
+        """Every file of the output, formatted, in memory; raises StageError with every problem."""
+        ...
+
+
+def kind_for(generator: GeneratorOptions, source: SourceSpec) -> Kind:
+    """The kind of a target with these options and this source."""
+    if isinstance(generator, ClientOptions):
+        return ManyClientKind(generator) if source.many else ClientKind(generator)
+    if isinstance(generator, ServerOptions):
+        return ServerKind(generator)
+    return DocsKind()
+
+
+def target_kind(t: Target) -> Kind:
+    return kind_for(t.generator, t.source)
+
+
+def _templates_option(t: Target) -> dict[str, Any]:
+    from .output.manifest import templates_digest
+
+    return {"templates": templates_digest(t.templates)}
+
+
+def _templates(t: Target) -> str | None:
+    return str(t.templates) if t.templates else None
+
+
+@dataclass(frozen=True)
+class ClientKind:
+    """A typed client package (client.py, or code mode's module per tool) from one server's catalog."""
+
+    options: ClientOptions
+    name: ClassVar[str] = "client"
+    named: ClassVar[bool] = True
+    uses_models: ClassVar[bool] = True
+    settled_by_manifest: ClassVar[bool] = True
+
+    def manifest_options(self, t: Target) -> dict[str, Any]:
+        # The package name does not shape a flat client: its imports are relative.
+        opts = {**_templates_option(t), "runtime": self.options.runtime.value}
+        if self.options.layout is not Layout.FLAT:
+            # A code-mode package names itself in its SKILL.md and docstrings.
+            opts["layout"] = self.options.layout.value
+            opts["name"] = t.package
+        if not self.options.sync:
+            opts["sync"] = False  # recorded only when not the default, so existing manifests stand
+        return opts
+
+    def generate(self, t: Target, reading: Reading) -> Generated:
+        from .generate import generate_client
+        from .output.emit import Ownership
+
+        catalog = reading.catalog()
+        if catalog.source_config is not None:
+            # connect() finds the config relative to the package, wherever the project is checked out.
+            config, server = catalog.source_config
+            catalog = replace(catalog, source_config=(_relative_to(Path(config), t.output), server))
+        fs = generate_client(
+            catalog, self.options, templates=_templates(t), skip_invalid=t.skip_invalid, package=t.package
+        )
+        return _package(self.name, self.manifest_options(t), catalog, fs, Ownership.PACKAGE)
+
+
+@dataclass(frozen=True)
+class ManyClientKind(ClientKind):
+    """One client package for several servers of an mcpServers file (render/many.py): its
+    connect() reads the config again, so nothing of it but the server names enters the package."""
+
+    settled_by_manifest: ClassVar[bool] = False  # its servers are live: asked each time
+
+    def generate(self, t: Target, reading: Reading) -> Generated:
+        from .catalog.snapshot import catalog_digest
+        from .generate import generate_many
+        from .output.emit import Emission, Ownership
+        from .sources.servers_config import load_server, server_names
+
+        config = t.source.config
+        assert config is not None
+        if self.options.runtime is not Runtime.IMPORT:
+            raise StageError([Problem("--runtime", "a package for many servers imports the installed mcpgen")])
+        if self.options.layout is not Layout.FLAT:
+            layout = self.options.layout.value
+            raise StageError([Problem("--layout", f"{layout} takes one server: give --server NAME")])
+        names, problems = server_names(config, t.source.servers)
+        if problems:
+            raise StageError(problems)
+        catalogs: dict[str, Catalog] = {}
+        for name in names:
+            # The package's connect() reads the config again (CONFIG_FILE): no server names its own.
+            catalog, found = load_server(config, name, connect_timeout=t.source.connect_timeout)
+            if catalog is None or not all(p.skippable for p in found):
+                raise StageError([Problem(f"server {name!r}", str(p)) for p in found] or [Problem(name, "no catalog")])
+            catalogs[name] = replace(catalog, source_config=None)
+        fs, many = generate_many(
+            catalogs,
+            self.options,
+            config_file=_relative_to(config, t.output),
+            templates=_templates(t),
+            skip_invalid=t.skip_invalid,
+        )
+        digest = hashlib.sha256("".join(f"{n}\0{catalog_digest(c)}\0" for n, c in catalogs.items()).encode())
+        # The servers and their name collisions are part of what shapes the package.
+        opts = {**self.manifest_options(t), "servers": names, "collisions": list(many.collisions)}
+        return Generated(
+            Emission(self.name, opts, digest.hexdigest(), fs.files, Ownership.PACKAGE),
+            warnings=list(fs.warnings),
+            tools=len(many.tools),
+            notes=[f"name collision: {c}" for c in many.collisions],
+        )
+
+
+@dataclass(frozen=True)
+class ServerKind:
+    """A server scaffold: `_generated/` rewritten every time, handlers.py and the contract test
+    file written once and then the user's."""
+
+    options: ServerOptions
+    name: ClassVar[str] = "server"
+    named: ClassVar[bool] = True
+    uses_models: ClassVar[bool] = True
+    settled_by_manifest: ClassVar[bool] = True
+
+    def manifest_options(self, t: Target) -> dict[str, Any]:
+        return {**_templates_option(t), "runtime": self.options.runtime.value, "name": t.package}
+
+    def generate(self, t: Target, reading: Reading) -> Generated:
+        from .generate import generate_server
+        from .output.emit import Ownership, Stubs, UserFile
+        from .render.files import HANDLERS_FILE, contract_file_name
+
+        catalog = reading.catalog()
+        result = generate_server(catalog, self.options, t.package, templates=_templates(t), skip_invalid=t.skip_invalid)
+        stubs = Stubs(result.stubs, result.methods, add_missing=self.options.add_missing)
+        # The contract tests run on mcpgen's testing kit: a vendored package, made to need no
+        # installed mcpgen, gets none (the name stays the user's all the same).
+        contract = result.contract if self.options.runtime is Runtime.IMPORT else None
+        users = (
+            UserFile(HANDLERS_FILE, result.handlers, "fill in the handlers", stubs),
+            UserFile(contract_file_name(t.package), contract, "run pytest there for the tools' contract tests"),
+        )
+        return _package(self.name, self.manifest_options(t), catalog, result.files, Ownership.SCAFFOLD, users)
+
+
+@dataclass(frozen=True)
+class DocsKind:
+    """A reference docs folder (index.html, reference.md, llms.txt): every file in it generated;
+    the plan is all it needs (no models, so datamodel-code-generator is not started)."""
+
+    name: ClassVar[str] = "docs"
+    named: ClassVar[bool] = False  # no Python in it: no runtime, no package name
+    uses_models: ClassVar[bool] = False
+    settled_by_manifest: ClassVar[bool] = False
+
+    def manifest_options(self, t: Target) -> dict[str, Any]:
+        return _templates_option(t)
+
+    def generate(self, t: Target, reading: Reading) -> Generated:
+        from .catalog.snapshot import catalog_digest
+        from .output.emit import Emission, Ownership
+        from .plan.build import build_plan
+        from .render.docs import render_docs
+
+        catalog = reading.catalog(announce=False)
+        plan = build_plan(catalog, skip_invalid=t.skip_invalid)
+        fs = render_docs(plan, catalog, _templates(t))
+        emission = Emission(self.name, self.manifest_options(t), catalog_digest(catalog), fs.files, Ownership.DOCS)
+        return Generated(emission, warnings=list(plan.warnings), tools=len(plan.tools))
+
+
+def _package(
+    name: str,
+    options: dict[str, Any],
+    catalog: Catalog,
+    fs: FileSet,
+    ownership: Ownership,
+    users: Sequence[UserFile] = (),
+) -> Generated:
+    """A package of one catalog: its files, renames and warnings as rendering left them."""
+    from .catalog.snapshot import catalog_digest
+    from .output.emit import Emission
+
+    emission = Emission(name, options, catalog_digest(catalog), fs.files, ownership, fs.renames, users)
+    return Generated(
+        emission,
+        warnings=list(fs.warnings),
+        tools=_generated_count(catalog, fs.warnings),
+        written_notes=renames_line(fs.renames),
+    )
+
+
+def _relative_to(path: Path, folder: Path) -> str:
+    """`path` as a POSIX path relative to `folder` (both may be relative to the working directory)."""
+    import os
+
+    return Path(os.path.relpath(path.resolve(), folder.resolve())).as_posix()
+
+
+def _generated_count(catalog: Catalog, warnings: list[Problem]) -> int:
+    """Tools that made it into the output (--skip-invalid leaves some out, with a warning each)."""
+    skipped = {p.tool for p in warnings if p.tool is not None}
+    return sum(1 for t in catalog.tools if t.name not in skipped)
+
+
+# The summary line names this many renames, then says how many more the manifest lists.
+RENAMES_SHOWN = 6
+
+
+def _shown_name(name: str) -> str:
+    """A wire name for a terminal: as it is when plain, else its repr (no control characters), clipped."""
+    text = name if name and name.isprintable() and name.strip() == name else repr(name)
+    return text if len(text) <= 40 else text[:39] + "…"
+
+
+def renames_line(renames: Sequence[tuple[str, str]]) -> list[str]:
+    """`renamed 3 names: get-x -> get_x_2, class -> class_, ...` (nothing when nothing was renamed)."""
+    from .output.manifest import MANIFEST_NAME
+
+    if not renames:
+        return []
+    shown = ", ".join(f"{_shown_name(wire)} -> {python}" for wire, python in renames[:RENAMES_SHOWN])
+    more = len(renames) - RENAMES_SHOWN
+    tail = f", and {more} more (listed in {MANIFEST_NAME})" if more > 0 else ""
+    noun = "name" if len(renames) == 1 else "names"
+    return [f"renamed {len(renames)} {noun}: {shown}{tail}"]
