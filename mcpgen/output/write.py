@@ -26,9 +26,12 @@ import stat
 import tempfile
 from collections.abc import Callable, Mapping
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from ..render.files import FileSet
 from .ownership import TEMP_MARK, Tree
+
+if TYPE_CHECKING:
+    from ..render.files import FileSet
 
 # Tests set this to interrupt a write at a given step (kill, Ctrl-C or a full disk).
 step_hook: Callable[[str], None] | None = None

@@ -10,8 +10,6 @@ from typing import Any
 
 import click
 
-from .sources.secrets import public_url, scrub, url_secrets
-
 EXIT_FAILED = 2
 
 
@@ -55,9 +53,10 @@ def login_cmd(
       mcpgen login https://mcp.example.com/mcp --client-id my-app --scope files:read
     """
     _need_extra()
-    from .runtime import connect_http
-    from .runtime.client.auth import LoopbackBrowser, OAuth, PasteBack
-    from .runtime.core.errors import McpError
+    from ..runtime import connect_http
+    from ..runtime.client.auth import LoopbackBrowser, OAuth, PasteBack
+    from ..runtime.core.errors import McpError
+    from ..sources.secrets import public_url, scrub, url_secrets
 
     oauth = OAuth(
         grant="device_code" if device else "authorization_code",
@@ -94,7 +93,8 @@ def logout_cmd(url: str) -> None:
     Examples:
       mcpgen logout https://mcp.example.com/mcp
     """
-    from .runtime.client.auth import OAuth
+    from ..runtime.client.auth import OAuth
+    from ..sources.secrets import public_url
 
     outcome = asyncio.run(OAuth().logout(url))
     url = public_url(url)  # shown from here on: never its userinfo or token parameter
@@ -122,7 +122,7 @@ def auth_group() -> None:
 @auth_group.command("status")
 def status_cmd() -> None:
     """List the servers logged in to: authorization server, scope, token expiry (never a token)."""
-    from .runtime.client.auth import default_store
+    from ..runtime.client.auth import default_store
 
     store = default_store()
     resources = store.resources()
@@ -149,11 +149,9 @@ def status_cmd() -> None:
 
 
 def _resource(url: str) -> str:
-    from .runtime.client.auth import canonical_resource
+    from ..runtime.client.auth import canonical_resource
 
     return canonical_resource(url)
 
 
-def register(cli: click.Group) -> None:
-    for command in (login_cmd, logout_cmd, auth_group):
-        cli.add_command(command)
+COMMANDS = (login_cmd, logout_cmd, auth_group)
