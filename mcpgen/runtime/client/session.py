@@ -16,7 +16,7 @@ from collections.abc import AsyncIterator, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, cast
 
 from ..core import jsonrpc
-from ..core.errors import ConnectionClosed, McpError, ProtocolError, RequestTimeout, RpcError, SessionExpired
+from ..core.errors import ConnectionClosed, HttpError, McpError, ProtocolError, RequestTimeout, RpcError, SessionExpired
 from ..core.headers import param_headers_of
 from ..core.jsonrpc import JSONObject, RequestId
 from ..core.protocol import (
@@ -677,7 +677,7 @@ async def connect_http(
     transport (2024-11-05) when the server refuses POSTs with 400/404/405;
     "streamable" or "sse" pick one.
     """
-    from ..transports.http_client import HttpError, LegacySseTransport, StreamableHttpTransport
+    from ..transports.http_client import LegacySseTransport, StreamableHttpTransport
 
     opts = HttpOptions.build(options, overrides, caller="connect_http")
     client: ClientSession | None = None

@@ -20,18 +20,25 @@ from dataclasses import dataclass, field
 from types import ModuleType
 from typing import TYPE_CHECKING, Any, ClassVar, Concatenate, Generic, Literal, ParamSpec, TypeVar, cast, overload
 
-from ..core.errors import InvalidArguments
-from ..core.results import ToolError, ToolOutputError, ToolOutputWarning, ToolResult, Unset, structured_of
+from ..core.errors import (
+    InvalidArguments,
+    SchemaDriftError,
+    SchemaDriftWarning,
+    SchemaMismatch,
+    ToolError,
+    ToolOutputError,
+    ToolOutputWarning,
+)
+from ..core.results import ToolResult, Unset, structured_of
 from ..core.validation import (
     EXACT_CONTEXT_KEY,
     ExactModel,
-    SchemaMismatch,
     exact_model,
     is_plain_json,
     validate_model,
 )
 from .arguments import problems_of, python_lines, wire_lines
-from .drift import SchemaDriftError, SchemaDriftWarning, compare_tools
+from .drift import compare_tools
 from .features import AsyncFeatures, SyncFeatures
 from .llm_tools import (
     AnthropicTool,
