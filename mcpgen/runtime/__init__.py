@@ -16,6 +16,7 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    from .client.connect import connect_http, connect_memory, connect_stdio
     from .client.drift import Drift, compare_tools, schema_hash
     from .client.options import (
         CallOptions,
@@ -29,7 +30,7 @@ if TYPE_CHECKING:
         SamplingCallback,
         StdioOptions,
     )
-    from .client.session import ClientSession, connect_http, connect_memory, connect_stdio
+    from .client.session import ClientSession
     from .client.subscriptions import ChangeEvent, Subscription
     from .core.errors import (
         AuthError,
@@ -103,9 +104,9 @@ _WHERE = {
     "ToolOutputError": ".core.errors",
     "ToolOutputWarning": ".core.errors",
     "compare_tools": ".client.drift",
-    "connect_http": ".client.session",
-    "connect_memory": ".client.session",
-    "connect_stdio": ".client.session",
+    "connect_http": ".client.connect",
+    "connect_memory": ".client.connect",
+    "connect_stdio": ".client.connect",
     "error_result": ".server.server",
     "schema_hash": ".client.drift",
 }

@@ -122,7 +122,7 @@ def _loaded_after(code: str) -> list[str]:
 
 def test_importing_the_package_or_its_errors_loads_no_session_transport_or_server() -> None:
     heavy = ("mcpgen.runtime.transports", "mcpgen.runtime.server", "mcpgen.runtime.core.session")
-    heavy += tuple(f"mcpgen.runtime.client.{m}" for m in ("session", "typed"))
+    heavy += tuple(f"mcpgen.runtime.client.{m}" for m in ("session", "connect", "negotiation", "typed"))
     for code in (
         "import mcpgen.runtime",
         "import mcpgen.runtime.support.tools",
@@ -131,4 +131,4 @@ def test_importing_the_package_or_its_errors_loads_no_session_transport_or_serve
         loaded = _loaded_after(code)
         assert [m for m in loaded if m.startswith(heavy)] == [], code
     # A name from the client side loads the client side.
-    assert "mcpgen.runtime.client.session" in _loaded_after("from mcpgen.runtime import connect_stdio")
+    assert "mcpgen.runtime.client.connect" in _loaded_after("from mcpgen.runtime import connect_stdio")
