@@ -1,5 +1,9 @@
 """mcpgen.runtime: JSON-RPC framing, the MCP lifecycle in both eras, transports.
 
+The public API is `__all__` below (pinned by tests/runtime/test_public_names.py), plus
+`mcpgen.runtime.client.auth` (its own `__all__`) and the `support/` modules, which are what
+generated code imports. Every other module and name may move or change between releases.
+
 Imports nothing from the rest of mcpgen and only the standard library, so that
 `--runtime vendor` can copy it into a generated package as it is. The names below load on
 first use: importing one light module (say `support.tools`, what a code-mode tool module
@@ -12,7 +16,8 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from .client.drift import Drift, SchemaDriftError, SchemaDriftWarning, compare_tools, schema_hash
+    from .client.connect import connect_http, connect_memory, connect_stdio
+    from .client.drift import Drift, compare_tools, schema_hash
     from .client.options import (
         CallOptions,
         ClientOptions,
@@ -25,25 +30,39 @@ if TYPE_CHECKING:
         SamplingCallback,
         StdioOptions,
     )
-    from .client.session import ClientSession, connect_http, connect_memory, connect_stdio
+    from .client.session import ClientSession
     from .client.subscriptions import ChangeEvent, Subscription
     from .core.errors import (
+        AuthError,
+        AuthServerUnavailable,
         ConnectionClosed,
         CrossOriginUrl,
+        HttpError,
         InvalidArguments,
+        InvalidToken,
         McpError,
         MessageTooLarge,
         ProtocolError,
         RequestTimeout,
         RpcError,
+        SchemaDriftError,
+        SchemaDriftWarning,
+        SchemaMismatch,
+        ServersConfigError,
         SessionExpired,
+        StoreUnavailable,
+        ToolError,
+        ToolOutputError,
+        ToolOutputWarning,
     )
     from .core.protocol import HANDSHAKE_VERSIONS, MODERN_VERSIONS
     from .core.session import ProgressCallback, Session
     from .server.server import RequestContext, Server, ServerConnection, error_result
 
-# public name -> the module that defines it
+# public name -> the module that defines it (loaded on first use)
 _WHERE = {
+    "AuthError": ".core.errors",
+    "AuthServerUnavailable": ".core.errors",
     "CallOptions": ".client.options",
     "ChangeEvent": ".client.subscriptions",
     "ClientOptions": ".client.options",
@@ -54,8 +73,10 @@ _WHERE = {
     "Drift": ".client.drift",
     "ElicitationCallback": ".client.options",
     "HANDSHAKE_VERSIONS": ".core.protocol",
+    "HttpError": ".core.errors",
     "HttpOptions": ".client.options",
     "InvalidArguments": ".core.errors",
+    "InvalidToken": ".core.errors",
     "ListChangedCallback": ".client.options",
     "LogCallback": ".client.options",
     "MODERN_VERSIONS": ".core.protocol",
@@ -68,23 +89,31 @@ _WHERE = {
     "RootsCallback": ".client.options",
     "RpcError": ".core.errors",
     "SamplingCallback": ".client.options",
-    "SchemaDriftError": ".client.drift",
-    "SchemaDriftWarning": ".client.drift",
+    "SchemaDriftError": ".core.errors",
+    "SchemaDriftWarning": ".core.errors",
+    "SchemaMismatch": ".core.errors",
     "Server": ".server.server",
     "ServerConnection": ".server.server",
+    "ServersConfigError": ".core.errors",
     "Session": ".core.session",
     "SessionExpired": ".core.errors",
     "StdioOptions": ".client.options",
+    "StoreUnavailable": ".core.errors",
     "Subscription": ".client.subscriptions",
+    "ToolError": ".core.errors",
+    "ToolOutputError": ".core.errors",
+    "ToolOutputWarning": ".core.errors",
     "compare_tools": ".client.drift",
-    "connect_http": ".client.session",
-    "connect_memory": ".client.session",
-    "connect_stdio": ".client.session",
+    "connect_http": ".client.connect",
+    "connect_memory": ".client.connect",
+    "connect_stdio": ".client.connect",
     "error_result": ".server.server",
     "schema_hash": ".client.drift",
 }
 
 __all__ = [
+    "AuthError",
+    "AuthServerUnavailable",
     "CallOptions",
     "ChangeEvent",
     "ClientOptions",
@@ -95,13 +124,15 @@ __all__ = [
     "Drift",
     "ElicitationCallback",
     "HANDSHAKE_VERSIONS",
+    "HttpError",
     "HttpOptions",
     "InvalidArguments",
+    "InvalidToken",
     "ListChangedCallback",
     "LogCallback",
+    "MODERN_VERSIONS",
     "McpError",
     "MessageTooLarge",
-    "MODERN_VERSIONS",
     "ProgressCallback",
     "ProtocolError",
     "RequestContext",
@@ -111,15 +142,21 @@ __all__ = [
     "SamplingCallback",
     "SchemaDriftError",
     "SchemaDriftWarning",
+    "SchemaMismatch",
     "Server",
     "ServerConnection",
+    "ServersConfigError",
     "Session",
     "SessionExpired",
     "StdioOptions",
+    "StoreUnavailable",
     "Subscription",
+    "ToolError",
+    "ToolOutputError",
+    "ToolOutputWarning",
+    "compare_tools",
     "connect_http",
     "connect_memory",
-    "compare_tools",
     "connect_stdio",
     "error_result",
     "schema_hash",
@@ -136,4 +173,4 @@ def __getattr__(name: str) -> Any:
 
 
 def __dir__() -> list[str]:
-    return sorted([*globals(), *_WHERE])
+    return list(__all__)

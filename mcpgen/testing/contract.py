@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..catalog.instances import Unsatisfiable, draw
-from ..runtime.client.session import connect_memory
+from ..runtime.client.connect import connect_memory
 from ..runtime.core.errors import McpError
 from ..runtime.core.validation import compile_validator
 from ..runtime.server.server import Server

@@ -18,7 +18,8 @@ from pathlib import Path
 from typing import Any
 
 from ..catalog.model import Catalog, Problem
-from ..runtime.client.session import ClientSession, connect_http, connect_stdio
+from ..runtime.client.connect import connect_http, connect_stdio
+from ..runtime.client.session import ClientSession
 from ..runtime.core.errors import McpError, RpcError
 from ..runtime.server.server import Server
 from ..sources.live import _describe, _Progress, _read_catalog

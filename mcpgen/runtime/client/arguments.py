@@ -10,7 +10,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any, get_args
 
-from ..core.validation import SchemaMismatch, SchemaProblem
+from ..core.errors import SchemaMismatch
+from ..core.validation import SchemaProblem
 
 # pydantic's own messages are followed by a URL and the input; only its short message is kept.
 _MESSAGE_CHARS = 300

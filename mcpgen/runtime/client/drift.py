@@ -12,7 +12,6 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from ..core.errors import McpError
 from .tool_security import SecurityChange, security_changes
 
 # Keywords that only document: a changed description is not drift a typed call could trip over.
@@ -65,18 +64,6 @@ class Drift:
         if self.security:
             parts.append("security: " + ", ".join(c.describe() for c in self.security))
         return "the server's tools differ from the ones this client was generated from (" + "; ".join(parts) + ")"
-
-
-class SchemaDriftError(McpError):
-    """Raised on connect in drift="strict" mode; `.drift` names the tools."""
-
-    def __init__(self, drift: Drift) -> None:
-        super().__init__(drift.describe())
-        self.drift = drift
-
-
-class SchemaDriftWarning(UserWarning):
-    """Issued on connect in drift="warn" mode (the default)."""
 
 
 def compare_tools(

@@ -14,11 +14,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from ..core.errors import ServersConfigError
+
 MAX_CONFIG_BYTES = 1 << 20  # a config file is small; a huge one is a mistake, not read into memory
-
-
-class ServersConfigError(ValueError):
-    """The config file is missing, unreadable, or lacks a server the package was generated for."""
 
 
 @dataclass(frozen=True)

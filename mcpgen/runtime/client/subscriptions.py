@@ -1,14 +1,21 @@
-"""The client side of `subscriptions/listen` (2026-07-28): an open stream of ChangeEvents."""
+"""Change notifications on the client: each open `subscriptions/listen` stream (2026-07-28) as a
+Subscription of ChangeEvents, and a session's Listens (its open streams, the stream that carries
+`subscribe_resource()`'s uris, and the queues of resource updates in either era)."""
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
-from typing import Any
+import math
+from typing import TYPE_CHECKING, Any
 
-from ..core.errors import ProtocolError
+from ..core.errors import ProtocolError, RequestTimeout
 from ..core.jsonrpc import JSONObject, RequestId
-from ..core.protocol import SUBSCRIPTION_ACKNOWLEDGED
+from ..core.protocol import ERA_MODERN, META_SUBSCRIPTION_ID, SUBSCRIPTION_ACKNOWLEDGED
+from .negotiation import stateless_meta
+
+if TYPE_CHECKING:
+    from .session import ClientSession
 
 
 class ChangeEvent:
@@ -102,3 +109,93 @@ class Subscription:
 
     async def __aexit__(self, *exc: object) -> None:
         await self.aclose()
+
+
+class Listens:
+    """What one ClientSession listens to: its subscriptions/listen streams by request id, the
+    one that carries subscribe_resource()'s uris (re-opened with every uri), and one queue per
+    open resource_updates() iterator, which notifications/resources/updated fans out to."""
+
+    def __init__(self, client: ClientSession) -> None:
+        self.client = client
+        self._streams: dict[RequestId, Subscription] = {}
+        self._resource_uris: dict[str, None] = {}
+        self._resource_stream: Subscription | None = None
+        self._update_queues: set[asyncio.Queue[str]] = set()
+
+    async def open(self, wanted: JSONObject, *, collect: bool) -> Subscription:
+        """A listen stream for `wanted`, once the server acknowledged it."""
+        client = self.client
+        if client.era != ERA_MODERN:
+            raise ProtocolError(
+                f"subscriptions/listen is a 2026-07-28 method; this server speaks {client.protocol_version}: "
+                "use subscribe_resource() and on_list_changed"
+            )
+        session = client.session
+        request_id = session.next_id()
+        subscription = Subscription(request_id, collect=collect)
+        self._streams[request_id] = subscription
+        params: JSONObject = {"notifications": wanted, "_meta": stateless_meta(client)}
+        task = asyncio.get_running_loop().create_task(
+            session.request("subscriptions/listen", params, timeout=math.inf, request_id=request_id)
+        )
+        task.add_done_callback(lambda _t: self._streams.pop(request_id, None))
+        subscription.attach(task)
+        try:
+            await asyncio.wait_for(asyncio.shield(subscription.acknowledged), session.timeout)
+        except asyncio.TimeoutError:
+            await subscription.aclose()
+            raise RequestTimeout("the server did not acknowledge subscriptions/listen") from None
+        except BaseException:
+            await subscription.aclose()
+            raise
+        return subscription
+
+    async def add_resource(self, uri: str) -> None:
+        """Updates of `uri` from now on (2026-07-28), or ProtocolError if the server offers none."""
+        self._resource_uris[uri] = None
+        try:
+            honored = await self._relisten_resources()
+        except BaseException:
+            self._resource_uris.pop(uri, None)
+            raise
+        if uri not in honored:
+            self._resource_uris.pop(uri, None)
+            await self._relisten_resources()
+            raise ProtocolError(f"the server does not offer updates of {uri}")
+
+    async def remove_resource(self, uri: str) -> None:
+        if self._resource_uris.pop(uri, 0) is None:
+            await self._relisten_resources()
+
+    async def _relisten_resources(self) -> list[str]:
+        """Open a stream for the current uris before closing the old one, so nothing is missed."""
+        old = self._resource_stream
+        self._resource_stream = None
+        if self._resource_uris:
+            wanted: JSONObject = {"resourceSubscriptions": list(self._resource_uris)}
+            self._resource_stream = await self.open(wanted, collect=False)
+        if old is not None:
+            await old.aclose()
+        honored = self._resource_stream.honored.get("resourceSubscriptions") if self._resource_stream else None
+        return [u for u in honored or () if isinstance(u, str)]
+
+    def updates_queue(self) -> asyncio.Queue[str]:
+        queue: asyncio.Queue[str] = asyncio.Queue()
+        self._update_queues.add(queue)
+        return queue
+
+    def discard(self, queue: asyncio.Queue[str]) -> None:
+        self._update_queues.discard(queue)
+
+    def route(self, method: str, params: JSONObject) -> None:
+        """A notification tagged with a listen request's id goes to that stream."""
+        meta = params.get("_meta")
+        tag = meta.get(META_SUBSCRIPTION_ID) if isinstance(meta, dict) else None
+        subscription = self._streams.get(tag) if isinstance(tag, (int, str)) else None
+        if subscription is not None:
+            subscription.on_frame(method, params)
+
+    def resource_updated(self, uri: str) -> None:
+        for queue in list(self._update_queues):
+            queue.put_nowait(uri)

@@ -20,18 +20,25 @@ from dataclasses import dataclass, field
 from types import ModuleType
 from typing import TYPE_CHECKING, Any, ClassVar, Concatenate, Generic, Literal, ParamSpec, TypeVar, cast, overload
 
-from ..core.errors import InvalidArguments
-from ..core.results import ToolError, ToolOutputError, ToolOutputWarning, ToolResult, Unset, structured_of
+from ..core.errors import (
+    InvalidArguments,
+    SchemaDriftError,
+    SchemaDriftWarning,
+    SchemaMismatch,
+    ToolError,
+    ToolOutputError,
+    ToolOutputWarning,
+)
+from ..core.results import ToolResult, Unset, structured_of
 from ..core.validation import (
     EXACT_CONTEXT_KEY,
     ExactModel,
-    SchemaMismatch,
     exact_model,
     is_plain_json,
     validate_model,
 )
 from .arguments import problems_of, python_lines, wire_lines
-from .drift import SchemaDriftError, SchemaDriftWarning, compare_tools
+from .drift import compare_tools
 from .features import AsyncFeatures, SyncFeatures
 from .llm_tools import (
     AnthropicTool,
@@ -172,7 +179,7 @@ class AsyncClientBase(AsyncFeatures):
         SchemaDriftWarning), "strict" (raise SchemaDriftError naming the tools) or "off" (no
         extra tools/list).
         """
-        from .session import connect_stdio
+        from .connect import connect_stdio
 
         given, own = split_options(overrides, StdioOptions, ClientOptions, caller="connect_stdio")
         opts = StdioOptions.build(options, given, caller="connect_stdio")
@@ -196,7 +203,7 @@ class AsyncClientBase(AsyncFeatures):
         request, e.g. `{"Authorization": "Bearer ..."}`, `transport`, `timeout`, ...) and this
         client's own (`drift`, `validate_output`), as for connect_stdio.
         """
-        from .session import connect_http
+        from .connect import connect_http
 
         given, own = split_options(overrides, HttpOptions, ClientOptions, caller="connect_http")
         opts = HttpOptions.build(options, given, caller="connect_http")
@@ -220,7 +227,7 @@ class AsyncClientBase(AsyncFeatures):
         and the code that calls them. Takes the connection options and this client's own, as
         connect_stdio does.
         """
-        from .session import connect_memory
+        from .connect import connect_memory
 
         given, own = split_options(overrides, ConnectOptions, ClientOptions, caller="connect_memory")
         opts = ConnectOptions.build(options, given, caller="connect_memory")

@@ -1,16 +1,76 @@
-"""Exceptions raised by the runtime.
+"""Every exception and warning the runtime raises, in one tree (the rest of the runtime imports
+them from here; `mcpgen.runtime` exports each one a user may catch).
 
-Local failures (timeouts, a closed connection) and errors sent by the peer are
-different types, so a caller never mistakes one for the other.
+Local failures (a timeout, a closed connection) and errors the peer sent are different types,
+so a caller never mistakes one for the other:
+
+    McpError                    the base: `except McpError` catches every failure of the runtime
+    ├── RpcError                the peer answered with a JSON-RPC error (.code, .message, .data);
+    │                           a server handler raises one to answer with that error
+    ├── RequestTimeout          no answer in time (a call or the handshake); the peer was told to cancel
+    ├── ConnectionClosed        the transport is gone: the server exited, a stream ended, we closed it
+    │   └── SessionExpired      the server forgot our handshake-era HTTP session (404): initialize again
+    ├── ProtocolError           the peer broke the protocol, or no protocol version could be agreed
+    │   ├── MessageTooLarge     an HTTP body, SSE line or SSE event over max_message_bytes
+    │   └── CrossOriginUrl      the server named a URL on another origin, where our headers must not go
+    ├── HttpError               an HTTP status and no usable JSON-RPC message (.status)
+    ├── InvalidArguments        (also ValueError) a typed call's arguments break the tool's schema;
+    │                           nothing was sent
+    ├── SchemaMismatch          (also ValueError) a value breaks its JSON Schema (the exact checks; a
+    │                           generated model's validator raises it inside pydantic's ValidationError)
+    ├── ToolError               a tool answered `isError: true` (client), or a handler refuses a call (server)
+    ├── ToolOutputError         validate_output="strict": a tool's output does not match its outputSchema
+    ├── SchemaDriftError        drift="strict": the server's tools differ from the generated ones (.drift)
+    ├── ServersConfigError      (also ValueError) the mcpServers config a client was generated from is
+    │                           missing, unreadable, or lacks the server
+    ├── AuthError               an OAuth login could not be completed (the message never holds a secret)
+    ├── InvalidToken            server: a bearer token is refused (the client gets 401 invalid_token)
+    ├── AuthServerUnavailable   server: the authorization server could not be asked (the client gets 503)
+    └── StoreUnavailable        server: the store an HTTP server shares with its workers cannot be reached
+
+Why not everything derives from McpError:
+
+    UserWarning
+    ├── ToolOutputWarning       validate_output="warn": the output does not match (returned unchecked)
+    └── SchemaDriftWarning      drift="warn" (the default): the server's tools differ; connecting goes on
+    BaseException
+    └── InputRequired           server control flow, not a failure: a handler's context asks the client
+                                for input (2026-07-28); the server answers with an input_required result
+
+- Warnings are issued with `warnings.warn`, never raised: they are `UserWarning`s so that a
+  warnings filter (`-W error::mcpgen.runtime.SchemaDriftWarning`, pytest's `filterwarnings`)
+  selects them by category.
+- `InputRequired` is a BaseException, like asyncio.CancelledError, so that a handler's own
+  `except Exception` cannot swallow it; the server catches it around every handler.
+- A caller's mistake gets Python's own exception, as from any library: TypeError (an unknown
+  option, a handler of the wrong type), ValueError (an option value out of range, a bad store URL),
+  RuntimeError (a code-mode function called outside `connect()`), LookupError (an unknown tool in a
+  code-mode index), SystemExit (a server's bad command-line flag).
+- The lean HTTP client's `LeanHttpError` and `ReadTimeout` (transports/http_lean.py) stand in for
+  httpx's exceptions and stay there: StreamableHttpTransport turns each (like each of httpx's)
+  into ConnectionClosed, so none reaches a user.
+- Private exceptions (`_Unsupported` in core/validation.py, `_StaleConnection` in
+  transports/http_lean.py) never leave their module.
+
+`tests/runtime/test_error_tree.py` holds these rules over every runtime module.
 """
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any, overload
+
+from .results import ToolResult
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+
+    from ..client.drift import Drift
+    from .results import ContentBlock
+    from .validation import SchemaProblem
 
 
 class McpError(Exception):
-    """Base class of every error the runtime raises."""
+    """Base class of every error the runtime raises (see the module docstring for the tree)."""
 
 
 class RpcError(McpError):
@@ -37,12 +97,12 @@ class ConnectionClosed(McpError):
     """The transport is gone (the server exited, the stream closed, or we closed it)."""
 
 
-class ProtocolError(McpError):
-    """The peer broke the protocol, or no protocol version could be agreed."""
-
-
 class SessionExpired(ConnectionClosed):
     """The server forgot our handshake-era session (HTTP 404): initialize again."""
+
+
+class ProtocolError(McpError):
+    """The peer broke the protocol, or no protocol version could be agreed."""
 
 
 class MessageTooLarge(ProtocolError):
@@ -51,6 +111,14 @@ class MessageTooLarge(ProtocolError):
 
 class CrossOriginUrl(ProtocolError):
     """The server named a URL on another origin, where the connection's headers must not go."""
+
+
+class HttpError(McpError):
+    """The server answered with an HTTP status and no usable JSON-RPC message."""
+
+    def __init__(self, status: int, detail: str) -> None:
+        super().__init__(f"HTTP {status}: {detail}" if detail else f"HTTP {status}")
+        self.status = status
 
 
 class InvalidArguments(McpError, ValueError):
@@ -64,3 +132,108 @@ class InvalidArguments(McpError, ValueError):
         super().__init__("\n".join(problems))
         self.tool = tool
         self.problems = problems
+
+
+class SchemaMismatch(McpError, ValueError):
+    """An instance breaks its JSON Schema; `problems` lists every reason found (up to MAX_PROBLEMS).
+
+    A ValueError, so that raised in a pydantic validator it becomes part of a ValidationError.
+    """
+
+    def __init__(self, problems: Sequence[SchemaProblem]) -> None:
+        self.problems = tuple(problems)
+        super().__init__("does not match the JSON Schema: " + "; ".join(str(p) for p in self.problems))
+
+
+class ToolError(McpError):
+    """A tool execution error (`isError: true`), on either side of the wire.
+
+    A typed client raises `ToolError(tool, result)` when a tool reports failure (content kept,
+    never validated). A server handler raises `ToolError("message")`: the client gets an error
+    result whose one text block is the message.
+    """
+
+    tool: str  # "" when raised by a handler with a message
+    result: ToolResult
+
+    @overload
+    def __init__(self, message: str, /) -> None: ...
+
+    @overload
+    def __init__(self, tool: str, result: ToolResult) -> None: ...
+
+    def __init__(self, tool: str, result: ToolResult | None = None) -> None:
+        if result is None:
+            message = str(tool)  # `raise ToolError(exc)` worked with the old server-side class too
+            self.tool, self.result = "", ToolResult.error(message)
+            super().__init__(message)
+            return
+        self.tool = tool
+        self.result = result
+        super().__init__(f"tool {tool!r} failed: {result.text or 'no message'}"[:2000])
+
+    @property
+    def content(self) -> list[ContentBlock]:
+        return self.result.content
+
+    @property
+    def text(self) -> str:
+        return self.result.text
+
+
+class ToolOutputError(McpError):
+    """The tool succeeded but its output does not match its outputSchema."""
+
+    def __init__(self, tool: str, message: str, result: ToolResult) -> None:
+        self.tool = tool
+        self.result = result
+        super().__init__(f"tool {tool!r}: {message}")
+
+
+class SchemaDriftError(McpError):
+    """Raised on connect in drift="strict" mode; `.drift` names the tools."""
+
+    def __init__(self, drift: Drift) -> None:
+        super().__init__(drift.describe())
+        self.drift = drift
+
+
+class ServersConfigError(McpError, ValueError):
+    """The config file is missing, unreadable, or lacks a server the package was generated for."""
+
+
+class AuthError(McpError):
+    """A login could not be completed; the message says why, and never holds a secret."""
+
+
+class InvalidToken(McpError):
+    """The token is not acceptable; the message is safe to show the client (error_description)."""
+
+
+class AuthServerUnavailable(McpError):
+    """The authorization server could not be asked (down, slow, or answering nonsense)."""
+
+
+class StoreUnavailable(McpError):
+    """The store cannot be reached (or answered nonsense): a one-line reason, no secrets."""
+
+
+class ToolOutputWarning(UserWarning):
+    """validate_output="warn": the output does not match outputSchema (returned unchecked)."""
+
+    def __init__(self, tool: str, message: str) -> None:
+        self.tool = tool
+        super().__init__(f"tool {tool!r}: {message}"[:2000])
+
+
+class SchemaDriftWarning(UserWarning):
+    """Issued on connect in drift="warn" mode (the default)."""
+
+
+class InputRequired(BaseException):
+    """Raised inside a handler to ask the client for input; BaseException so that a handler's
+    own `except Exception` cannot swallow it (like asyncio.CancelledError)."""
+
+    def __init__(self, requests: dict[str, Any]) -> None:
+        super().__init__(", ".join(requests))
+        self.requests = requests

@@ -1,12 +1,12 @@
-"""Tool results, content blocks and tool errors: what a typed client call returns or raises, and
-what a server handler returns or raises (no pydantic: cheap to import)."""
+"""Tool results and content blocks: what a typed client call returns and what a server handler
+returns (no pydantic: cheap to import). The errors they go with (ToolError, ...) are in errors.py."""
 
 from __future__ import annotations
 
 import json
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any, Final, Union, overload
+from typing import Any, Final, Union
 
 
 class Unset:
@@ -197,59 +197,6 @@ class ToolResult:
             wire["structuredContent"] = self.structured_content
         extra = {k: v for k, v in self.raw.items() if k not in ("content", "isError", "structuredContent")}
         return {**wire, **extra}
-
-
-class ToolError(Exception):
-    """A tool execution error (`isError: true`), on either side of the wire.
-
-    A typed client raises `ToolError(tool, result)` when a tool reports failure (content kept,
-    never validated). A server handler raises `ToolError("message")`: the client gets an error
-    result whose one text block is the message.
-    """
-
-    tool: str  # "" when raised by a handler with a message
-    result: ToolResult
-
-    @overload
-    def __init__(self, message: str, /) -> None: ...
-
-    @overload
-    def __init__(self, tool: str, result: ToolResult) -> None: ...
-
-    def __init__(self, tool: str, result: ToolResult | None = None) -> None:
-        if result is None:
-            message = str(tool)  # `raise ToolError(exc)` worked with the old server-side class too
-            self.tool, self.result = "", ToolResult.error(message)
-            super().__init__(message)
-            return
-        self.tool = tool
-        self.result = result
-        super().__init__(f"tool {tool!r} failed: {result.text or 'no message'}"[:2000])
-
-    @property
-    def content(self) -> list[ContentBlock]:
-        return self.result.content
-
-    @property
-    def text(self) -> str:
-        return self.result.text
-
-
-class ToolOutputError(Exception):
-    """The tool succeeded but its output does not match its outputSchema."""
-
-    def __init__(self, tool: str, message: str, result: ToolResult) -> None:
-        self.tool = tool
-        self.result = result
-        super().__init__(f"tool {tool!r}: {message}")
-
-
-class ToolOutputWarning(UserWarning):
-    """validate_output="warn": the output does not match outputSchema (returned unchecked)."""
-
-    def __init__(self, tool: str, message: str) -> None:
-        self.tool = tool
-        super().__init__(f"tool {tool!r}: {message}"[:2000])
 
 
 def structured_of(raw: dict[str, Any]) -> Any:

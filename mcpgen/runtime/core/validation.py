@@ -11,9 +11,11 @@ import functools
 import math
 import re
 import weakref
-from collections.abc import Callable, Mapping, Sequence, Sized
+from collections.abc import Callable, Mapping, Sized
 from dataclasses import dataclass
 from typing import Any, get_args
+
+from .errors import SchemaMismatch
 
 Check = Callable[[Any], "str | None"]
 
@@ -41,14 +43,6 @@ class SchemaProblem:
 
     def __str__(self) -> str:
         return f"{self.pointer or '(top level)'}: {self.message}"
-
-
-class SchemaMismatch(ValueError):
-    """An instance breaks its JSON Schema; `problems` lists every reason found (up to MAX_PROBLEMS)."""
-
-    def __init__(self, problems: Sequence[SchemaProblem]) -> None:
-        self.problems = tuple(problems)
-        super().__init__("does not match the JSON Schema: " + "; ".join(str(p) for p in self.problems))
 
 
 Problems = Callable[[Any], "list[SchemaProblem]"]

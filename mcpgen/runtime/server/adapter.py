@@ -19,14 +19,13 @@ from typing import Any, Protocol, Union, cast
 
 import pydantic
 
-from ..core.errors import RpcError
+from ..core.errors import RpcError, SchemaMismatch, ToolError
 from ..core.jsonrpc import INTERNAL_ERROR, INVALID_PARAMS, JSONObject, dumps
 from ..core.protocol import ERA_MODERN
-from ..core.results import ToolError, ToolResult
+from ..core.results import ToolResult
 from ..core.validation import (
     EXACT_CONTEXT_KEY,
     ExactModel,
-    SchemaMismatch,
     SchemaProblem,
     compile_problems_lazily,
     exact_model,

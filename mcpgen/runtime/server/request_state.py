@@ -58,15 +58,6 @@ def share_key_with_children() -> None:
     _key.cache_clear()
 
 
-class InputRequired(BaseException):
-    """Raised inside a handler to ask the client for input; BaseException so that a handler's
-    own `except Exception` cannot swallow it (like asyncio.CancelledError)."""
-
-    def __init__(self, requests: JSONObject) -> None:
-        super().__init__(", ".join(requests))
-        self.requests = requests
-
-
 def _subject(method: str, params: JSONObject) -> str:
     # What the state is bound to: the request itself (method, target, arguments).
     target = {k: params.get(k) for k in ("name", "uri", "arguments")}

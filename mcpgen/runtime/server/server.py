@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..core import jsonrpc
-from ..core.errors import McpError, ProtocolError, RpcError
+from ..core.errors import InputRequired, McpError, ProtocolError, RpcError
 from ..core.jsonrpc import JSONObject, RequestId
 from ..core.protocol import (
     BATCH_VERSION,
@@ -41,7 +41,7 @@ from ..transports.stdio import StdioServerTransport
 from ..transports.wirelog import open_wire_log
 from .auth.info import AuthInfo, current_auth
 from .features import CompletionHandler, Features, PromptHandler, ResourceHandler, SubscribeHandler, TemplateHandler
-from .request_state import InputRequired, issue_request_state, open_request_state
+from .request_state import issue_request_state, open_request_state
 from .subscriptions import SubscriptionHub, honored_filter
 
 ToolHandler = Callable[[JSONObject, "RequestContext"], Awaitable[JSONObject]]

@@ -1,7 +1,6 @@
 """What a generated client package imports (kept free of pydantic and the server side, so that
 importing a generated client stays cheap)."""
 
-from ..client.drift import SchemaDriftError, SchemaDriftWarning
 from ..client.features import (
     BlobResourceContents,
     Completion,
@@ -19,9 +18,22 @@ from ..client.features import (
     expand_uri_template,
 )
 from ..client.many import AsyncManyClientBase, SyncManyClientBase
-from ..client.servers_config import ServersConfigError, config_path
+from ..client.servers_config import config_path
 from ..client.typed import AsyncClientBase, SyncClientBase, ToolCatalog, sync_method
-from ..core.errors import ConnectionClosed, InvalidArguments, McpError, ProtocolError, RequestTimeout, RpcError
+from ..core.errors import (
+    ConnectionClosed,
+    InvalidArguments,
+    McpError,
+    ProtocolError,
+    RequestTimeout,
+    RpcError,
+    SchemaDriftError,
+    SchemaDriftWarning,
+    ServersConfigError,
+    ToolError,
+    ToolOutputError,
+    ToolOutputWarning,
+)
 from ..core.results import (
     UNSET,
     AudioContent,
@@ -30,9 +42,6 @@ from ..core.results import (
     ImageContent,
     ResourceLink,
     TextContent,
-    ToolError,
-    ToolOutputError,
-    ToolOutputWarning,
     ToolResult,
     UnknownContent,
     Unset,

@@ -5,10 +5,10 @@ does not run: the HTTP flags come from light modules (http_limits, workers, stor
 auth.settings) and `serve_http` loads the HTTP server when it is called (see workers.py).
 """
 
-from ..core.errors import RpcError
+from ..core.errors import RpcError, ToolError
 from ..core.jsonrpc import INTERNAL_ERROR, INVALID_PARAMS
 from ..core.protocol import ERA_MODERN
-from ..core.results import ToolError, ToolResult
+from ..core.results import ToolResult
 from ..core.validation import EXACT_CONTEXT_KEY, compile_validator
 from ..server.adapter import (
     CompletionHook,

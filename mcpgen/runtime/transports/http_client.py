@@ -17,7 +17,7 @@ from collections.abc import AsyncIterator, Mapping
 from typing import TYPE_CHECKING, Any, Protocol
 
 from ..core import jsonrpc
-from ..core.errors import ConnectionClosed, McpError, MessageTooLarge, ProtocolError, SessionExpired
+from ..core.errors import ConnectionClosed, HttpError, McpError, MessageTooLarge, ProtocolError, SessionExpired
 from ..core.headers import encode_header_value
 from ..core.jsonrpc import JSONObject, RequestId
 from ..core.protocol import META_PROTOCOL_VERSION
@@ -42,14 +42,6 @@ _NAME_FIELD = {"tools/call": "name", "prompts/get": "name", "resources/read": "u
 # up its scope (the auth object bounds step-ups itself; this bounds everything else).
 _AUTH_ATTEMPTS = 4
 _Challenge = tuple[int, str]
-
-
-class HttpError(McpError):
-    """The server answered with an HTTP status and no usable JSON-RPC message."""
-
-    def __init__(self, status: int, detail: str) -> None:
-        super().__init__(f"HTTP {status}: {detail}" if detail else f"HTTP {status}")
-        self.status = status
 
 
 def _describe_bad_body(body: bytes, kind: str) -> str:

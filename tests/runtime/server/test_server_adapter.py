@@ -13,14 +13,13 @@ import pydantic
 import pytest
 from memory_transport import pair
 
-from mcpgen.runtime import Session
+from mcpgen.runtime import Session, ToolError
 from mcpgen.runtime.core.results import (
     AudioContent,
     EmbeddedResource,
     ImageContent,
     ResourceLink,
     TextContent,
-    ToolError,
     ToolResult,
     UnknownContent,
 )

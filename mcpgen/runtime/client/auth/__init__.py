@@ -4,11 +4,15 @@
 bringing tokens from elsewhere (a secret manager, a cloud SDK); `TokenStore` is where logins are
 kept (keyring or a 0600 file). authlib, joserfc, keyring and filelock are the `oauth` extra:
 nothing here imports them until a login needs them.
+
+The public names are `__all__` (pinned by tests/runtime/test_public_names.py); the modules
+behind them may move between releases.
 """
 
+from ...core.errors import AuthError
 from .authorizers import Authorizer, LoopbackBrowser, PasteBack
 from .challenge import Challenge, parse_challenge
-from .discovery import AuthError, canonical_resource
+from .discovery import canonical_resource
 from .oauth import OAuth
 from .provider import BearerToken, TokenProvider
 from .store import FileTokenStore, KeyringTokenStore, MemoryTokenStore, TokenStore, config_dir, default_store
@@ -35,3 +39,7 @@ __all__ = [
     "default_store",
     "parse_challenge",
 ]
+
+
+def __dir__() -> list[str]:
+    return list(__all__)

@@ -17,7 +17,7 @@ import webbrowser
 from collections.abc import Callable
 from typing import Protocol, TextIO
 
-from .discovery import AuthError
+from ...core.errors import AuthError
 
 _CALLBACK_PATH = "/callback"
 _MAX_REQUEST = 16 * 1024

@@ -14,17 +14,13 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit, urlunsplit
 
-from ...core.errors import McpError
+from ...core.errors import AuthError
 from ...transports import guard
 
 if TYPE_CHECKING:
     import httpx
 
 _MAX_DOCUMENT = 1024 * 1024
-
-
-class AuthError(McpError):
-    """A login could not be completed; the message says why, and never holds a secret."""
 
 
 @dataclass(frozen=True)

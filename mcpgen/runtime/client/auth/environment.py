@@ -14,7 +14,7 @@ import os
 from collections.abc import Mapping
 from pathlib import Path
 
-from .discovery import AuthError
+from ...core.errors import AuthError
 from .oauth import OAuth
 from .store import MemoryTokenStore
 

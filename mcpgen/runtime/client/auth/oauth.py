@@ -28,11 +28,11 @@ from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any, Literal
 from urllib.parse import parse_qs, quote, urlencode, urlsplit
 
+from ...core.errors import AuthError
 from ...transports import guard
 from .authorizers import Authorizer, LoopbackBrowser
 from .challenge import Challenge, parse_challenge
 from .discovery import (
-    AuthError,
     ResourceMetadata,
     ServerMetadata,
     canonical_resource,

@@ -10,7 +10,8 @@ import httpx
 from joserfc.errors import JoseError
 from joserfc.jwk import ECKey, OKPKey, RSAKey
 
-from .remote import Unavailable, discover_jwks_url, fetch_json
+from ...core.errors import AuthServerUnavailable
+from .remote import discover_jwks_url, fetch_json
 
 PublicKey = RSAKey | ECKey | OKPKey
 _KEY_TYPES: dict[str, type[PublicKey]] = {"RSA": RSAKey, "EC": ECKey, "OKP": OKPKey}
@@ -61,7 +62,7 @@ class JwksCache:
                 if self._url is None:
                     self._url = await discover_jwks_url(self._client, self._issuer)
                 document = await fetch_json(self._client, "GET", self._url)
-            except Unavailable:
+            except AuthServerUnavailable:
                 if self._fetched_at is None:
                     raise
                 # Keep serving with the keys we have; try again after the interval.

@@ -7,19 +7,17 @@ from typing import Any
 
 import httpx
 
+from ...core.errors import AuthServerUnavailable
+
 MAX_DOCUMENT_BYTES = 256 * 1024  # a JWKS, a metadata document or an introspection answer
 TIMEOUT = 10.0
-
-
-class Unavailable(Exception):
-    """The authorization server could not be asked (down, slow, or answering nonsense)."""
 
 
 async def fetch_json(
     client: httpx.AsyncClient, method: str, url: str, *, data: dict[str, str] | None = None, auth: Any = None
 ) -> dict[str, Any]:
     """The JSON object at `url`; anything else (a status other than 200, too big, not an object)
-    raises Unavailable with a one-line reason that never includes credentials."""
+    raises AuthServerUnavailable with a one-line reason that never includes credentials."""
     try:
         async with client.stream(
             method,
@@ -31,20 +29,20 @@ async def fetch_json(
             headers={"accept": "application/json"},
         ) as response:
             if response.status_code != 200:
-                raise Unavailable(f"{url} answered {response.status_code}")
+                raise AuthServerUnavailable(f"{url} answered {response.status_code}")
             body = bytearray()
             async for chunk in response.aiter_bytes():
                 body += chunk
                 if len(body) > MAX_DOCUMENT_BYTES:
-                    raise Unavailable(f"{url} sent more than {MAX_DOCUMENT_BYTES} bytes")
+                    raise AuthServerUnavailable(f"{url} sent more than {MAX_DOCUMENT_BYTES} bytes")
     except httpx.HTTPError as exc:
-        raise Unavailable(f"{url}: {type(exc).__name__}") from None
+        raise AuthServerUnavailable(f"{url}: {type(exc).__name__}") from None
     try:
         document = json.loads(body)
     except ValueError:
-        raise Unavailable(f"{url} did not send JSON") from None
+        raise AuthServerUnavailable(f"{url} did not send JSON") from None
     if not isinstance(document, dict):
-        raise Unavailable(f"{url} did not send a JSON object")
+        raise AuthServerUnavailable(f"{url} did not send a JSON object")
     return document
 
 
@@ -64,16 +62,16 @@ async def discover_jwks_url(client: httpx.AsyncClient, issuer: str) -> str:
     for url in candidates:
         try:
             metadata = await fetch_json(client, "GET", url)
-        except Unavailable as exc:
+        except AuthServerUnavailable as exc:
             problems.append(str(exc))
             continue
         if metadata.get("issuer") != issuer:
-            raise Unavailable(f"{url} names issuer {str(metadata.get('issuer'))[:200]!r}, not {issuer!r}")
+            raise AuthServerUnavailable(f"{url} names issuer {str(metadata.get('issuer'))[:200]!r}, not {issuer!r}")
         jwks_uri = metadata.get("jwks_uri")
         if not isinstance(jwks_uri, str) or not _trusted_url(jwks_uri):
-            raise Unavailable(f"{url} has no usable jwks_uri")
+            raise AuthServerUnavailable(f"{url} has no usable jwks_uri")
         return jwks_uri
-    raise Unavailable("; ".join(problems))
+    raise AuthServerUnavailable("; ".join(problems))
 
 
 def _trusted_url(url: str) -> bool:

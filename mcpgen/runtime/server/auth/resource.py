@@ -12,11 +12,11 @@ from urllib.parse import urlsplit
 
 import httpx
 
+from ...core.errors import AuthServerUnavailable, InvalidToken
 from ..server import Server
 from .info import current_auth, is_scope_token
-from .remote import Unavailable
 from .settings import AuthSettings
-from .verify import InvalidToken, TokenVerifier, make_verifier
+from .verify import TokenVerifier, make_verifier
 
 Scope = MutableMapping[str, Any]
 Message = MutableMapping[str, Any]
@@ -85,7 +85,7 @@ class ProtectedResource:
         except InvalidToken as exc:
             await self._challenge(send, 401, error="invalid_token", description=str(exc))
             return
-        except Unavailable as exc:
+        except AuthServerUnavailable as exc:
             log.warning("cannot check an access token: %s", exc)
             await _reply(send, 503, b"The authorization server cannot be reached", {"retry-after": "10"})
             return

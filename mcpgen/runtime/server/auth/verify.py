@@ -14,16 +14,13 @@ import httpx
 from joserfc import jwt
 from joserfc.errors import JoseError
 
+from ...core.errors import InvalidToken
 from .info import AuthInfo
 from .jwks import JwksCache
 from .remote import fetch_json
 from .settings import AuthSettings
 
 MAX_TOKEN_LENGTH = 16 * 1024
-
-
-class InvalidToken(Exception):
-    """The token is not acceptable; the message is safe to show the client (error_description)."""
 
 
 class TokenVerifier(Protocol):

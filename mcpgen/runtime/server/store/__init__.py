@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from .base import SessionRecord, Store, StoreUnavailable, redact
+from ...core.errors import StoreUnavailable
+from .base import SessionRecord, Store, redact
 from .memory import MemoryStore
 
 

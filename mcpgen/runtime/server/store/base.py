@@ -37,10 +37,6 @@ _SESSION_ID = re.compile(r"^[A-Za-z0-9_-]{16,64}$")
 Handler = Callable[[bytes], Awaitable[None]]
 
 
-class StoreUnavailable(Exception):
-    """The store cannot be reached (or answered nonsense): a one-line reason, no secrets."""
-
-
 @dataclass
 class SessionRecord:
     """One handshake-era session, as every worker sees it."""

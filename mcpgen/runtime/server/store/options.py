@@ -8,8 +8,9 @@ import os
 import sys
 from collections.abc import Mapping
 
+from ...core.errors import StoreUnavailable
 from . import open_store
-from .base import Store, StoreUnavailable
+from .base import Store
 
 STORE_VARIABLE = "MCPGEN_STORE"
 

@@ -18,7 +18,8 @@ import time
 from typing import TYPE_CHECKING, Any
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
-from .base import EVENT_LOG_LENGTH, MAX_EVENT_BYTES, Handler, SessionRecord, StoreUnavailable, redact
+from ...core.errors import StoreUnavailable
+from .base import EVENT_LOG_LENGTH, MAX_EVENT_BYTES, Handler, SessionRecord, redact
 
 if TYPE_CHECKING:
     import redis.asyncio

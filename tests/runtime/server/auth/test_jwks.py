@@ -15,8 +15,9 @@ import httpx
 import pytest
 from joserfc.jwk import RSAKey
 
+from mcpgen.runtime.core.errors import AuthServerUnavailable
 from mcpgen.runtime.server.auth.jwks import JwksCache
-from mcpgen.runtime.server.auth.remote import MAX_DOCUMENT_BYTES, Unavailable
+from mcpgen.runtime.server.auth.remote import MAX_DOCUMENT_BYTES
 
 
 class Jwks:
@@ -104,7 +105,7 @@ def test_an_oversized_jwks_is_refused(jwks: Jwks) -> None:
 
     async def main() -> None:
         async with httpx.AsyncClient() as client:
-            with pytest.raises(Unavailable, match="more than"):
+            with pytest.raises(AuthServerUnavailable, match="more than"):
                 await JwksCache(client, "http://127.0.0.1:1", jwks.url).key("k1")
 
     asyncio.run(main())
