@@ -33,7 +33,7 @@ from ..core.protocol import (
     SUBSCRIPTION_ACKNOWLEDGED,
 )
 from ..core.session import Session
-from ..transports.base import EraAwareTransport, Transport
+from ..core.transport import EraAwareTransport, Transport
 from ..transports.memory import MemoryLink, MemoryServable
 from ..transports.stdio import StdioClientTransport
 from ..transports.wirelog import open_wire_log
