@@ -7,13 +7,13 @@ from __future__ import annotations
 import time
 
 from ...core import jsonrpc
-from ...core.jsonrpc import JSONObject, RequestId
+from ...core.jsonrpc import JSONObject
 from ...core.protocol import HANDSHAKE_VERSIONS
 from ..server import Server
 from .asgi import Receive, Send, json_reply, plain, refuse
 from .routing import WorkerRouter, cancelled_id
 from .session_streams import SessionStreams
-from .sessions import LegacySession, SessionTable
+from .sessions import SessionTable
 from .streams import HttpServerTransport
 
 # Handshake-era methods that change what a session record holds: saved after they are served.
@@ -62,7 +62,20 @@ class HandshakeEra:
         if legacy is None:
             await refuse(send, 404, request_id, "Unknown or expired session")
             return
-        if await self._not_for_here(legacy, session_id, message, kind, request_id, send):
+        # A client's answer to a request another worker sent (that worker waits for it), or the
+        # cancellation of a request another worker runs (that worker stops it).
+        cancelled = cancelled_id(message)
+        if (
+            kind != "request" and "method" not in message and not legacy.connection.session.awaits(message.get("id"))
+        ) or (cancelled is not None and cancelled not in legacy.transport.streams):
+            await self.router.route(session_id, message)
+            await plain(send, 202, "", {"mcp-session-id": session_id})
+            return
+        if request_id is not None and request_id in legacy.transport.streams:
+            # Its answer could only reach one of the two POSTs: refuse the second, keep the first.
+            await refuse(
+                send, 409, request_id, "A request with this id is already in progress", {"mcp-session-id": session_id}
+            )
             return
         legacy.busy += 1
         try:
@@ -107,36 +120,6 @@ class HandshakeEra:
         connection.state.protocol_version = version or "2025-03-26"
         connection.state.initialized = True
         await self.streams.serve(connection, transport, message, kind, accept, receive, send, session_id=None)
-
-    async def _not_for_here(
-        self,
-        legacy: LegacySession,
-        session_id: str,
-        message: JSONObject,
-        kind: str,
-        request_id: RequestId | None,
-        send: Send,
-    ) -> bool:
-        """Answer what this worker must not serve itself (True then): a client's answer or
-        cancellation that another worker waits for goes there, and a second request with the
-        id of one in progress is refused (its answer could only reach one of the two POSTs)."""
-        if kind != "request" and "method" not in message and not legacy.connection.session.awaits(message.get("id")):
-            # A client's answer to a request another worker sent: that worker waits for it.
-            await self.router.route(session_id, message)
-            await plain(send, 202, "", {"mcp-session-id": session_id})
-            return True
-        cancelled = cancelled_id(message)
-        if cancelled is not None and cancelled not in legacy.transport.streams:
-            # Cancelling a request another worker runs: that worker stops it.
-            await self.router.route(session_id, message)
-            await plain(send, 202, "", {"mcp-session-id": session_id})
-            return True
-        if request_id is not None and request_id in legacy.transport.streams:
-            await refuse(
-                send, 409, request_id, "A request with this id is already in progress", {"mcp-session-id": session_id}
-            )
-            return True
-        return False
 
     async def delete(self, headers: dict[str, str], send: Send) -> None:
         """DELETE: the client ends its session, on every worker."""

@@ -86,10 +86,9 @@ class StreamLogs:
                 continue
             return message, gone
 
-    def release(self, stream: RequestStream) -> None:
-        """The request of a stream is over: a detached one gives its place back."""
-        if stream.detached:
-            self.detached -= 1
+    def release(self) -> None:
+        """The request of a detached stream is over: it gives its place back."""
+        self.detached -= 1
 
     async def resume(self, session_id: str, resumed: tuple[str, str], receive: Receive, send: Send) -> None:
         """A request's cut stream, from its log: what the client missed, then what comes, up to

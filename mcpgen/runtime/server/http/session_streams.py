@@ -87,7 +87,8 @@ class SessionStreams:
             await json_reply(send, status_of(first), first, extra)
         finally:
             watch.stop()
-            self.logs.release(stream)
+            if stream.detached:
+                self.logs.release()
 
     async def _stream(
         self,
