@@ -54,9 +54,10 @@ def serve_mock(request: MockRequest) -> list[Problem]:
     if server is None:
         return problems
     if request.http:
-        from ..runtime.transports.http_server import serve_http
+        from ..runtime.server.http.serving import serve_http
+        from ..runtime.server.options import ServeOptions
 
-        serve_http(server, host=request.host, port=request.port, path=request.path)
+        serve_http(server, ServeOptions(host=request.host, port=request.port, path=request.path))
     else:
         server.run_stdio()
     return []

@@ -170,7 +170,7 @@ def test_a_server_target_can_vendor_the_runtime(project: Path, capsys: pytest.Ca
     assert (server / "_runtime" / "server" / "adapter.py").is_file()
     assert "from .._runtime.support.server import" in (server / "_generated" / "base.py").read_text()
     main = (server / "__main__.py").read_text()
-    assert "from ._runtime.support.server import (" in main and "    auth_from_args,\n" in main
+    assert "from ._runtime.support.server import serve_main\n" in main
     assert (server / "_runtime" / "server" / "auth" / "resource.py").is_file()  # auth ships vendored too
     manifest = json.loads((server / ".mcpgen-manifest.json").read_text())
     assert manifest["options"]["runtime"] == "vendor" and "_runtime/server/adapter.py" in manifest["files"]

@@ -93,9 +93,10 @@ server.set_subscribe(subscribe)
 
 if __name__ == "__main__":
     if ARGS.http:
+        from mcpgen.runtime.server.http.serving import serve_http
+        from mcpgen.runtime.server.options import ServeOptions
         from mcpgen.runtime.server.store import open_store
-        from mcpgen.runtime.transports.http_server import serve_http
 
-        serve_http(server, host="127.0.0.1", port=ARGS.port, store=open_store(ARGS.store))
+        serve_http(server, ServeOptions(host="127.0.0.1", port=ARGS.port, store=open_store(ARGS.store)))
     else:
         server.run_stdio()

@@ -174,8 +174,9 @@ server.add_tool(
 
 if __name__ == "__main__":
     if ARGS.http:
-        from mcpgen.runtime.transports.http_server import serve_http
+        from mcpgen.runtime.server.http.serving import serve_http
+        from mcpgen.runtime.server.options import ServeOptions
 
-        serve_http(server, host=ARGS.host, port=ARGS.port, stateless=ARGS.stateless)
+        serve_http(server, ServeOptions(host=ARGS.host, port=ARGS.port, stateless=ARGS.stateless))
     else:
         server.run_stdio()

@@ -9,8 +9,9 @@ from collections.abc import Awaitable, Callable
 from typing import Any
 
 from mcpgen.runtime.core import jsonrpc
+from mcpgen.runtime.server.http.app import StreamableHttpApp
+from mcpgen.runtime.server.http.limits import HttpLimits
 from mcpgen.runtime.server.server import RequestContext, Server
-from mcpgen.runtime.transports.http_server import HttpLimits, StreamableHttpApp
 
 ACCEPT = "application/json, text/event-stream"
 INIT_PARAMS = {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "t", "version": "0"}}

@@ -10,8 +10,9 @@ from typing import Any
 
 import pytest
 
+from mcpgen.runtime.server.http import resumption
+from mcpgen.runtime.server.http.app import StreamableHttpApp
 from mcpgen.runtime.server.server import RequestContext, Server
-from mcpgen.runtime.transports import http_server
 
 from ._asgi import ACCEPT, app, open_session, rpc
 
@@ -41,7 +42,7 @@ class Streaming:
         return server
 
 
-async def call_and_leave(target: http_server.StreamableHttpApp, session: str, request_id: int) -> None:
+async def call_and_leave(target: StreamableHttpApp, session: str, request_id: int) -> None:
     """POST a streamed call, read its first event, then disconnect."""
     body = rpc(request_id, "tools/call", {"name": "hold", "arguments": {}, "_meta": {"progressToken": request_id}})
     first_event = asyncio.Event()
@@ -78,7 +79,7 @@ async def call_and_leave(target: http_server.StreamableHttpApp, session: str, re
 
 
 def test_requests_left_by_their_clients_are_capped(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(http_server, "MAX_DETACHED_REQUESTS", CAP)
+    monkeypatch.setattr(resumption, "MAX_DETACHED_REQUESTS", CAP)
     asyncio.run(asyncio.wait_for(leave_many(), 30))
 
 
@@ -92,7 +93,7 @@ async def leave_many() -> None:
     assert tool.running == CAP
     tool.gate.set()  # the detached ones finish (into their logs) and give their places back
     for _ in range(50):
-        if tool.running == 0 and target._detached == 0:
+        if tool.running == 0 and target.logs.detached == 0:
             break
         await asyncio.sleep(0.05)
-    assert (tool.running, target._detached) == (0, 0)
+    assert (tool.running, target.logs.detached) == (0, 0)

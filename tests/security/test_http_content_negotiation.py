@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from mcpgen.runtime.transports.http_server import HttpLimits, StreamableHttpApp
+from mcpgen.runtime.server.http.app import StreamableHttpApp
+from mcpgen.runtime.server.http.limits import HttpLimits
 
 from ._asgi import INIT_PARAMS, app, post, rpc, slow_server, sync
 

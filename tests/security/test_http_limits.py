@@ -9,7 +9,7 @@ import asyncio
 import pytest
 
 from mcpgen.runtime.core import jsonrpc
-from mcpgen.runtime.transports.http_server import HttpLimits, add_limit_arguments, limits_from_args
+from mcpgen.runtime.server.http.limits import HttpLimits, add_limit_arguments, limits_from_args
 
 from ._asgi import app, open_session, post, rpc, slow_server, sync
 
@@ -62,7 +62,7 @@ async def test_sessions_beyond_the_cap_get_503_and_room_frees_up() -> None:
     assert refused.reply.status == 503
     assert refused.reply.json()["error"]["message"] == "Too many open sessions"
     assert len(target.sessions) == 3
-    await target._delete({"mcp-session-id": ids[0]}, (await post(target, b"", wait=False)).send)
+    await target.handshake.delete({"mcp-session-id": ids[0]}, (await post(target, b"", wait=False)).send)
     assert await open_session(target)
 
 

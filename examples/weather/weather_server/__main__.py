@@ -3,82 +3,17 @@
 
 from __future__ import annotations
 
-import argparse
 from collections.abc import Sequence
 
-from mcpgen.runtime.support.server import (
-    add_auth_arguments,
-    add_limit_arguments,
-    add_store_arguments,
-    add_worker_arguments,
-    auth_from_args,
-    limits_from_args,
-    refuse_http_flags_without_http,
-    serve_http_workers,
-    store_from_args,
-    workers_from_args,
-)
+from mcpgen.runtime.support.server import serve_main
 
 from ._generated import build_server
 from .handlers import Handlers
 
 
 def main(argv: Sequence[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(
-        prog="python -m weather_server", description="Serve this MCP server."
-    )
-    parser.add_argument(
-        "--http", action="store_true", help="serve Streamable HTTP instead of stdio"
-    )
-    parser.add_argument(
-        "--host", default="127.0.0.1", help="HTTP bind address (default: 127.0.0.1)"
-    )
-    parser.add_argument("--port", type=int, default=8000, help="HTTP port (default: 8000)")
-    parser.add_argument("--path", default="/mcp", help="HTTP endpoint path (default: /mcp)")
-    parser.add_argument(
-        "--stateless",
-        action="store_true",
-        help="no HTTP sessions: any worker can answer any request (for several workers or hosts)",
-    )
-    parser.add_argument(
-        "--allowed-host", action="append", default=[], help="extra Host header to accept"
-    )
-    parser.add_argument(
-        "--allowed-origin", action="append", default=[], help="extra Origin to accept"
-    )
-    parser.add_argument(
-        "--wire-log", default=None, help="append every message to this file (stdio)"
-    )
-    parser.add_argument(
-        "--access-log",
-        action="store_true",
-        help="log one line per HTTP request to stderr (off: it costs speed)",
-    )
-    add_limit_arguments(parser)
-    add_store_arguments(parser)
-    add_auth_arguments(parser)
-    add_worker_arguments(parser)
-    args = parser.parse_args(argv)
-    workers = workers_from_args(args)
-    if args.http:
-        # Each worker process builds its own server (and Handlers) from this.
-        serve_http_workers(
-            lambda: build_server(Handlers()),
-            workers=workers,
-            host=args.host,
-            port=args.port,
-            path=args.path,
-            stateless=args.stateless,
-            allowed_hosts=args.allowed_host,
-            allowed_origins=args.allowed_origin,
-            limits=limits_from_args(args),
-            access_log=args.access_log,
-            auth=auth_from_args(args),
-            store=store_from_args(args),
-        )
-    else:
-        refuse_http_flags_without_http(parser, args)
-        build_server(Handlers()).run_stdio(wire_log=args.wire_log)
+    # Each worker process builds its own server (and Handlers) from this.
+    serve_main(lambda: build_server(Handlers()), prog="python -m weather_server", argv=argv)
 
 
 if __name__ == "__main__":

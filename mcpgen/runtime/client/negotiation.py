@@ -24,7 +24,7 @@ from ..core.protocol import (
     META_PROTOCOL_VERSION,
     MODERN_VERSIONS,
 )
-from ..transports.base import EraAwareTransport
+from ..core.transport import EraAwareTransport
 
 if TYPE_CHECKING:
     from .session import ClientSession

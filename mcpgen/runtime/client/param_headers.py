@@ -14,7 +14,7 @@ from typing import cast
 from ..core.errors import ProtocolError
 from ..core.headers import param_headers_of
 from ..core.jsonrpc import JSONObject
-from ..transports.base import EraAwareTransport, Transport
+from ..core.transport import EraAwareTransport, Transport
 
 log = logging.getLogger("mcpgen.runtime.client")
 

@@ -19,7 +19,7 @@ from ..core.errors import ConnectionClosed, ProtocolError, RequestTimeout, Sessi
 from ..core.jsonrpc import JSONObject, RequestId
 from ..core.protocol import ERA_LEGACY, ERA_MODERN, LATEST_HANDSHAKE, SUBSCRIPTION_ACKNOWLEDGED
 from ..core.session import Session
-from ..transports.base import Transport
+from ..core.transport import Transport
 from . import server_requests
 from .negotiation import PROBE_TIMEOUT, Negotiation, stateless_meta
 from .options import ConnectKwargs, ConnectOptions, ProgressCallback

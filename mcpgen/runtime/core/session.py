@@ -20,12 +20,12 @@ import sys
 from collections.abc import Awaitable, Callable
 from typing import Any
 
-from ..transports.base import Transport
 from . import jsonrpc
 from .callbacks import ProgressCallback as ProgressCallback
 from .deadlines import Deadlines
 from .errors import ConnectionClosed, McpError, RequestTimeout, RpcError
 from .jsonrpc import JSONObject, RequestId
+from .transport import Transport
 
 # (method, params, request id) -> result; raise RpcError to answer with an error.
 RequestHandler = Callable[[str, JSONObject, RequestId], Awaitable[Any]]

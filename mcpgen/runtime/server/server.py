@@ -36,7 +36,7 @@ from ..core.protocol import (
     MODERN_VERSIONS,
 )
 from ..core.session import Session
-from ..transports.base import Transport
+from ..core.transport import Transport
 from ..transports.stdio import StdioServerTransport
 from ..transports.wirelog import open_wire_log
 from .auth.info import AuthInfo, current_auth

@@ -1,8 +1,9 @@
 """What a scaffolded server package imports (`serve_http` loads uvicorn only when called).
 
 A server started over stdio imports this module too, and must not pay for the HTTP server it
-does not run: the HTTP flags come from light modules (http_limits, workers, store.options,
-auth.settings) and `serve_http` loads the HTTP server when it is called (see workers.py).
+does not run: `serve_main` (its `__main__`) builds the command line from light modules
+(server/command.py, options.py, http/limits.py, store/options.py, auth/settings.py), and
+`serve_http` loads the HTTP server when it is called (see server/http/serving.py).
 """
 
 from ..core.errors import RpcError, ToolError
@@ -20,12 +21,15 @@ from ..server.adapter import (
     bind_handlers,
 )
 from ..server.auth.info import AuthInfo, requires_scopes
-from ..server.auth.settings import AuthSettings, add_auth_arguments, auth_from_args, refuse_auth_without_http
+from ..server.auth.settings import AuthSettings
+from ..server.command import serve_main
+from ..server.http.limits import HttpLimits
+from ..server.http.security import HttpSecurity
+from ..server.http.serving import serve_http
+from ..server.http.workers import Supervision, serve_http_workers
+from ..server.options import ServeOptions
 from ..server.server import RequestContext, Server, error_result
 from ..server.store import Store
-from ..server.store.options import add_store_arguments, store_from_args
-from ..transports.http_limits import HttpLimits, add_limit_arguments, limits_from_args, refuse_http_flags_without_http
-from ..transports.workers import Supervision, add_worker_arguments, serve_http, serve_http_workers, workers_from_args
 
 __all__ = [
     "AuthInfo",
@@ -33,9 +37,11 @@ __all__ = [
     "CompletionHook",
     "Context",
     "HttpLimits",
+    "HttpSecurity",
     "PromptOutput",
     "RequestContext",
     "ResourceOutput",
+    "ServeOptions",
     "Server",
     "Store",
     "Supervision",
@@ -43,20 +49,11 @@ __all__ = [
     "ToolError",
     "ToolOutput",
     "ToolResult",
-    "add_auth_arguments",
-    "add_limit_arguments",
-    "add_store_arguments",
-    "add_worker_arguments",
-    "auth_from_args",
-    "refuse_auth_without_http",
-    "refuse_http_flags_without_http",
     "bind_handlers",
-    "limits_from_args",
     "requires_scopes",
     "serve_http",
     "serve_http_workers",
-    "store_from_args",
-    "workers_from_args",
+    "serve_main",
     # Imported by servers generated before the adapter moved into the runtime: they keep
     # running on this runtime until regenerated.
     "ERA_MODERN",

@@ -13,7 +13,7 @@ from typing import Protocol
 from ..core import jsonrpc
 from ..core.errors import ConnectionClosed
 from ..core.jsonrpc import JSONObject
-from .base import Transport
+from ..core.transport import Transport
 
 
 class MemoryTransport:

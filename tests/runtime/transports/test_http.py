@@ -1,6 +1,6 @@
 """Streamable HTTP (both eras) and legacy HTTP+SSE, with real server processes on 127.0.0.1.
 
-- runtime client  <->  tests/peers/runtime_server.py --http   (mcpgen.runtime.transports.http_server)
+- runtime client  <->  tests/peers/runtime_server.py --http   (mcpgen.runtime.server.http)
 - runtime client  <->  tests/peers/sdk_server.py --http / --sse (official SDK, PyPI ``mcp``)
 - official SDK client  <->  runtime HTTP server
 - runtime client  <->  npm server-everything in its streamableHttp mode

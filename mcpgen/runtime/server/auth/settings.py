@@ -84,14 +84,6 @@ def add_auth_arguments(parser: argparse.ArgumentParser) -> None:
             group.add_argument(flag, dest=f"auth_{name}", metavar="VALUE", help=f"{text} (env {var})")
 
 
-def refuse_auth_without_http(parser: argparse.ArgumentParser, args: argparse.Namespace) -> None:
-    """Exit 2 with one line when --auth-* flags are given to a server that serves stdio: they
-    would be ignored, and a server its operator believes protected would run without auth."""
-    given = [flag for name, (flag, _var, _key, _text) in _OPTIONS.items() if getattr(args, f"auth_{name}", None)]
-    if given:
-        parser.exit(2, f"{parser.prog}: error: {', '.join(given)} only apply with --http\n")
-
-
 def auth_from_args(
     args: argparse.Namespace, environ: Mapping[str, str] | None = None, cwd: Path | None = None
 ) -> AuthSettings | None:

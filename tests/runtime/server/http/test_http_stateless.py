@@ -11,8 +11,8 @@ from typing import Any
 
 from mcpgen.runtime.core import jsonrpc
 from mcpgen.runtime.core.protocol import META_CLIENT_CAPABILITIES, META_PROTOCOL_VERSION
+from mcpgen.runtime.server.http.app import StreamableHttpApp
 from mcpgen.runtime.server.server import RequestContext, Server
-from mcpgen.runtime.transports.http_server import StreamableHttpApp
 
 MODERN = "2026-07-28"
 JSON_AND_SSE = "application/json, text/event-stream"

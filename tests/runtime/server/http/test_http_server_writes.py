@@ -1,5 +1,5 @@
 """How the HTTP server writes its responses: what one event-loop step writes leaves in one write
-(`_OneWrite`), so a response's head and body reach the client together, under both of uvicorn's
+(`OneWrite`), so a response's head and body reach the client together, under both of uvicorn's
 HTTP implementations (httptools with uvloop as installed, and h11 on asyncio's loop with both
 hidden from the server process)."""
 
@@ -18,7 +18,7 @@ from rt_support import PY, RUNTIME_SERVER, run, text_of
 from serving import ServerProcess
 
 from mcpgen.runtime import connect_http
-from mcpgen.runtime.transports.http_server import _ONE_WRITE_MAX, _OneWrite
+from mcpgen.runtime.server.http.protocol import ONE_WRITE_MAX, OneWrite
 
 pytestmark = pytest.mark.timeout(120)
 
@@ -48,7 +48,7 @@ class _Recorder:
 def test_writes_of_one_step_leave_in_one_write() -> None:
     async def scenario() -> list[bytes]:
         recorder = _Recorder()
-        writer = _OneWrite(recorder, asyncio.get_running_loop())  # type: ignore[arg-type]
+        writer = OneWrite(recorder, asyncio.get_running_loop())  # type: ignore[arg-type]
         writer.write(b"HTTP/1.1 200 OK\r\ncontent-length: 2\r\n\r\n")
         writer.write(b"{}")
         assert recorder.writes == []  # held until the step ends
@@ -63,10 +63,10 @@ def test_writes_of_one_step_leave_in_one_write() -> None:
 def test_close_sends_what_is_held_first_and_big_writes_leave_at_once() -> None:
     async def scenario() -> _Recorder:
         recorder = _Recorder()
-        writer = _OneWrite(recorder, asyncio.get_running_loop())  # type: ignore[arg-type]
+        writer = OneWrite(recorder, asyncio.get_running_loop())  # type: ignore[arg-type]
         writer.write(b"head")
-        writer.write(b"x" * (_ONE_WRITE_MAX + 1))
-        assert recorder.writes == [b"head" + b"x" * (_ONE_WRITE_MAX + 1)]  # flow control sees it now
+        writer.write(b"x" * (ONE_WRITE_MAX + 1))
+        assert recorder.writes == [b"head" + b"x" * (ONE_WRITE_MAX + 1)]  # flow control sees it now
         writer.write(b"last")
         writer.close()
         await asyncio.sleep(0)
@@ -79,7 +79,7 @@ def test_close_sends_what_is_held_first_and_big_writes_leave_at_once() -> None:
 def test_nothing_is_written_to_a_closing_transport() -> None:
     async def scenario() -> list[bytes]:
         recorder = _Recorder()
-        writer = _OneWrite(recorder, asyncio.get_running_loop())  # type: ignore[arg-type]
+        writer = OneWrite(recorder, asyncio.get_running_loop())  # type: ignore[arg-type]
         writer.write(b"late")
         recorder.closed = True  # the peer went away before the step ended
         await asyncio.sleep(0)

@@ -19,7 +19,8 @@ import pytest
 from serving import ServerProcess, started
 
 from mcpgen.runtime import connect_http
-from mcpgen.runtime.transports.workers import Supervision, workers_problem
+from mcpgen.runtime.server.command import workers_problem
+from mcpgen.runtime.server.http.workers import Supervision
 
 PY = sys.executable
 PKG = "pid_server"

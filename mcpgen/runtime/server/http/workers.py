@@ -14,14 +14,15 @@ supervisor: it holds the read end of a pipe whose only write end is the supervis
 when that pipe reads end-of-file, however the supervisor ended (even SIGKILL).
 
 Handshake-era sessions live in the process that opened them, so several workers need
-`--stateless` or a shared store (`workers_problem` says so before anything starts). Forking
-needs POSIX; one worker, the default, is the plain single process of `serve_http`.
+`--stateless` or a shared store (the command line says so before anything starts: see
+`server/command.py`). Forking needs POSIX; one worker, the default, is the plain single process
+of `serve_http`.
 """
 
 from __future__ import annotations
 
-import argparse
 import collections
+import dataclasses
 import os
 import select
 import signal
@@ -29,32 +30,17 @@ import socket
 import sys
 import threading
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from dataclasses import dataclass
 from types import FrameType
-from typing import TYPE_CHECKING, Any
 
-from ..server.request_state import share_key_with_children
-from ..server.server import Server
+from ..options import ServeOptions
+from ..request_state import share_key_with_children
+from ..server import Server
+from .serving import serve_http
 
-# More than this is a typo, not a machine: each worker is a whole Python process.
-MAX_WORKERS = 256
-STORE_VAR = "MCPGEN_STORE"
 # The listen backlog uvicorn uses when it binds the socket itself.
 BACKLOG = 2048
-
-
-if TYPE_CHECKING:
-    from .http_server import serve_http as serve_http
-else:
-
-    def serve_http(*args: Any, **kwargs: Any) -> None:
-        """http_server.serve_http, imported when first called: a generated `__main__` imports this
-        module to build its command line, and a server started over stdio never loads the HTTP
-        server (uvicorn, the ASGI app, the store)."""
-        from .http_server import serve_http as serve
-
-        serve(*args, **kwargs)
 
 
 @dataclass(frozen=True)
@@ -71,87 +57,34 @@ class Supervision:
     stop_timeout: float = 10.0
 
 
-def add_worker_arguments(parser: argparse.ArgumentParser) -> None:
-    """Add `--workers N` (absent: one process, as without the flag)."""
-    parser.add_argument(
-        "--workers",
-        type=_worker_count,
-        default=None,
-        metavar="N",
-        help="serve --http from N worker processes sharing one socket (default: 1); "
-        "more than one needs --stateless or a store they share",
-    )
-
-
-def workers_problem(args: argparse.Namespace, environ: Mapping[str, str] | None = None) -> str | None:
-    """Why `--workers` cannot run as asked (one line), or None. Several workers need either the
-    stateless era only (`--stateless`) or a store every worker shares (`--store` or
-    MCPGEN_STORE, when this server has them): a handshake-era session opened on one worker is
-    unknown to the others."""
-    workers: int | None = getattr(args, "workers", None)
-    if workers is None:
-        return None
-    if not getattr(args, "http", False):
-        return "--workers serves Streamable HTTP: add --http (stdio is one process, one client)"
-    if workers == 1:
-        return None
-    if not hasattr(os, "fork"):
-        return "--workers needs a POSIX system (os.fork); run one process per port instead"
-    env = os.environ if environ is None else environ
-    store = getattr(args, "store", None) or env.get(STORE_VAR, "")
-    if getattr(args, "stateless", False) or _is_shared(store):
-        return None
-    return (
-        f"--workers {workers} would split handshake-era sessions across processes: "
-        "add --stateless or --store redis://HOST:PORT/DB"
-    )
-
-
-def workers_from_args(args: argparse.Namespace) -> int:
-    """The worker count `add_worker_arguments` parsed; refuses (one line, exit 2) what
-    `workers_problem` refuses."""
-    problem = workers_problem(args)
-    if problem is not None:
-        print(problem, file=sys.stderr)
-        raise SystemExit(2)
-    workers: int | None = getattr(args, "workers", None)
-    return workers or 1
-
-
 def serve_http_workers(
-    build: Callable[[], Server],
-    *,
-    workers: int = 1,
-    host: str = "127.0.0.1",
-    port: int = 8000,
-    path: str = "/mcp",
-    supervision: Supervision | None = None,
-    **serve_options: Any,
+    build: Callable[[], Server], options: ServeOptions | None = None, *, supervision: Supervision | None = None
 ) -> None:
-    """Serve `build()`'s server over Streamable HTTP on `workers` processes (blocking).
+    """Serve `build()`'s server over Streamable HTTP on `options.workers` processes (blocking).
 
-    One worker is `serve_http(build(), ...)` in this process. More fork a supervisor's workers,
-    each calling `build()` itself; `serve_options` are `serve_http`'s other keywords, given to
-    every worker. Returns once a signal stopped them; SystemExit(1) on a crash loop or when the
-    address cannot be bound.
+    One worker is `serve_http(build(), options)` in this process. More fork a supervisor's
+    workers, each calling `build()` itself and serving with the same options. Returns once a
+    signal stopped them; SystemExit(1) on a crash loop or when the address cannot be bound.
     """
-    if workers <= 1:
-        serve_http(build(), host=host, port=port, path=path, **serve_options)
+    options = options or ServeOptions()
+    if options.workers <= 1:
+        serve_http(build(), options)
         return
     try:
-        listener = _bind(host, port)
+        listener = _bind(options.host, options.port)
     except OSError as exc:
-        raise SystemExit(f"cannot listen on {host}:{port}: {exc}") from None
+        raise SystemExit(f"cannot listen on {options.host}:{options.port}: {exc}") from None
     # An MRTR retry may reach another worker than its first round: they must sign alike.
     share_key_with_children()
     try:
-        url = _url_of(listener, path)
-        print(f"serving MCP on {url} ({workers} workers)", file=sys.stderr, flush=True)
+        url = _url_of(listener, options.path)
+        print(f"serving MCP on {url} ({options.workers} workers)", file=sys.stderr, flush=True)
+        quiet = dataclasses.replace(options, announce=False)
 
         def serve() -> None:
-            serve_http(build(), host=host, port=port, path=path, announce=False, sockets=[listener], **serve_options)
+            serve_http(build(), quiet, sockets=[listener])
 
-        status = _Supervisor(serve, workers, supervision or Supervision()).run()
+        status = _Supervisor(serve, options.workers, supervision or Supervision()).run()
     finally:
         listener.close()
     if status:
@@ -368,19 +301,3 @@ def _url_of(listener: socket.socket, path: str) -> str:
     host, port = listener.getsockname()[:2]
     shown = f"[{host}]" if ":" in str(host) else str(host)
     return f"http://{shown}:{port}{path}"
-
-
-def _is_shared(store: str) -> bool:
-    """A store URL every worker can reach (anything but an in-memory one)."""
-    scheme = store.strip().split("://", 1)[0].lower() if "://" in store else store.strip().lower()
-    return bool(scheme) and scheme not in ("memory", "mem", "inmemory", "in-memory")
-
-
-def _worker_count(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
-    if not 1 <= value <= MAX_WORKERS:
-        raise argparse.ArgumentTypeError(f"must be between 1 and {MAX_WORKERS}, not {value}")
-    return value

@@ -1,10 +1,12 @@
-"""The interface between a session and the bytes: one framed message in, one out."""
+"""The Transport port: what a session (`session.py`, its owner) asks of the bytes beneath it, one
+framed message in, one out. The transports (`runtime/transports/`, the HTTP server's in
+`runtime/server/http/`) implement it."""
 
 from __future__ import annotations
 
 from typing import Protocol
 
-from ..core.jsonrpc import JSONObject
+from .jsonrpc import JSONObject
 
 
 class Transport(Protocol):

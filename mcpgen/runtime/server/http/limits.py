@@ -1,8 +1,8 @@
 """What one HTTP server process grants its clients (HttpLimits), and the flags and environment
-variables a generated server's `__main__` reads them from.
+variables the command line (`server/command.py`) reads them from.
 
-Apart from http_server so that a server started over stdio builds its command line (which
-lists the HTTP flags too) without importing the HTTP server.
+Apart from the app so that a server started over stdio builds its command line (which lists the
+HTTP flags too) without importing the HTTP server.
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ from dataclasses import dataclass, fields
 @dataclass(frozen=True)
 class HttpLimits:
     """What one HTTP server process grants its clients. Every field has a flag and an environment
-    variable in a generated server's `__main__` (see `add_limit_arguments`)."""
+    variable on the command line (see `add_limit_arguments`)."""
 
     # A POST body over this gets 413: at once when Content-Length says so, else when the
     # (chunked) body passes it. The official SDK's default, 4 MiB.
@@ -92,26 +92,3 @@ def limits_from_args(args: argparse.Namespace) -> HttpLimits:
         if not math.isfinite(value) or value < 0:
             raise SystemExit(f"{_LIMIT_OPTIONS[name][0]} must be a non-negative number, not {value}")
     return HttpLimits(**values)
-
-
-# The flags of a generated server's command line that mean something over stdio too.
-_STDIO_DESTS = frozenset({"help", "http", "wire_log", "workers"})
-
-
-def refuse_http_flags_without_http(parser: argparse.ArgumentParser, args: argparse.Namespace) -> None:
-    """Exit 2 with one line when flags that only apply to HTTP (limits, a store, auth, host and
-    port, --stateless...) are given to a server that serves stdio: ignored, they would leave its
-    operator believing in limits, a shared store or a login check that are not there.
-
-    A flag counts as given when its value differs from its default: a default read from the
-    environment (MCPGEN_STORE, MCPGEN_MAX_BODY_BYTES...) is the deployment's, not a mistake on
-    this command line, and is not refused. (`--workers` has its own refusal.)"""
-    given = [
-        action.option_strings[-1]
-        for action in parser._actions  # argparse keeps the parser's actions here, in order
-        if action.option_strings
-        and action.dest not in _STDIO_DESTS
-        and getattr(args, action.dest, action.default) != action.default
-    ]
-    if given:
-        parser.exit(2, f"{parser.prog}: error: {', '.join(given)} only apply with --http\n")

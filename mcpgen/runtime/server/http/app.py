@@ -1,0 +1,159 @@
+"""Streamable HTTP server: a plain ASGI app over the same `Server` as stdio.
+
+One endpoint (POST, GET, DELETE). A stateless-era request (2026-07-28 `_meta`) is served on its
+own (`stateless.py`), so several workers or hosts can share the load. An `initialize` opens a
+handshake-era session (`handshake.py`, `sessions.py`). Each request gets its own response:
+plain JSON when the handler answers without streaming anything first, otherwise an SSE stream
+carrying its progress, logs and server->client requests, then the result
+(`session_streams.py`). A client that disconnects cancels its handler, except in a session:
+there the stream is logged in the store and the request goes on, so the client can resume it
+(GET with Last-Event-ID) on this worker or any other sharing the store (`resumption.py`,
+`routing.py`).
+"""
+
+from __future__ import annotations
+
+import contextlib
+
+from ...core import jsonrpc
+from ...core.protocol import META_PROTOCOL_VERSION, MODERN_VERSIONS
+from ..server import Server
+from ..store import MemoryStore, Store, StoreUnavailable
+from .asgi import (
+    Receive,
+    Scope,
+    Send,
+    accepts,
+    declared_length,
+    headers_of,
+    is_json,
+    json_reply,
+    lifespan,
+    plain,
+    read_body,
+    refuse,
+    too_large,
+)
+from .handshake import HandshakeEra
+from .limits import HttpLimits
+from .logs import log
+from .resumption import StreamLogs
+from .routing import WorkerRouter
+from .security import HttpSecurity
+from .session_streams import SessionStreams
+from .sessions import SessionTable
+from .stateless import StatelessEra
+from .streams import LOSS_KEY, ConnectionLoss
+
+
+class StreamableHttpApp:
+    """ASGI application serving one `Server` at `path` (default /mcp).
+
+    It checks what every request must pass (size, Host and Origin, path, media types, the body)
+    and hands it to its era: `modern` (2026-07-28) or `handshake`. Those share the collaborators
+    that hold the state: `sessions` (this worker's handshake-era sessions and the store),
+    `router` (what workers tell each other), `logs` (stream logs for resumption) and `streams`
+    (the responses and GET streams of sessions).
+    """
+
+    def __init__(
+        self,
+        server: Server,
+        *,
+        path: str = "/mcp",
+        security: HttpSecurity | None = None,
+        json_response: bool = False,
+        stateless: bool = False,
+        limits: HttpLimits | None = None,
+        store: Store | None = None,
+    ) -> None:
+        self.server = server
+        self.limits = limits or HttpLimits()
+        self.path = path.rstrip("/") or "/"
+        self.security = security or HttpSecurity()
+        self.json_response = json_response
+        # Sessions, stream logs and notifications shared with the other workers (memory: none).
+        self.store: Store = store if store is not None else MemoryStore()
+        self.sessions = SessionTable(server, self.store, self.limits)
+        self.router = WorkerRouter(server, self.sessions)
+        self.logs = StreamLogs(self.store, self.limits)
+        self.streams = SessionStreams(self.sessions, self.logs, json_response)
+        self.handshake = HandshakeEra(server, self.sessions, self.router, self.streams, stateless)
+        self.modern = StatelessEra(server, json_response)
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "lifespan":
+            await lifespan(receive, send)
+            return
+        if scope["type"] != "http":
+            return
+        headers = headers_of(scope)
+        if scope["method"] == "POST" and declared_length(headers) > self.limits.max_body_bytes:
+            # Refused before the body is read or anything else is checked.
+            await too_large(send)
+            return
+        if not self.security.host_ok(headers.get("host")) or not self.security.origin_ok(headers.get("origin")):
+            await plain(send, 403, "Forbidden: Host or Origin not allowed")
+            return
+        if scope["path"].rstrip("/") != self.path.rstrip("/") and scope["path"] != self.path:
+            await plain(send, 404, "Not found")
+            return
+        method = scope["method"]
+        try:
+            if not self.sessions.started:
+                # On the first request of any kind: a worker that only ever holds 2026-07-28
+                # listen streams must still hear the notifications other workers publish.
+                await self.sessions.start()
+            if method == "POST":
+                await self._post(headers, receive, send, scope.get(LOSS_KEY))
+            elif method == "GET":
+                await self.streams.get(headers, receive, send)
+            elif method == "DELETE":
+                await self.handshake.delete(headers, send)
+            else:
+                await plain(send, 405, "Method not allowed", {"allow": "GET, POST, DELETE"})
+        except StoreUnavailable as exc:
+            # The server goes on; this request gets the reason (when its answer has not started).
+            log.warning("%s", exc)
+            with contextlib.suppress(Exception):
+                await json_reply(send, 503, jsonrpc.error_response(None, jsonrpc.INTERNAL_ERROR, str(exc)))
+
+    async def _post(
+        self, headers: dict[str, str], receive: Receive, send: Send, loss: ConnectionLoss | None = None
+    ) -> None:
+        accept = headers.get("accept", "")
+        # As the official SDK: the client must take both response kinds (JSON only in
+        # json_response mode), and send JSON.
+        has_json, has_sse = accepts(accept)
+        if not has_json or not (has_sse or self.json_response):
+            wanted = "application/json" if self.json_response else "both application/json and text/event-stream"
+            await refuse(send, 406, None, f"Not Acceptable: accept {wanted}")
+            return
+        if not is_json(headers.get("content-type", "")):
+            await refuse(send, 415, None, "Unsupported Media Type: Content-Type must be application/json")
+            return
+        body = await read_body(receive, self.limits.max_body_bytes)
+        if body is None:
+            await too_large(send)
+            return
+        try:
+            message = jsonrpc.decode(body)
+        except (ValueError, UnicodeDecodeError):
+            await json_reply(send, 400, jsonrpc.error_response(None, jsonrpc.PARSE_ERROR, "Parse error"))
+            return
+        kind = jsonrpc.classify(message)
+        if isinstance(message, list):
+            await refuse(send, 400, None, "Batches are not supported over HTTP")
+            return
+        if kind == "invalid":
+            await refuse(send, 400, None, "Invalid request")
+            return
+        params = message.get("params") if isinstance(message.get("params"), dict) else {}
+        meta = params.get("_meta") if isinstance(params, dict) else None
+        # The 2026-07-28 version header marks the request stateless even when its _meta is broken.
+        header_modern = headers.get("mcp-protocol-version") in MODERN_VERSIONS
+        body_modern = isinstance(meta, dict) and META_PROTOCOL_VERSION in meta and message.get("method") != "initialize"
+        if header_modern or body_modern:
+            await self.modern.post(message, kind, headers, accept, receive, send, loss)
+        else:
+            await self.handshake.post(message, kind, params, headers, accept, receive, send)

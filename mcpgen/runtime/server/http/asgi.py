@@ -1,0 +1,140 @@
+"""ASGI plumbing: reading a request (headers, a bounded body, the disconnect) and writing plain,
+JSON and SSE responses. Knows HTTP, not MCP (but for the JSON-RPC error -> status map)."""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable, MutableMapping
+from typing import Any
+
+from ...core import jsonrpc
+from ...core.jsonrpc import JSONObject
+
+Scope = MutableMapping[str, Any]
+Message = MutableMapping[str, Any]
+Receive = Callable[[], Awaitable[Message]]
+Send = Callable[[Message], Awaitable[None]]
+
+_ERROR_STATUS = {
+    jsonrpc.METHOD_NOT_FOUND: 404,
+    jsonrpc.HEADER_MISMATCH: 400,
+    jsonrpc.MISSING_CLIENT_CAPABILITY: 400,
+    jsonrpc.UNSUPPORTED_PROTOCOL_VERSION: 400,
+    jsonrpc.INVALID_PARAMS: 400,
+}
+SSE_HEADERS = {"content-type": "text/event-stream", "cache-control": "no-cache", "x-accel-buffering": "no"}
+
+
+def headers_of(scope: Scope) -> dict[str, str]:
+    return {k.decode("latin-1").lower(): v.decode("latin-1") for k, v in scope.get("headers", [])}
+
+
+def header_list(headers: dict[str, str]) -> list[tuple[bytes, bytes]]:
+    return [(k.encode("latin-1"), v.encode("latin-1")) for k, v in headers.items()]
+
+
+def declared_length(headers: dict[str, str]) -> int:
+    try:
+        return int(headers.get("content-length", "0"))
+    except ValueError:
+        return 0  # h11 refuses a malformed Content-Length before we see it
+
+
+def accepts(accept: str) -> tuple[bool, bool]:
+    """(takes JSON, takes SSE) by an Accept header, wildcards included."""
+    types = {part.split(";")[0].strip().lower() for part in accept.split(",")}
+    anything = "*/*" in types
+    return (
+        anything or "application/json" in types or "application/*" in types,
+        anything or "text/event-stream" in types or "text/*" in types,
+    )
+
+
+def is_json(content_type: str) -> bool:
+    return content_type.split(";")[0].strip().lower() == "application/json"
+
+
+def status_of(message: JSONObject) -> int:
+    """The HTTP status a JSON-RPC answer goes out with (200 but for a few errors)."""
+    error = message.get("error")
+    if isinstance(error, dict):
+        return _ERROR_STATUS.get(error.get("code"), 200)  # type: ignore[arg-type]
+    return 200
+
+
+async def read_body(receive: Receive, limit: int) -> bytes | None:
+    """The whole body, or None as soon as it passes `limit` bytes (the rest is never read)."""
+    chunks: list[bytes] = []
+    size = 0
+    while True:
+        message = await receive()
+        if message["type"] == "http.disconnect":
+            return b""
+        chunk = message.get("body", b"")
+        size += len(chunk)
+        if size > limit:
+            return None
+        chunks.append(chunk)
+        if not message.get("more_body"):
+            return b"".join(chunks)
+
+
+async def wait_disconnect(receive: Receive) -> None:
+    while True:
+        message = await receive()
+        if message["type"] == "http.disconnect":
+            return
+
+
+async def lifespan(receive: Receive, send: Send) -> None:
+    while True:
+        message = await receive()
+        if message["type"] == "lifespan.startup":
+            await send({"type": "lifespan.startup.complete"})
+        elif message["type"] == "lifespan.shutdown":
+            await send({"type": "lifespan.shutdown.complete"})
+            return
+
+
+async def too_large(send: Send) -> None:
+    # The unread rest of the body makes the connection useless: close it after this answer.
+    await json_reply(
+        send,
+        413,
+        jsonrpc.error_response(None, jsonrpc.INVALID_REQUEST, "Request body too large"),
+        {"connection": "close"},
+    )
+
+
+async def start_sse(send: Send, extra: dict[str, str]) -> None:
+    """The head of an SSE response (unbuffered by proxies: `x-accel-buffering: no`)."""
+    await send({"type": "http.response.start", "status": 200, "headers": header_list(SSE_HEADERS | extra)})
+
+
+def sse_event(event_id: str | None, payload: bytes) -> bytes:
+    """One SSE `message` event carrying a JSON-RPC message (with its id, when it has one)."""
+    head = b"id: " + event_id.encode() + b"\n" if event_id is not None else b""
+    return head + b"event: message\ndata: " + payload + b"\n\n"
+
+
+async def plain(send: Send, status: int, text: str, extra: dict[str, str] | None = None) -> None:
+    body = text.encode()
+    headers = {"content-type": "text/plain; charset=utf-8", "content-length": str(len(body)), **(extra or {})}
+    await send({"type": "http.response.start", "status": status, "headers": header_list(headers)})
+    await send({"type": "http.response.body", "body": body})
+
+
+async def json_reply(send: Send, status: int, payload: Any, extra: dict[str, str] | None = None) -> None:
+    await json_body(send, status, jsonrpc.encode(payload), extra)
+
+
+async def json_body(send: Send, status: int, body: bytes, extra: dict[str, str] | None = None) -> None:
+    headers = [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode())]
+    if extra:
+        headers += header_list(extra)
+    await send({"type": "http.response.start", "status": status, "headers": headers})
+    await send({"type": "http.response.body", "body": body})
+
+
+async def refuse(send: Send, status: int, request_id: Any, text: str, extra: dict[str, str] | None = None) -> None:
+    """A JSON-RPC -32600 (invalid request) error body with this HTTP status."""
+    await json_reply(send, status, jsonrpc.error_response(request_id, jsonrpc.INVALID_REQUEST, text), extra)

@@ -1,0 +1,156 @@
+"""uvicorn's HTTP/1.1 protocol, guarded: a head timeout and a connection cap it lacks, each
+response written in one write, and a request told at once when its connection is lost."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+from .logs import log
+from .streams import LOSS_KEY, ConnectionLoss
+
+# What one event-loop step may hold back for a single write (OneWrite); past it, bytes leave at once.
+ONE_WRITE_MAX = 64 * 1024
+
+
+def guarded_protocol(header_timeout: float, max_connections: int) -> type[Any]:
+    """uvicorn's HTTP/1.1 protocol with two guards it lacks: a connection that has not sent a complete
+    request head `header_timeout` seconds after it opened (or after its last response) is closed,
+    and a connection beyond `max_connections` is closed as soon as it is accepted.
+
+    After a response, uvicorn's keep-alive timer closes a connection that stays silent; when that
+    comes first (keep-alive timeout <= header timeout, the defaults), the head timer starts only
+    once the next request's first bytes arrive without its whole head: a request that arrives in
+    one piece, nearly every one, costs no timer of ours."""
+    base: type[Any]
+    try:  # uvicorn's faster parser when httptools is installed, as its "auto" would pick
+        from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
+
+        base = HttpToolsProtocol
+    except ImportError:
+        from uvicorn.protocols.http.h11_impl import H11Protocol
+
+        base = H11Protocol
+    guards = {"header_timeout": header_timeout, "max_connections": max_connections}
+    return type("GuardedProtocol", (_Guards, base), guards)
+
+
+class _Guards:
+    """The guards, over whichever of uvicorn's protocols `guarded_protocol` puts beneath them."""
+
+    header_timeout: float
+    max_connections: int
+    _head_timer: asyncio.TimerHandle | None = None
+    _writer: OneWrite | None = None
+    _loss: ConnectionLoss | None = None
+    # What uvicorn's protocol classes hold (for the type checker; they set them).
+    connections: set[Any]
+    loop: asyncio.AbstractEventLoop
+    transport: asyncio.Transport
+    cycle: Any
+    timeout_keep_alive: float
+
+    def connection_made(self, transport: asyncio.Transport) -> None:
+        super().connection_made(transport)  # type: ignore[misc]
+        if len(self.connections) > self.max_connections:
+            log.warning("refusing a connection: %d are open (--max-connections)", len(self.connections) - 1)
+            transport.abort()
+            return
+        self._writer = OneWrite(transport, self.loop)
+        self._loss = ConnectionLoss()
+        self._arm()
+
+    def _write_through_one(self) -> None:
+        # The request just parsed writes its response through the coalescing writer, and hears
+        # through the connection's loss hook when its client goes away.
+        cycle = self.cycle
+        if cycle is not None and self._writer is not None and cycle.transport is self.transport:
+            cycle.transport = self._writer
+            cycle.scope[LOSS_KEY] = self._loss
+
+    def _arm(self) -> None:
+        self._disarm()
+        if self.header_timeout > 0:
+            self._head_timer = self.loop.call_later(self.header_timeout, self._head_timeout)
+
+    def _disarm(self) -> None:
+        if self._head_timer is not None:
+            self._head_timer.cancel()
+            self._head_timer = None
+
+    def _head_timeout(self) -> None:
+        self._head_timer = None
+        waiting = self.cycle is None or self.cycle.response_complete
+        if waiting and not self.transport.is_closing():
+            log.info("closing a connection that sent no complete request head in %g s", self.header_timeout)
+            self.transport.abort()
+
+    def handle_events(self) -> None:  # h11
+        super().handle_events()  # type: ignore[misc]
+        if self.cycle is not None and not self.cycle.response_complete:
+            self._disarm()  # a request head arrived
+            self._write_through_one()
+
+    def on_headers_complete(self) -> None:  # httptools
+        super().on_headers_complete()  # type: ignore[misc]
+        self._disarm()
+        self._write_through_one()
+
+    def on_response_complete(self) -> None:
+        # Armed first: a pipelined request handled inside super() disarms it again.
+        if not self.transport.is_closing() and self.timeout_keep_alive > self.header_timeout:
+            self._arm()
+        super().on_response_complete()  # type: ignore[misc]
+
+    def data_received(self, data: bytes) -> None:
+        super().data_received(data)  # type: ignore[misc]
+        if self._head_timer is None and self.header_timeout > 0 and not self.transport.is_closing():
+            cycle = self.cycle
+            if cycle is None or cycle.response_complete:  # a request head begun, not complete
+                self._arm()
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        self._disarm()
+        super().connection_lost(exc)  # type: ignore[misc]
+        if self._loss is not None:
+            self._loss.fire()
+
+
+class OneWrite:
+    """The transport uvicorn writes a response through, sending what one event-loop step wrote in
+    one write. uvicorn writes a response's head and its body separately: two segments, and a client
+    waiting for the answer wakes up for the head only, then again for the body. Held bytes leave at
+    the end of the step (before the loop reads the socket again), at once past ONE_WRITE_MAX bytes
+    (uvicorn's write flow control then sees them), and before the connection is closed."""
+
+    __slots__ = ("transport", "loop", "pending", "size")
+
+    def __init__(self, transport: asyncio.Transport, loop: asyncio.AbstractEventLoop) -> None:
+        self.transport = transport
+        self.loop = loop
+        self.pending: list[bytes] = []
+        self.size = 0
+
+    def write(self, data: bytes) -> None:
+        if not self.pending:
+            self.loop.call_soon(self.flush)
+        self.pending.append(data)
+        self.size += len(data)
+        if self.size > ONE_WRITE_MAX:
+            self.flush()
+
+    def flush(self) -> None:
+        pending = self.pending
+        if not pending:
+            return
+        self.pending = []
+        self.size = 0
+        if not self.transport.is_closing():
+            self.transport.write(pending[0] if len(pending) == 1 else b"".join(pending))
+
+    def is_closing(self) -> bool:
+        return self.transport.is_closing()
+
+    def close(self) -> None:
+        self.flush()
+        self.transport.close()
