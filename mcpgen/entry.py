@@ -10,7 +10,15 @@ _GENERATING = frozenset({"client", "server", "generate"})
 
 
 def main() -> None:
-    args = sys.argv[1:]
+    try:
+        _run(sys.argv[1:])
+    except KeyboardInterrupt:
+        # Ctrl-C before the CLI took over (in an import, say) ends as it does inside a command.
+        sys.stderr.write("mcpgen: error: interrupted\n")
+        sys.exit(130)
+
+
+def _run(args: list[str]) -> None:
     if args[:1] == ["generate"] and "--check" in args:
         from .quick_check import quick_check
 

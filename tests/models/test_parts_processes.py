@@ -130,14 +130,36 @@ def test_a_worker_killed_midway_is_one_line_and_a_failed_run(source: Path, tmp_p
     assert not _wait_empty(proc.pid), "a worker outlived mcpgen"
 
 
+# A worker that signals it holds a document (a file appears) and then keeps it: the run cannot
+# end on its own, so the test stops it by an event, never after a guessed sleep. `{part}` picks
+# the document: the first part of the catalog (midway), or any, the warm-up's included (startup).
+_HOLD = """
+import os, time
+import mcpgen.models.dcg as dcg
+_main, _real = os.getpid(), dcg.run_in_process
+def _holding(doc, aliases):
+    if os.getpid() != _main and {part}:
+        open(os.environ["MCPGEN_TEST_HOLDING"], "a").close()
+        time.sleep(3600)
+    return _real(doc, aliases)
+dcg.run_in_process = _holding
+"""
+_HOLD_A_PART = _HOLD.format(part='"Tool000Args" in doc.get("$defs", {})')
+_HOLD_THE_WARM_UP = _HOLD.format(part="True")
+
+
 @pytest.mark.parametrize("how", [signal.SIGINT, signal.SIGKILL])
-def test_ctrl_c_or_killing_mcpgen_midway_leaves_no_process(how: int, source: Path, tmp_path: Path) -> None:
-    proc = _mcpgen(["client", str(source), "-o", "out"], tmp_path)
-    deadline = time.monotonic() + 60
-    while len(_session(proc.pid)) < 1 + worker_count() and time.monotonic() < deadline:
+def test_ctrl_c_or_killing_mcpgen_midway_leaves_no_process(
+    how: int, source: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    holding = tmp_path / "holding"
+    monkeypatch.setenv("MCPGEN_TEST_HOLDING", str(holding))
+    proc = _mcpgen(["client", str(source), "-o", "out"], tmp_path, prelude=_HOLD_A_PART)
+    deadline = time.monotonic() + 120
+    while not holding.exists() and proc.poll() is None and time.monotonic() < deadline:
         time.sleep(0.05)
+    assert holding.exists(), "no worker was handed a part"
     assert len(_session(proc.pid)) == 1 + worker_count(), "mcpgen and its workers"
-    time.sleep(2.0)  # planning, or the workers on their parts
     if how == signal.SIGINT:
         os.killpg(proc.pid, signal.SIGINT)  # what a terminal's Ctrl-C does
     else:
@@ -147,3 +169,19 @@ def test_ctrl_c_or_killing_mcpgen_midway_leaves_no_process(how: int, source: Pat
     assert "Traceback" not in err, err
     assert not _wait_empty(proc.pid), "a worker outlived mcpgen"
     assert not (tmp_path / "out").exists()
+
+
+def test_ctrl_c_while_mcpgen_starts_is_one_line(source: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # The worker warms up while mcpgen still imports its CLI: Ctrl-C then lands in an import.
+    holding = tmp_path / "holding"
+    monkeypatch.setenv("MCPGEN_TEST_HOLDING", str(holding))
+    proc = _mcpgen(["client", str(source), "-o", "out"], tmp_path, prelude=_HOLD_THE_WARM_UP)
+    deadline = time.monotonic() + 120
+    while not holding.exists() and proc.poll() is None and time.monotonic() < deadline:
+        time.sleep(0.01)
+    assert holding.exists(), "the worker did not warm up"
+    os.killpg(proc.pid, signal.SIGINT)
+    _, err = proc.communicate(timeout=60)
+    assert proc.returncode == 130
+    assert err == "mcpgen: error: interrupted\n", err
+    assert not _wait_empty(proc.pid), "a worker outlived mcpgen"
