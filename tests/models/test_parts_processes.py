@@ -148,17 +148,25 @@ _HOLD_A_PART = _HOLD.format(part='"Tool000Args" in doc.get("$defs", {})')
 _HOLD_THE_WARM_UP = _HOLD.format(part="True")
 
 
+def _mcpgen_holding(
+    prelude: str, source: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> subprocess.Popen[str]:
+    """`mcpgen client` with a worker holding the document `prelude` picks, once it holds it."""
+    holding = tmp_path / "holding"
+    monkeypatch.setenv("MCPGEN_TEST_HOLDING", str(holding))
+    proc = _mcpgen(["client", str(source), "-o", "out"], tmp_path, prelude=prelude)
+    deadline = time.monotonic() + 120
+    while not holding.exists() and proc.poll() is None and time.monotonic() < deadline:
+        time.sleep(0.01)
+    assert holding.exists(), "no worker was handed the document"
+    return proc
+
+
 @pytest.mark.parametrize("how", [signal.SIGINT, signal.SIGKILL])
 def test_ctrl_c_or_killing_mcpgen_midway_leaves_no_process(
     how: int, source: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    holding = tmp_path / "holding"
-    monkeypatch.setenv("MCPGEN_TEST_HOLDING", str(holding))
-    proc = _mcpgen(["client", str(source), "-o", "out"], tmp_path, prelude=_HOLD_A_PART)
-    deadline = time.monotonic() + 120
-    while not holding.exists() and proc.poll() is None and time.monotonic() < deadline:
-        time.sleep(0.05)
-    assert holding.exists(), "no worker was handed a part"
+    proc = _mcpgen_holding(_HOLD_A_PART, source, tmp_path, monkeypatch)
     assert len(_session(proc.pid)) == 1 + worker_count(), "mcpgen and its workers"
     if how == signal.SIGINT:
         os.killpg(proc.pid, signal.SIGINT)  # what a terminal's Ctrl-C does
@@ -173,13 +181,7 @@ def test_ctrl_c_or_killing_mcpgen_midway_leaves_no_process(
 
 def test_ctrl_c_while_mcpgen_starts_is_one_line(source: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     # The worker warms up while mcpgen still imports its CLI: Ctrl-C then lands in an import.
-    holding = tmp_path / "holding"
-    monkeypatch.setenv("MCPGEN_TEST_HOLDING", str(holding))
-    proc = _mcpgen(["client", str(source), "-o", "out"], tmp_path, prelude=_HOLD_THE_WARM_UP)
-    deadline = time.monotonic() + 120
-    while not holding.exists() and proc.poll() is None and time.monotonic() < deadline:
-        time.sleep(0.01)
-    assert holding.exists(), "the worker did not warm up"
+    proc = _mcpgen_holding(_HOLD_THE_WARM_UP, source, tmp_path, monkeypatch)
     os.killpg(proc.pid, signal.SIGINT)
     _, err = proc.communicate(timeout=60)
     assert proc.returncode == 130
