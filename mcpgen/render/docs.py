@@ -111,8 +111,15 @@ def render_docs(plan: Plan, catalog: Catalog, templates: str | None = None) -> F
     return fs
 
 
+# Controls a docs file never holds: NUL (which tools read as the end of the text) and every other
+# C0 and C1 control but tab, line feed and carriage return (ESC would drive a terminal `cat`ing
+# reference.md). One rule for every docs file, applied to the whole rendered text.
+_CONTROLS = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]")
+
+
 def _tidy(text: str, *, markdown: bool) -> str:
     """Lone surrogates (a JSON source may hold them) become U+FFFD, so the file can be UTF-8;
-    in Markdown, runs of blank lines that the templates' optional parts leave become one."""
-    text = text.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
+    the controls above are stripped; in Markdown, runs of blank lines that the templates'
+    optional parts leave become one."""
+    text = _CONTROLS.sub("", text.encode("utf-16", "surrogatepass").decode("utf-16", "replace"))
     return re.sub(r"\n{3,}", "\n\n", text) if markdown else text
