@@ -1,8 +1,8 @@
 """Rule 1 of issue 34, attacked: no untrusted string reaches generated code except through one
 context-aware emitter (mcpgen/render/emitters.py, chosen by mcpgen/render/pycontext.py).
 
-Every generator command (client flat and code-mode, server scaffold with its contract test,
-docs; the many-servers config in its own test) renders a catalog whose every string field is a
+Every generator command (client flat and code-mode, the many-servers `--config` client of two
+live `mcpgen mock` servers, server scaffold with its contract test, docs) renders a catalog whose every string field is a
 break-out payload (every_field.py) and its benign twin. Then:
 - every generated `.py` parses, and the multiset of its files' syntax trees equals the benign
   twin's once string constants and identifiers are blanked (the names mcpgen derives from
@@ -38,7 +38,10 @@ COMMANDS = {
     "code_mode": ["client", "cat.json", "--layout", "code-mode", "-o", "code_pkg"],
     "server": ["server", "cat.json", "-o", "srv_pkg"],
     "docs": ["docs", "cat.json", "-o", "docs_out"],
+    # Two live servers (`mcpgen mock` of the same catalog, over stdio) under one package.
+    "many": ["client", "--config", "mcp.json", "-o", "many_pkg"],
 }
+PACKAGES = ["flat_pkg", "code_pkg", "srv_pkg", "many_pkg"]
 TRAP = """
 import builtins, os, subprocess, sys
 _ROOT = os.environ["MCPGEN_TRAP_ROOT"]
@@ -76,6 +79,9 @@ def _mcpgen(args: list[str], cwd: Path) -> None:
 def _render(root: Path, document: dict[str, object], names: list[str]) -> Path:
     root.mkdir()
     (root / "cat.json").write_text(json.dumps(document), encoding="utf-8")
+    mock = {"command": sys.executable, "args": ["-m", "mcpgen.cli", "mock", "cat.json"], "cwd": str(root)}
+    config = {"mcpServers": {"one": mock, "two": mock}}
+    (root / "mcp.json").write_text(json.dumps(config), encoding="utf-8")
     for name in names:
         _mcpgen(COMMANDS[name], root)
     return root
@@ -106,7 +112,7 @@ def _shapes(folder: Path) -> Counter[str]:
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("folder", ["flat_pkg", "code_pkg", "srv_pkg"])
+@pytest.mark.parametrize("folder", PACKAGES)
 def test_hostile_catalog_generates_the_benign_shape(twins: tuple[Path, Path], folder: str) -> None:
     good, bad = (twin / folder for twin in twins)
     assert len(list(bad.rglob("*.py"))) == len(list(good.rglob("*.py"))) > 3
@@ -115,7 +121,7 @@ def test_hostile_catalog_generates_the_benign_shape(twins: tuple[Path, Path], fo
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("folder", ["flat_pkg", "code_pkg", "srv_pkg"])
+@pytest.mark.parametrize("folder", PACKAGES)
 def test_payloads_stay_inside_string_literals(twins: tuple[Path, Path], folder: str) -> None:
     files = sorted((twins[1] / folder).rglob("*.py"))
     seen = 0
@@ -159,7 +165,7 @@ print("imported")
 @pytest.mark.slow
 def test_importing_and_running_the_hostile_render_runs_nothing(twins: tuple[Path, Path]) -> None:
     hostile = twins[1]
-    done = _run_trapped(hostile, ["-c", IMPORT_ALL, "flat_pkg", "code_pkg", "srv_pkg"])
+    done = _run_trapped(hostile, ["-c", IMPORT_ALL, *PACKAGES])
     assert done.stdout.strip() == "imported", done.stderr
     done = _run_trapped(hostile, ["-m", "srv_pkg", "--help"])
     assert done.returncode == 0 and "usage" in done.stdout.lower(), done.stderr
