@@ -2,8 +2,8 @@
 context-aware emitter (mcpgen/render/emitters.py, chosen by mcpgen/render/pycontext.py).
 
 Every generator command (client flat and code-mode, the many-servers `--config` client of two
-live `mcpgen mock` servers, server scaffold with its contract test, docs) renders a catalog whose every string field is a
-break-out payload (every_field.py) and its benign twin. Then:
+live `mcpgen mock` servers, server scaffold with its contract test, docs) renders a catalog
+whose every string field is a break-out payload (every_field.py) and its benign twin. Then:
 - every generated `.py` parses, and the multiset of its files' syntax trees equals the benign
   twin's once string constants and identifiers are blanked (the names mcpgen derives from
   untrusted names may differ; node types, nesting and counts may not);
