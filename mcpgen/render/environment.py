@@ -12,6 +12,7 @@ import jinja2
 
 from .. import __version__
 from . import emitters
+from .mdcontext import MarkdownContext
 from .pycontext import PythonContext
 
 
@@ -57,11 +58,12 @@ def make_environment(user_dir: str | Path | None = None, *, autoescape_html: boo
         trim_blocks=True,
         lstrip_blocks=True,
         keep_trailing_newline=True,
-        extensions=[PythonContext],
+        extensions=[PythonContext, MarkdownContext],
     )
     env.filters["pyrepr"] = emitters.pyrepr
     env.filters["docstring"] = emitters.docstring
     env.filters.update(PythonContext.FILTERS)
+    env.filters.update(MarkdownContext.FILTERS)
     env.globals["mcpgen_version"] = __version__
     return env
 

@@ -61,3 +61,24 @@ def test_calls_and_statements_are_no_type_expression(tmp_path: Path, value: str)
 def test_no_expression_inside_an_f_raw_or_bytes_string(tmp_path: Path, body: str) -> None:
     with pytest.raises(jinja2.TemplateSyntaxError, match="has no safe emitter"):
         _render(tmp_path, body, v="x")
+
+
+def _render_md(tmp_path: Path, body: str, **context: object) -> str:
+    (tmp_path / "t.md.jinja").write_text(body, encoding="utf-8")
+    env = make_environment(tmp_path)
+    from mcpgen.render.docs import md_inline
+
+    env.filters["md_inline"] = md_inline
+    return env.get_template("t.md.jinja").render(**context)
+
+
+@pytest.mark.parametrize("value", ["[x](javascript:alert(1))", "<script>", "`code`", "a\nb", "&lt;", "a | b"])
+def test_markdown_refuses_a_plain_string_that_opens_markup(tmp_path: Path, value: str) -> None:
+    with pytest.raises(RenderRefused, match="into Markdown"):
+        _render_md(tmp_path, "# {{ v }}\n", v=value)
+    assert "[" not in _render_md(tmp_path, "{{ v | md_inline }}", v=value).replace("\\[", "")
+
+
+def test_markdown_passes_plain_words_numbers_and_macro_calls(tmp_path: Path) -> None:
+    body = "{% macro m(x) %}*{{ x | md_inline }}*{% endmacro %}{{ w }} {{ n }} {{ m(v) }}"
+    assert _render_md(tmp_path, body, w="2 tools, my_pkg", n=3, v="[a]") == "2 tools, my_pkg 3 *\\[a\\]*"
