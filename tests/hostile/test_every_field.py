@@ -2,7 +2,8 @@
 context-aware emitter (mcpgen/render/emitters.py, chosen by mcpgen/render/pycontext.py).
 
 Every generator command (client flat and code-mode, the many-servers `--config` client of two
-live `mcpgen mock` servers, server scaffold with its contract test, docs) renders a catalog
+live `mcpgen mock` servers, server scaffold from the file and from a live mock server, its
+contract test, docs) renders a catalog
 whose every string field is a break-out payload (every_field.py) and its benign twin. Then:
 - every generated `.py` parses, and the multiset of its files' syntax trees equals the benign
   twin's once string constants and identifiers are blanked (the names mcpgen derives from
@@ -40,8 +41,10 @@ COMMANDS = {
     "docs": ["docs", "cat.json", "-o", "docs_out"],
     # Two live servers (`mcpgen mock` of the same catalog, over stdio) under one package.
     "many": ["client", "--config", "mcp.json", "-o", "many_pkg"],
+    # The reported path: a scaffold mirroring a live (here: mock) server.
+    "live_server": ["server", "-o", "live_pkg", "--", sys.executable, "-m", "mcpgen.cli", "mock", "cat.json"],
 }
-PACKAGES = ["flat_pkg", "code_pkg", "srv_pkg", "many_pkg"]
+PACKAGES = ["flat_pkg", "code_pkg", "srv_pkg", "many_pkg", "live_pkg"]
 TRAP = """
 import builtins, os, subprocess, sys
 _ROOT = os.environ["MCPGEN_TRAP_ROOT"]
@@ -167,8 +170,9 @@ def test_importing_and_running_the_hostile_render_runs_nothing(twins: tuple[Path
     hostile = twins[1]
     done = _run_trapped(hostile, ["-c", IMPORT_ALL, *PACKAGES])
     assert done.stdout.strip() == "imported", done.stderr
-    done = _run_trapped(hostile, ["-m", "srv_pkg", "--help"])
-    assert done.returncode == 0 and "usage" in done.stdout.lower(), done.stderr
+    for server in ("srv_pkg", "live_pkg"):
+        done = _run_trapped(hostile, ["-m", server, "--help"])
+        assert done.returncode == 0 and "usage" in done.stdout.lower(), done.stderr
     # The contract test is a module of the package: IMPORT_ALL imported it with the rest.
     assert sorted((hostile / "srv_pkg").glob("test_*contract*.py"))
 
