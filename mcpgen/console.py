@@ -10,6 +10,7 @@ its time, terminal or not. Errors are never routed through here: they always pri
 from __future__ import annotations
 
 import enum
+import re
 import sys
 import time
 from typing import TextIO
@@ -92,9 +93,29 @@ class Console:
         self.stream.flush()
 
 
+# What never reaches a terminal raw: C0 controls but tab and line feed (ESC starts CSI and OSC
+# sequences, CR rewrites the line, BEL...), DEL, C1 controls (0x9b is a one-byte CSI, 0x9d an
+# OSC), line separators, and the bidirectional overrides and isolates that reorder a line.
+_TERMINAL_UNSAFE = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
+
+
+def terminal_text(text: str) -> str:
+    """Text fit for a terminal: every character above shown as its `\\uXXXX` escape (readable, and
+    inside a JSON string the same character), the rest untouched. The one sanitiser for all
+    that mcpgen prints: `echo`, the console's lines, and the CLI's error path."""
+    return _TERMINAL_UNSAFE.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
+
+
+def echo(message: object = "", *, err: bool = False, nl: bool = True) -> None:
+    """click.echo of `message` through terminal_text: how the CLI prints results and errors."""
+    import click  # here: quick_check imports this module before the CLI (and click) loads
+
+    click.echo(terminal_text(str(message)), err=err, nl=nl)
+
+
 def _printable(text: str) -> str:
     """Server names and the like are untrusted: no escape sequence reaches the terminal."""
-    return "".join(c if c.isprintable() else "?" for c in text)
+    return terminal_text(text).replace("\n", " ")
 
 
 # The process's console: the CLI sets its verbosity; stages report to it.

@@ -107,7 +107,7 @@ def quick_check(args: Sequence[str]) -> int | None:
         if not all(_settled(t, cwd, digests) for t in targets):
             return None
     except KeyboardInterrupt:
-        print("mcpgen: error: interrupted", file=sys.stderr)
+        print("mcpgen: error: interrupted", file=sys.stderr)  # a constant: nothing to sanitise
         return EXIT_INTERRUPTED
     except Exception:
         return None  # the full command reports it properly

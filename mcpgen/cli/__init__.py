@@ -12,7 +12,7 @@ from typing import Any, NoReturn
 import click
 
 from .. import __version__
-from ..console import Verbosity, console
+from ..console import Verbosity, console, echo, terminal_text
 from . import auth, catalogs, generating, testing_kit
 from .common import EXIT_BAD_INPUT, EXIT_INTERRUPTED
 
@@ -29,17 +29,19 @@ class McpgenGroup(click.Group):
         try:
             return super().invoke(ctx)
         except KeyboardInterrupt:
-            click.echo("mcpgen: error: interrupted", err=True)
+            echo("mcpgen: error: interrupted", err=True)
             sys.exit(EXIT_INTERRUPTED)
-        except (click.exceptions.ClickException, click.exceptions.Exit, click.exceptions.Abort):
+        except click.exceptions.ClickException as exc:
+            # click prints it itself: the same sanitiser as echo (`message` is Final in its stubs).
+            object.__setattr__(exc, "message", terminal_text(exc.message))
+            raise
+        except (click.exceptions.Exit, click.exceptions.Abort):
             raise
         except Exception as exc:
             if os.environ.get("MCPGEN_DEBUG"):
                 raise
             what = " ".join(str(exc).split())[:300]
-            click.echo(
-                f"mcpgen: error: internal error: {type(exc).__name__}: {what} (MCPGEN_DEBUG=1 shows where)", err=True
-            )
+            echo(f"mcpgen: error: internal error: {type(exc).__name__}: {what} (MCPGEN_DEBUG=1 shows where)", err=True)
             sys.exit(EXIT_BAD_INPUT)
 
 

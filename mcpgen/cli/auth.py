@@ -10,11 +10,13 @@ from typing import Any
 
 import click
 
+from ..console import echo
+
 EXIT_FAILED = 2
 
 
 def _fail(message: str) -> None:
-    click.echo(f"mcpgen: error: {message}", err=True)
+    echo(f"mcpgen: error: {message}", err=True)
     sys.exit(EXIT_FAILED)
 
 
@@ -78,9 +80,9 @@ def login_cmd(
         _fail(f"login to {shown} failed: {scrub(str(exc), [*url_secrets(url), client_secret or ''])}")
     login = oauth.store.load(_resource(url))
     if login is None:
-        click.echo(f"{shown} did not ask for a login ({len(tools)} tools listed); nothing stored")
+        echo(f"{shown} did not ask for a login ({len(tools)} tools listed); nothing stored")
         return
-    click.echo(f"logged in to {shown} (authorization server {login.issuer}; scope: {login.scope or '(default)'})")
+    echo(f"logged in to {shown} (authorization server {login.issuer}; scope: {login.scope or '(default)'})")
 
 
 @click.command("logout")
@@ -100,13 +102,13 @@ def logout_cmd(url: str) -> None:
     url = public_url(url)  # shown from here on: never its userinfo or token parameter
     if outcome.problem is not None:
         # Forgotten here all the same: a login nobody can revoke must not stay usable from this machine.
-        click.echo(f"mcpgen: warning: could not revoke the tokens ({outcome.problem}); forgot them here", err=True)
+        echo(f"mcpgen: warning: could not revoke the tokens ({outcome.problem}); forgot them here", err=True)
     if not outcome.forgotten:
-        click.echo(f"no login kept for {url}")
+        echo(f"no login kept for {url}")
     elif outcome.revoked:
-        click.echo(f"logged out of {url} (tokens revoked)")
+        echo(f"logged out of {url} (tokens revoked)")
     else:
-        click.echo(f"logged out of {url}")
+        echo(f"logged out of {url}")
 
 
 @click.group("auth")
@@ -127,7 +129,7 @@ def status_cmd() -> None:
     store = default_store()
     resources = store.resources()
     if not resources:
-        click.echo("no logins kept")
+        echo("no logins kept")
         return
     for resource in resources:
         login = store.load(resource)
@@ -143,9 +145,7 @@ def status_cmd() -> None:
         else:
             state = "token expired" + (", refreshable" if tokens.refresh_token else " (log in again)")
         client = login.client.client_id if login.client else "-"
-        click.echo(
-            f"{resource}\n  issuer: {login.issuer}\n  client: {client}\n  scope: {login.scope or '-'}\n  {state}"
-        )
+        echo(f"{resource}\n  issuer: {login.issuer}\n  client: {client}\n  scope: {login.scope or '-'}\n  {state}")
 
 
 def _resource(url: str) -> str:

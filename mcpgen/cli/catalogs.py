@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any
 import click
 
 from ..catalog.model import Problem
-from ..console import console
+from ..console import console, echo
 from .common import EXIT_DIFFERENT, LiveSourceCommand, fail, load_source, with_output_options, write_file
 from .source_options import TextSources, source_options, text_source_options
 
@@ -33,7 +33,7 @@ def inspect_cmd(source: SourceSpec) -> None:
     from ..render.table import format_catalog
 
     catalog = load_source(source)
-    click.echo(format_catalog(catalog, source.describe()), nl=False)
+    echo(format_catalog(catalog, source.describe()), nl=False)
 
 
 @click.command("snapshot", cls=LiveSourceCommand)
@@ -99,9 +99,9 @@ def diff_cmd(old: str, new: str, as_json: bool, sources: TextSources, fail_on: t
     catalogs = [load_source(sources.spec(s)) for s in (old, new)]
     changes = diff_tools([t.raw for t in catalogs[0].tools], [t.raw for t in catalogs[1].tools])
     if as_json:
-        click.echo(json.dumps(summary(changes), indent=2, sort_keys=True))
+        echo(json.dumps(summary(changes), indent=2, sort_keys=True))
     else:
-        click.echo(format_table(changes), nl=False)
+        echo(format_table(changes), nl=False)
     sys.exit(EXIT_DIFFERENT if fails(changes, fail_on or ("breaking",)) else 0)
 
 
@@ -146,7 +146,7 @@ def lint_cmd(
             try:
                 fixed.append({**tool, "inputSchema": portable(tool.get("inputSchema"))})
             except NotPortable as e:
-                click.echo(f"mcpgen: not fixed: {str(tool.get('name'))[:80]}: {e}", err=True)
+                echo(f"mcpgen: not fixed: {str(tool.get('name'))[:80]}: {e}", err=True)
                 fixed.append(tool)
         write_file(Path(fix_path), json.dumps({"tools": fixed}, indent=2, ensure_ascii=False) + "\n")
         tools = fixed  # the findings below are the fixed tools' own
@@ -157,12 +157,12 @@ def lint_cmd(
              "severity": f.rule.severity, "detail": f.detail, "fix": f.rule.fix, "source": f.rule.source}
             for f in findings
         ]  # fmt: skip
-        click.echo(json.dumps(doc, indent=2))
+        echo(json.dumps(doc, indent=2))
     else:
         for f in findings:
-            click.echo(f.line())
+            echo(f.line())
         errors = sum(f.rule.severity == "error" for f in findings)
-        click.echo(
+        echo(
             f"{counted(len(findings), 'finding')}: {counted(errors, 'error')}, "
             f"{counted(len(findings) - errors, 'warning')}"
         )

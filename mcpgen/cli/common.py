@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any, NoReturn, TypeVar
 import click
 
 from ..catalog.model import Problem
-from ..console import Verbosity, console
+from ..console import Verbosity, console, echo
 
 if TYPE_CHECKING:
     from ..catalog.model import Catalog
@@ -26,7 +26,7 @@ EXIT_INTERRUPTED = 130  # 128 + SIGINT, as shells report it
 def fail(problems: Sequence[Problem]) -> NoReturn:
     console.done()
     for p in problems:
-        click.echo(f"mcpgen: error: {p}", err=True)
+        echo(f"mcpgen: error: {p}", err=True)
     sys.exit(EXIT_BAD_INPUT)
 
 

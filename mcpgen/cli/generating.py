@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any, NoReturn
 import click
 
 from ..catalog.model import Problem
-from ..console import console
+from ..console import console, echo
 from ..options import ClientOptions, DocsOptions, GeneratorOptions, Layout, Mode, Runtime, ServerOptions
 from .common import (
     EXIT_BAD_INPUT,
@@ -310,7 +310,7 @@ def _run(targets: Sequence[Target], mode: Mode) -> int:
         if outcome.problems:
             failed = True
             for p in outcome.problems:
-                click.echo(f"mcpgen: error: {label}{p}", err=True)
+                echo(f"mcpgen: error: {label}{p}", err=True)
             continue
         warn([Problem(f"{label}{w.where}", w.message, w.pointer, w.warning) for w in outcome.warnings])
         for line in outcome.messages:
@@ -322,14 +322,14 @@ def _run(targets: Sequence[Target], mode: Mode) -> int:
             )
             continue
         if outcome.diff:
-            click.echo(outcome.diff, nl=False)
+            echo(outcome.diff, nl=False)
         for ch in outcome.changes:
             # With --diff, stdout is the patch alone; the summary goes to stderr.
-            click.echo(f"{label}{ch.status:8} {Path(shown) / ch.path}", err=mode is Mode.DIFF)
+            echo(f"{label}{ch.status:8} {Path(shown) / ch.path}", err=mode is Mode.DIFF)
         if outcome.changes:
             differs = True
             n = len(outcome.changes)
-            click.echo(
+            echo(
                 f"mcpgen: {label}{shown} is out of date ({counted(n, 'file')} {verb(n, 'differs', 'differ')})",
                 err=True,
             )

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from ..models import ModelsOutput
 from ..options import ClientOptions
 from ..plan.types import Plan, ToolPlan
-from .client import render_client, runtime_module
+from .client import code_lines, render_client, runtime_module
 from .environment import make_environment, render
 from .files import FileSet
 
@@ -78,7 +78,7 @@ def render_code_mode(
         "plan": plan,
         "package": package,
         "runtime_module": runtime_module(options.runtime),
-        "annotation_imports": models.client_imports,
+        "annotation_imports": code_lines(models.client_imports),
         "sync": options.sync,
         "server_label": label,
         "tool_count": len(plan.tools),

@@ -19,6 +19,7 @@ from ..plan.types import Plan
 from .docs_view import DocsPage, build_docs
 from .environment import make_environment, render
 from .files import FileSet
+from .mdcontext import MdText
 
 FILES = ("index.html", "reference.md", "llms.txt")
 
@@ -30,22 +31,22 @@ _MD_BLOCK = re.compile(r"([\\\[\]<>])")
 _MD_LINE_START = re.compile(r"^(\s*)(#|=+\s*$|-{2,}\s*$|```|~~~|>)")
 
 
-def md_inline(text: object) -> str:
+def md_inline(text: object) -> MdText:
     """Untrusted text as one line of Markdown (a table cell, a list item, a link's text)."""
-    return _MD_INLINE.sub(r"\\\1", " ".join(str(text or "").split()))
+    return MdText(_MD_INLINE.sub(r"\\\1", " ".join(str(text or "").split())))
 
 
-def md_block(text: object) -> str:
+def md_block(text: object) -> MdText:
     """Untrusted text as Markdown paragraphs: line breaks kept, no heading, link or HTML possible."""
     lines = str(text or "").strip().replace("\r\n", "\n").replace("\r", "\n").split("\n")
     out = []
     for line in lines:
         escaped = _MD_BLOCK.sub(r"\\\1", line.rstrip())
         out.append(_MD_LINE_START.sub(r"\1\\\2", escaped))
-    return "\n".join(out)
+    return MdText("\n".join(out))
 
 
-def md_code(text: object, *, cell: bool = False) -> str:
+def md_code(text: object, *, cell: bool = False) -> MdText:
     """Untrusted text as an inline code span: shown exactly, never markup. In a table `cell`, a
     `|` is escaped (GFM splits cells before it reads code spans)."""
     body = " ".join(str(text or "").split())
@@ -54,14 +55,14 @@ def md_code(text: object, *, cell: bool = False) -> str:
     longest = max((len(run) for run in re.findall(r"`+", body)), default=0)
     ticks = "`" * (longest + 1)
     pad = " " if body.startswith("`") or body.endswith("`") or not body.strip() else ""
-    return f"{ticks}{pad}{body}{pad}{ticks}"
+    return MdText(f"{ticks}{pad}{body}{pad}{ticks}")
 
 
-def md_fence(text: str, language: str = "") -> str:
+def md_fence(text: str, language: str = "") -> MdText:
     """A fenced code block that no backtick run inside `text` can close early."""
     longest = max((len(run) for run in re.findall(r"`+", text)), default=0)
     fence = "`" * max(3, longest + 1)
-    return f"{fence}{language}\n{text}\n{fence}"
+    return MdText(f"{fence}{language}\n{text}\n{fence}")
 
 
 def csp_hash(text: str) -> str:
@@ -111,8 +112,15 @@ def render_docs(plan: Plan, catalog: Catalog, templates: str | None = None) -> F
     return fs
 
 
+# Controls a docs file never holds: NUL (which tools read as the end of the text) and every other
+# C0 and C1 control but tab, line feed and carriage return (ESC would drive a terminal `cat`ing
+# reference.md). One rule for every docs file, applied to the whole rendered text.
+_CONTROLS = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]")
+
+
 def _tidy(text: str, *, markdown: bool) -> str:
     """Lone surrogates (a JSON source may hold them) become U+FFFD, so the file can be UTF-8;
-    in Markdown, runs of blank lines that the templates' optional parts leave become one."""
-    text = text.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
+    the controls above are stripped; in Markdown, runs of blank lines that the templates'
+    optional parts leave become one."""
+    text = _CONTROLS.sub("", text.encode("utf-16", "surrogatepass").decode("utf-16", "replace"))
     return re.sub(r"\n{3,}", "\n\n", text) if markdown else text

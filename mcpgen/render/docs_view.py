@@ -17,7 +17,7 @@ from typing import Any
 
 from ..catalog.model import Catalog
 from ..plan.types import Plan, PromptPlan, ResourcePlan, StringParam, TemplatePlan, ToolPlan
-from .environment import pyrepr
+from .emitters import pyrepr
 from .schema_text import enum_values, object_example, type_label
 
 CALL_WIDTH = 88  # a call longer than this puts one argument per line

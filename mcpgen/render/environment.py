@@ -1,9 +1,9 @@
-"""The jinja2 environment. Untrusted text reaches generated source only through the
-`pyrepr` and `docstring` filters defined here (docs/architecture.md, "Untrusted text")."""
+"""The jinja2 environment: every `{{ }}` of a `.py` template goes through the emitter of the
+Python context it stands in (`pycontext.PythonContext`, emitters.py), and those of the HTML
+docs through autoescaping (docs/threat-model.md, "Untrusted text")."""
 
 from __future__ import annotations
 
-import math
 from importlib import resources
 from pathlib import Path
 from typing import Any
@@ -11,45 +11,9 @@ from typing import Any
 import jinja2
 
 from .. import __version__
-
-
-def pyrepr(value: Any) -> str:
-    """A Python literal for JSON-like data; refuses anything repr() would not round-trip."""
-    if value is None or isinstance(value, (bool, int)):
-        return repr(value)
-    if isinstance(value, float):
-        if math.isfinite(value):
-            return repr(value)
-        return f"float({repr(str(value))})"
-    if isinstance(value, str):
-        return repr(value)
-    if isinstance(value, (list, tuple)):
-        inner = ", ".join(pyrepr(v) for v in value)
-        return f"[{inner}]" if isinstance(value, list) else f"({inner}{',' if len(value) == 1 else ''})"
-    if isinstance(value, dict):
-        return "{" + ", ".join(f"{pyrepr(k)}: {pyrepr(v)}" for k, v in value.items()) + "}"
-    raise TypeError(f"pyrepr: unsupported type {type(value).__name__}")
-
-
-_DOC_ESCAPES = {"\\": "\\\\", '"': '\\"', "\r": "\\r", "\t": "    "}
-
-
-def docstring(text: str | None, indent: str = "") -> str:
-    """A complete triple-quoted docstring literal; every char that could end or bend it is escaped."""
-    out: list[str] = []
-    for ch in (text or "").strip():
-        if ch in _DOC_ESCAPES:
-            out.append(_DOC_ESCAPES[ch])
-        elif ch == "\n":
-            out.append("\n")
-        elif ord(ch) < 0x20 or ord(ch) == 0x7F or ch in "\x85\u2028\u2029\ufeff" or 0xD800 <= ord(ch) <= 0xDFFF:
-            out.append(f"\\u{ord(ch):04x}" if ord(ch) > 0xFF else f"\\x{ord(ch):02x}")
-        else:
-            out.append(ch)
-    body = "".join(out)
-    lines = [ln.rstrip() for ln in body.split("\n")]
-    body = ("\n" + indent).join(lines).replace("\n" + indent + "\n", "\n\n")
-    return f'"""{body}"""' if "\n" not in body else f'"""{body}\n{indent}"""'
+from . import emitters
+from .mdcontext import MarkdownContext
+from .pycontext import PythonContext
 
 
 class _BasenameLoader(jinja2.BaseLoader):
@@ -94,9 +58,12 @@ def make_environment(user_dir: str | Path | None = None, *, autoescape_html: boo
         trim_blocks=True,
         lstrip_blocks=True,
         keep_trailing_newline=True,
+        extensions=[PythonContext, MarkdownContext],
     )
-    env.filters["pyrepr"] = pyrepr
-    env.filters["docstring"] = docstring
+    env.filters["pyrepr"] = emitters.pyrepr
+    env.filters["docstring"] = emitters.docstring
+    env.filters.update(PythonContext.FILTERS)
+    env.filters.update(MarkdownContext.FILTERS)
     env.globals["mcpgen_version"] = __version__
     return env
 

@@ -17,7 +17,8 @@ from ..models.imports import import_lines
 from ..models.per_tool import ModelModule
 from ..options import Runtime, ServerOptions
 from ..plan.types import Plan
-from .client import add_model_modules, front_imports, runtime_module
+from .client import add_model_modules, code_lines, front_imports, runtime_module
+from .emitters import PyCode, code
 from .environment import make_environment, render
 from .files import HANDLERS_FILE, FileSet, ServerFiles
 from .vendor import runtime_files
@@ -39,7 +40,7 @@ STUB_PREFIX = "stub/"
 CONTRACT_RENDERED = "contract/test_contract.py"
 
 
-def base_imports(plan: Plan, models: ModelsOutput, runtime: str) -> str:
+def base_imports(plan: Plan, models: ModelsOutput, runtime: str) -> PyCode:
     """_generated/base.py's import block: what its stubs and ToolsBase use, sorted."""
     used = " ".join(t.server_returns for t in plan.tools)
     annotations = [line for line in models.client_imports if line.rsplit(" ", 1)[-1] + "." in used]
@@ -48,14 +49,16 @@ def base_imports(plan: Plan, models: ModelsOutput, runtime: str) -> str:
     support += (["CompletionHook"] if features[0] else []) + (["SubscriptionHook"] if features[1] else [])
     support += (["PromptOutput"] if plan.prompts else []) + (["ResourceOutput"] if features[1] else [])
     support += ["ToolOutput"] if any(t.mode == "none" for t in plan.tools) else []
-    return import_lines(
-        [
-            "from __future__ import annotations",
-            *annotations,
-            f"from {runtime}.support.server import {', '.join(support)}",
-            "from . import models as _models",
-            "from . import tables as _tables",
-        ]
+    return code(
+        import_lines(
+            [
+                "from __future__ import annotations",
+                *annotations,
+                f"from {runtime}.support.server import {', '.join(support)}",
+                "from . import models as _models",
+                "from . import tables as _tables",
+            ]
+        )
     )
 
 
@@ -85,7 +88,7 @@ def render_server(
         "prompts_json": plan.prompts_json,
         "resources_json": plan.resources_json,
         "templates_json": plan.templates_json,
-        "annotation_imports": models.client_imports,
+        "annotation_imports": code_lines(models.client_imports),
         "front_imports": front_imports(runtime_module(options.runtime, nested=True)),
         # Where the runtime is imported from, seen from the package and from _generated/.
         "runtime_module": runtime_module(options.runtime),
@@ -106,7 +109,13 @@ def render_server(
     handler_imports = [line for line in models.client_imports if line.rsplit(" ", 1)[-1] + "." in used]
     fs.add(
         HANDLERS_FILE,
-        render(env, "server/handlers.py.jinja", stubs=list(stubs.values()), handler_imports=handler_imports, **ctx),
+        render(
+            env,
+            "server/handlers.py.jinja",
+            stubs=[code(stub) for stub in stubs.values()],
+            handler_imports=code_lines(handler_imports),
+            **ctx,
+        ),
     )
     for method, stub in stubs.items():
         fs.add(f"{STUB_PREFIX}{method}.py", "class Handlers:\n" + stub)

@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any
 
+from ..catalog.checks import MAX_DEPTH, schema_depth
 from ..catalog.model import Catalog, Problem
 from ..catalog.snapshot import snapshot_document
 from ..runtime.core import jsonrpc
@@ -32,6 +33,10 @@ RECORDED_METHODS = ("tools/call", "prompts/get", "resources/read")
 # A cassette is a test fixture, not a log: refuse one that would fill memory.
 MAX_CASSETTE_BYTES = 64 * 1024 * 1024
 MAX_EXCHANGES = 100_000
+# How deep an exchange may nest: deeper, a line is refused before anything recurses into it.
+MAX_NESTING = 200
+# Characters JSON may hold raw in a string but that some line readers split on: written escaped.
+_LINE_BREAKING = {"\u2028": "\\u2028", "\u2029": "\\u2029", "\x85": "\\u0085"}
 
 
 # -- writing ------------------------------------------------------------------------
@@ -104,7 +109,12 @@ class CassetteWriter:
         self._line(self.redact(entry))
 
     def _line(self, value: Any) -> None:
-        self._file.write(json.dumps(value, ensure_ascii=False, sort_keys=True) + "\n")
+        """One JSON line: a raw U+2028, U+2029 or NEL can only stand inside a JSON string, where
+        its escape means the same character, so the line holds no separator but its own `\\n`."""
+        text = json.dumps(value, ensure_ascii=False, sort_keys=True)
+        for raw, escaped in _LINE_BREAKING.items():
+            text = text.replace(raw, escaped)
+        self._file.write(text + "\n")
         self._file.flush()
 
     def close(self) -> None:
@@ -138,15 +148,14 @@ def load_cassette(path: Path, catalog: Catalog | None = None) -> tuple[Cassette 
     try:
         if path.stat().st_size > MAX_CASSETTE_BYTES:
             return None, [Problem(where, f"larger than {MAX_CASSETTE_BYTES // (1024 * 1024)} MB")]
-        lines = path.read_text(encoding="utf-8").splitlines()
+        # Lines end at `\n` only (as written), never at the other separators splitlines() knows.
+        lines = [line.removesuffix("\r") for line in path.read_text(encoding="utf-8").split("\n")]
+        lines = lines[:-1] if lines and not lines[-1] else lines
     except (OSError, UnicodeDecodeError) as exc:
         return None, [Problem(where, f"cannot read: {getattr(exc, 'strerror', None) or exc}")]
     if not lines:
         return None, [Problem(where, "empty: not a cassette")]
-    try:
-        header = json.loads(lines[0])
-    except ValueError:
-        header = None
+    header, _ = _read_line(lines[0], MAX_DEPTH + 8)  # the recorded catalog: schemas' own depth limit
     if not isinstance(header, dict) or header.get("mcpgen_cassette") != FORMAT:
         return None, [Problem(where, f"line 1 is not an mcpgen cassette header (format {FORMAT})")]
     recorded, problems = catalog_from_document(header.get("catalog"), f"{where} (recorded catalog)")
@@ -161,9 +170,10 @@ def load_cassette(path: Path, catalog: Catalog | None = None) -> tuple[Cassette 
     for number, text in enumerate(lines[1:], start=2):
         if not text.strip():
             continue
-        exchange = _exchange(text, number)
+        entry, why = _read_line(text)
+        exchange = _exchange(entry, number)
         if exchange is None:
-            problems.append(Problem(where, f"line {number}: not a recorded exchange"))
+            problems.append(Problem(where, f"line {number}: {why or 'not a recorded exchange'}"))
             continue
         cassette.exchanges.append(exchange)
     if catalog is not None:
@@ -172,11 +182,19 @@ def load_cassette(path: Path, catalog: Catalog | None = None) -> tuple[Cassette 
     return (None if problems else cassette), problems
 
 
-def _exchange(text: str, number: int) -> Exchange | None:
+def _read_line(text: str, limit: int = MAX_NESTING) -> tuple[Any, str | None]:
+    """One line's JSON value, or (None, why not): not JSON, or nested deeper than MAX_NESTING
+    (the parser's own recursion limit is a ValueError there, never a RecursionError)."""
     try:
-        entry = json.loads(text)
-    except ValueError:
-        return None
+        value = jsonrpc.stdlib_decode(text)
+    except ValueError as exc:
+        return None, "not JSON" if "nested" not in str(exc) else f"nested deeper than {limit} levels"
+    if schema_depth(value, limit) > limit:
+        return None, f"nested deeper than {limit} levels"
+    return value, None
+
+
+def _exchange(entry: Any, number: int) -> Exchange | None:
     if not isinstance(entry, dict) or entry.get("method") not in RECORDED_METHODS:
         return None
     params = entry.get("params")
