@@ -16,6 +16,7 @@ import sys
 import webbrowser
 from collections.abc import Callable
 from typing import Protocol, TextIO
+from urllib.parse import parse_qs, urlsplit
 
 from ...core.errors import AuthError
 
@@ -44,6 +45,7 @@ class LoopbackBrowser:
         self._open = open_url or webbrowser.open
         self._server: asyncio.Server | None = None
         self._arrived: asyncio.Future[str] | None = None
+        self._state: str | None = None  # the login's state: a redirect without it is not this login's
 
     async def redirect_uri(self) -> str:
         if self._server is None:
@@ -57,6 +59,12 @@ class LoopbackBrowser:
             line = await asyncio.wait_for(reader.readline(), 10.0)
             parts = line[:_MAX_REQUEST].decode("latin-1").split()
             if len(parts) >= 2 and parts[0] == "GET" and parts[1].split("?")[0] == _CALLBACK_PATH:
+                if not self._ours(parts[1]):
+                    # Anything on this machine can reach the port: a forged redirect is turned
+                    # away and the login keeps waiting for the real one.
+                    writer.write(b"HTTP/1.1 400 Bad Request\r\ncontent-length: 0\r\nconnection: close\r\n\r\n")
+                    await writer.drain()
+                    return
                 writer.write(_PAGE)
                 if self._arrived is not None and not self._arrived.done():
                     self._arrived.set_result(f"http://127.0.0.1:{self._port}{parts[1]}")
@@ -68,9 +76,16 @@ class LoopbackBrowser:
         finally:
             writer.close()
 
+    def _ours(self, target: str) -> bool:
+        """The redirect carries the state of the authorization URL this listener was given."""
+        states = parse_qs(urlsplit(target).query).get("state", [])
+        return self._state is not None and states == [self._state]
+
     async def authorize(self, authorization_url: str) -> str:
         await self.redirect_uri()
         assert self._arrived is not None
+        states = parse_qs(urlsplit(authorization_url).query).get("state", [])
+        self._state = states[0] if len(states) == 1 else None
         print(f"Opening the browser to log in; if it does not open, visit:\n  {authorization_url}", file=sys.stderr)
         with contextlib.suppress(Exception):
             self._open(authorization_url)

@@ -28,7 +28,9 @@ from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any, Literal
 from urllib.parse import parse_qs, quote, urlencode, urlsplit
 
+from ...core.binding import Binding, may_send
 from ...core.errors import AuthError
+from ...core.redaction import scrub
 from ...transports import guard
 from .authorizers import Authorizer, LoopbackBrowser
 from .challenge import Challenge, parse_challenge
@@ -41,7 +43,7 @@ from .discovery import (
     legacy_server_metadata,
 )
 from .store import TokenStore, default_store, refresh_lock
-from .tokens import Client, Login, Tokens
+from .tokens import Client, Login, Tokens, bounded_seconds
 
 if TYPE_CHECKING:
     import httpx
@@ -74,6 +76,7 @@ class OAuth:
         interactive: bool = True,
         max_step_ups: int = 2,
         timeout: float = 30.0,
+        issuer: str | None = None,
     ) -> None:
         """
         grant: "authorization_code" (a user logs in), "device_code" (a user logs in on another
@@ -88,6 +91,9 @@ class OAuth:
         store: where logins are kept; None: the OS keyring, else a 0600 file (see store.py).
         interactive: False: never start a login that needs a user (stored logins and refresh only).
         max_step_ups: how many times one connection asks for a wider scope on insufficient_scope.
+        issuer: the authorization server this client belongs to (MCPGEN_OAUTH_ISSUER): every
+            credential goes to it only, and a server naming another is refused (binding.py).
+            None: whichever authorization server the MCP server's own origin names.
         """
         self.grant = grant
         self.client_id = client_id
@@ -101,6 +107,7 @@ class OAuth:
         self.authorizer = authorizer
         self.interactive = interactive
         self.max_step_ups = max_step_ups
+        self.issuer = issuer
         self._store = store
         self._timeout = timeout
         self._logins: dict[str, Login] = {}
@@ -126,7 +133,10 @@ class OAuth:
             if login.tokens.expiring():
                 await self._refresh(login)
             tokens = login.tokens
-            return f"Bearer {tokens.access_token}" if tokens is not None else None
+            if tokens is None:
+                return None
+            may_send("the access token", resource, Binding(resource, bound_to=login.resource))
+            return f"Bearer {tokens.access_token}"
 
     async def challenged(self, resource_url: str, status: int, www_authenticate: str) -> bool:
         challenge = parse_challenge(status, www_authenticate)
@@ -138,8 +148,11 @@ class OAuth:
                 if self._step_ups > self.max_step_ups:
                     log.warning("the server still wants a wider scope after %d step-ups: giving up", self.max_step_ups)
                     return False
-            await self.login(resource_url, challenge)
-            return True
+            kept = self._current(canonical_resource(resource_url))
+            refused = kept.tokens.access_token if kept is not None and kept.tokens is not None else None
+            login = await self.login(resource_url, challenge)
+            # The same token again would only be refused again: no retry with it.
+            return login.tokens is not None and login.tokens.access_token != refused
 
     # -- logging in ------------------------------------------------------------------
 
@@ -149,21 +162,26 @@ class OAuth:
         resource = canonical_resource(resource_url)
         async with self._http() as http:
             protected = await discover_resource(http, resource_url, challenge.resource_metadata)
-            metadata = await self._server_metadata(http, resource_url, protected)
+            metadata, named_by = await self._server_metadata(http, resource_url, protected)
             previous = self._current(resource)
             if previous is not None and previous.issuer != metadata.issuer:
                 previous = None  # the server moved to another authorization server: nothing carries over
+            # A stored registration belongs to the issuer it was made with; a configured client to
+            # the configured issuer, else to whichever the server's own origin named (binding.py).
+            stored = previous.issuer if previous is not None and previous.client is not None else None
+            binding = Binding(resource, bound_to=self.issuer or stored, named_by=named_by)
             target = protected.resource if protected and protected.resource else resource
             scope = self._scope(challenge, protected, metadata, previous)
             login = Login(resource=resource, issuer=metadata.issuer, client=previous.client if previous else None)
             if previous is not None and challenge.status == 401 and previous.tokens and previous.tokens.refresh_token:
                 # The token was refused before its time (revoked, or the server's clock): a refresh
                 # needs no user. Its scope stays what was granted.
+                refused = previous.tokens.access_token
                 previous.tokens.expires_at = 0.0
-                await self._refresh(previous)
-                if previous.tokens is not None:
+                await self._refresh(previous, refused=refused)
+                if previous.tokens is not None and previous.tokens.access_token != refused:
                     return previous
-            tokens = await self._obtain(http, metadata, login, target, scope)
+            tokens = await self._obtain(http, metadata, login, target, scope, binding)
             login.tokens = tokens
             login.scope = scope
             self._save(login)
@@ -201,37 +219,56 @@ class OAuth:
 
     async def _server_metadata(
         self, http: httpx.AsyncClient, resource_url: str, protected: ResourceMetadata | None
-    ) -> ServerMetadata:
+    ) -> tuple[ServerMetadata, str | None]:
+        """The authorization server to log in with, and the URL of the document that named it."""
+        resource = canonical_resource(resource_url)
         if protected is not None:
-            if not protected.authorization_servers:
+            servers = protected.authorization_servers
+            if not servers:
                 raise AuthError("the protected resource metadata names no authorization server")
-            issuer = protected.authorization_servers[0]
+            issuer = self.issuer if self.issuer in servers else servers[0]
+            if self.issuer is not None:
+                may_send("the client's credentials", issuer, Binding(resource, bound_to=self.issuer))
             found = await discover_server(http, issuer)
             if found is None:
                 raise AuthError(f"no authorization server metadata found for {issuer[:200]!r}")
-            return found
+            return found, protected.url
+        if self.issuer is not None:  # no metadata: the configured authorization server is the one
+            return await self._metadata_for(http, self.issuer), None
         # 2025-03-26 servers: no resource metadata; the MCP server's origin is the authorization server.
         legacy = legacy_server_metadata(resource_url)
         found = await discover_server(http, legacy.issuer)
-        return found or legacy
+        return found or legacy, resource_url
 
     async def _obtain(
-        self, http: httpx.AsyncClient, metadata: ServerMetadata, login: Login, resource: str, scope: str | None
+        self,
+        http: httpx.AsyncClient,
+        metadata: ServerMetadata,
+        login: Login,
+        resource: str,
+        scope: str | None,
+        binding: Binding,
     ) -> Tokens:
         if self.grant == "client_credentials":
             login.client = self._configured_client(metadata)
             body = {"grant_type": "client_credentials", "resource": resource}
             if scope:
                 body["scope"] = scope
-            return await self._token_request(http, metadata, login.client, body)
+            return await self._token_request(http, metadata, login.client, body, binding)
         if not self.interactive:
             raise AuthError(f"not logged in to {login.resource[:200]} (run: mcpgen login {login.resource[:200]})")
         if self.grant == "device_code":
-            return await self._device_flow(http, metadata, login, resource, scope)
-        return await self._code_flow(http, metadata, login, resource, scope)
+            return await self._device_flow(http, metadata, login, resource, scope, binding)
+        return await self._code_flow(http, metadata, login, resource, scope, binding)
 
     async def _code_flow(
-        self, http: httpx.AsyncClient, metadata: ServerMetadata, login: Login, resource: str, scope: str | None
+        self,
+        http: httpx.AsyncClient,
+        metadata: ServerMetadata,
+        login: Login,
+        resource: str,
+        scope: str | None,
+        binding: Binding,
     ) -> Tokens:
         # Looked up by name: authlib ships no type information, and a vendored copy of this
         # runtime is type-checked with the user's mypy settings, which know nothing of authlib.
@@ -240,9 +277,10 @@ class OAuth:
 
         if metadata.authorization_endpoint is None:
             raise AuthError(f"the authorization server {metadata.issuer[:200]!r} names no authorization_endpoint")
+        check_pkce(metadata)
         authorizer = self.authorizer or LoopbackBrowser()
         redirect_uri = await authorizer.redirect_uri()
-        client = await self._client_for(http, metadata, login, redirect_uri)
+        client = await self._client_for(http, metadata, login, redirect_uri, binding)
         login.client = client
         verifier: str = security.generate_token(64)
         state: str = security.generate_token(32)
@@ -267,7 +305,7 @@ class OAuth:
             "code_verifier": verifier,
             "resource": resource,
         }
-        return await self._token_request(http, metadata, client, body)
+        return await self._token_request(http, metadata, client, body, binding)
 
     def _code_from(self, callback: str, state: str, metadata: ServerMetadata) -> str:
         params = {k: v[0] for k, v in parse_qs(urlsplit(callback).query).items() if v}
@@ -289,29 +327,36 @@ class OAuth:
         return code
 
     async def _device_flow(
-        self, http: httpx.AsyncClient, metadata: ServerMetadata, login: Login, resource: str, scope: str | None
+        self,
+        http: httpx.AsyncClient,
+        metadata: ServerMetadata,
+        login: Login,
+        resource: str,
+        scope: str | None,
+        binding: Binding,
     ) -> Tokens:
         import sys
 
         endpoint = metadata.device_authorization_endpoint
         if endpoint is None:
             raise AuthError(f"the authorization server {metadata.issuer[:200]!r} offers no device authorization")
-        client = await self._client_for(http, metadata, login, None)
+        client = await self._client_for(http, metadata, login, None, binding)
         login.client = client
         body = {"client_id": client.client_id, "resource": resource, **({"scope": scope} if scope else {})}
-        status, answer = await self._post(http, endpoint, self._authenticate(client, metadata, body))
+        status, answer = await self._post(http, endpoint, self._authenticate(client, metadata, body, binding))
         device_code, user_code = answer.get("device_code"), answer.get("user_code")
         if status != 200 or not isinstance(device_code, str) or not isinstance(user_code, str):
             raise AuthError(f"the device authorization request failed: {_error_of(status, answer)}")
         uri = answer.get("verification_uri_complete") or answer.get("verification_uri")
         print(f"To log in, visit {str(uri)[:500]} and enter the code {user_code[:64]}", file=sys.stderr, flush=True)
-        interval = float(answer.get("interval") or 5)
-        deadline = time.monotonic() + float(answer.get("expires_in") or 600)
+        # Both numbers are the server's: bounded, so that NaN or 1e400 neither spins nor waits forever.
+        interval = max(1.0, bounded_seconds(answer.get("interval"), 5.0, ceiling=60.0))
+        deadline = time.monotonic() + bounded_seconds(answer.get("expires_in"), 600.0, ceiling=1800.0)
         while time.monotonic() < deadline:
             await asyncio.sleep(interval)
             grant = {"grant_type": _DEVICE_GRANT, "device_code": device_code, "resource": resource}
             status, answer = await self._post(
-                http, metadata.token_endpoint, self._authenticate(client, metadata, grant)
+                http, metadata.token_endpoint, self._authenticate(client, metadata, grant, binding)
             )
             if status == 200:
                 return Tokens.from_response(answer)
@@ -341,7 +386,12 @@ class OAuth:
         return Client(self.client_id, self.client_secret, method)
 
     async def _client_for(
-        self, http: httpx.AsyncClient, metadata: ServerMetadata, login: Login, redirect_uri: str | None
+        self,
+        http: httpx.AsyncClient,
+        metadata: ServerMetadata,
+        login: Login,
+        redirect_uri: str | None,
+        binding: Binding,
     ) -> Client:
         if self.client_id is not None:
             return self._configured_client(metadata)
@@ -354,11 +404,14 @@ class OAuth:
                 f"the authorization server {metadata.issuer[:200]!r} offers no registration:"
                 " pass a pre-registered client_id"
             )
-        return await self._register(http, metadata, redirect_uri)
+        return await self._register(http, metadata, redirect_uri, binding)
 
-    async def _register(self, http: httpx.AsyncClient, metadata: ServerMetadata, redirect_uri: str | None) -> Client:
+    async def _register(
+        self, http: httpx.AsyncClient, metadata: ServerMetadata, redirect_uri: str | None, binding: Binding
+    ) -> Client:
         """Dynamic client registration (RFC 7591)."""
         assert metadata.registration_endpoint is not None
+        may_send("a client registration request", metadata.issuer, binding)
         supported = metadata.token_endpoint_auth_methods_supported
         method = "none"
         if supported:
@@ -394,8 +447,13 @@ class OAuth:
             granted = method if method != "none" or not isinstance(secret, str) else "client_secret_basic"
         return Client(client_id, secret if isinstance(secret, str) else None, granted)
 
-    def _authenticate(self, client: Client, metadata: ServerMetadata, body: dict[str, str]) -> _Request:
-        """The token request's body and headers, with the client authenticated its way."""
+    def _authenticate(
+        self, client: Client, metadata: ServerMetadata, body: dict[str, str], binding: Binding
+    ) -> _Request:
+        """The token request's body and headers, with the client authenticated its way: every
+        request that carries a client credential or a token to an authorization server is made
+        here, after the binding rule let it go there."""
+        may_send(_what(client, body), metadata.issuer, binding)
         headers: dict[str, str] = {}
         form = dict(body)
         method = client.token_endpoint_auth_method
@@ -445,13 +503,16 @@ class OAuth:
         metadata: ServerMetadata,
         client: Client,
         body: dict[str, str],
+        binding: Binding,
         previous: Tokens | None = None,
     ) -> Tokens:
-        status, answer = await self._post(http, metadata.token_endpoint, self._authenticate(client, metadata, body))
+        request = self._authenticate(client, metadata, body, binding)
+        status, answer = await self._post(http, metadata.token_endpoint, request)
         if status != 200:
-            # A hostile server may echo what it was sent: no secret of the request in the message.
-            secrets = [body.get(k) for k in ("refresh_token", "code", "code_verifier", "client_assertion")]
-            message = _scrub(_error_of(status, answer), [*secrets, client.client_secret])
+            # A hostile server may echo what it was sent, in any encoding: no secret of the request
+            # in the message (the one scrubber, core/redaction.py).
+            secrets = [request.form.get(k) for k in ("refresh_token", "code", "code_verifier", "client_assertion")]
+            message = scrub(_error_of(status, answer), [*secrets, client.client_secret])
             raise AuthError(f"the token request ({body['grant_type']}) failed: {message}")
         try:
             return Tokens.from_response(answer, previous)
@@ -472,14 +533,23 @@ class OAuth:
         except Exception as exc:
             raise AuthError(f"the request to {url[:200]} failed: {type(exc).__name__}") from None
 
-    async def _refresh(self, login: Login) -> None:
+    async def _refresh(self, login: Login, refused: str | None = None) -> None:
         """Refresh login's tokens, one process at a time: whoever waited on the lock takes the
-        tokens the holder stored instead of redeeming the (now spent) refresh token again."""
+        tokens the holder stored instead of redeeming the (now spent) refresh token again.
+
+        refused: the access token the server just refused (revoked before its expiry): the
+        stored copy is taken only when it holds another token, never that one again."""
         with_lock = refresh_lock(login.resource)
         await asyncio.to_thread(with_lock.__enter__)
         try:
             stored = self.store.load(login.resource)
-            if stored is not None and stored.tokens is not None and not stored.tokens.expiring():
+            if (
+                stored is not None
+                and stored.tokens is not None
+                and stored.issuer == login.issuer
+                and not stored.tokens.expiring()
+                and stored.tokens.access_token not in (refused, None)
+            ):
                 self._logins[login.resource] = stored
                 login.tokens, login.client, login.scope = stored.tokens, stored.client, stored.scope
                 return
@@ -495,8 +565,10 @@ class OAuth:
                         "refresh_token": tokens.refresh_token,
                         "resource": login.resource,
                     }
-                    # No scope: a refresh keeps what was granted (RFC 6749 §6).
-                    login.tokens = await self._token_request(http, metadata, login.client, body, tokens)
+                    # No scope: a refresh keeps what was granted (RFC 6749 §6). The refresh token
+                    # and the client's registration go to the issuer they came from, only.
+                    binding = Binding(login.resource, bound_to=self.issuer or login.issuer)
+                    login.tokens = await self._token_request(http, metadata, login.client, body, binding, tokens)
                     log.info("refreshed the access token for %s", login.resource)
             except AuthError as exc:
                 log.warning("refreshing the token for %s failed: %s", login.resource, exc)
@@ -515,9 +587,13 @@ class OAuth:
     # -- kept logins -----------------------------------------------------------------------
 
     def _current(self, resource: str) -> Login | None:
+        """The login kept for resource; one stored for another resource, or (with a configured
+        issuer) from another authorization server, is not this one's (binding.py)."""
         login = self._logins.get(resource)
         if login is None and resource not in self._absent:
             login = self.store.load(resource)
+            if login is not None and (login.resource != resource or self.issuer not in (None, login.issuer)):
+                login = None
             if login is not None:
                 self._logins[resource] = login
             else:
@@ -551,15 +627,16 @@ class OAuth:
             if endpoint is None:
                 return False
             pairs = [(tokens.refresh_token, "refresh_token"), (tokens.access_token, "access_token")]
+            binding = Binding(login.resource, bound_to=self.issuer or login.issuer)
             for token, hint in pairs:
                 if not token:
                     continue
                 body = {"token": token, "token_type_hint": hint}
-                status, answer = await self._post(http, endpoint, self._authenticate(client, metadata, body))
+                status, answer = await self._post(http, endpoint, self._authenticate(client, metadata, body, binding))
                 if hint == "access_token" and answer.get("error") == "unsupported_token_type":
                     continue  # a self-contained (JWT) access token cannot be revoked: it just expires
                 if status != 200:  # 200 also for a token that was already invalid (RFC 7009 §2.2)
-                    message = _scrub(_error_of(status, answer), [token, client.client_secret])
+                    message = scrub(_error_of(status, answer), [token, client.client_secret])
                     raise AuthError(f"revoking the {hint.replace('_', ' ')} failed: {message}")
             return True
 
@@ -600,11 +677,26 @@ def _json_object(body: bytes) -> dict[str, Any]:
     return data if isinstance(data, dict) else {}
 
 
-def _scrub(text: str, secrets: list[str | None]) -> str:
-    for secret in secrets:
-        if secret:
-            text = text.replace(secret, "[redacted]")
-    return text
+def _what(client: Client, body: dict[str, str]) -> str:
+    """The credential a request carries, as a refusal names it."""
+    if "refresh_token" in body:
+        return "the refresh token"
+    if "token" in body:
+        return f"the {body.get('token_type_hint', 'token').replace('_', ' ')}"
+    if client.token_endpoint_auth_method == "private_key_jwt":
+        return "the client's signed assertion"
+    return "the client secret" if client.client_secret else "the client id"
+
+
+def check_pkce(metadata: ServerMetadata) -> None:
+    """OAuth 2.1 and the MCP spec: no login without PKCE, and S256 listed in the metadata (a
+    server that lists nothing may ignore the challenge, and the code is then stealable). The
+    2025-03-26 fallback with no metadata document at all has only the spec's word for it."""
+    if metadata.raw and "S256" not in (metadata.code_challenge_methods_supported or []):
+        raise AuthError(
+            f"the authorization server {metadata.issuer[:200]!r} does not list S256 in"
+            " code_challenge_methods_supported: refusing to log in without PKCE"
+        )
 
 
 def _error_of(status: int, answer: dict[str, Any]) -> str:

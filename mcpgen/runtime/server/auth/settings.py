@@ -15,6 +15,8 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
+from ...core.binding import Binding, may_send
+from ...core.errors import AuthError
 from .info import is_scope_token
 
 # Asymmetric signatures only: a shared-secret (HS*) or unsigned ("none") token is never accepted.
@@ -138,6 +140,8 @@ def _settings(raw: dict[str, tuple[Any, str]]) -> AuthSettings:
         raise SystemExit(
             "introspection needs this server's credentials: --auth-client-id and MCPGEN_AUTH_CLIENT_SECRET"
         )
+    if introspection_url:
+        _bound_to_issuer(introspection_url, issuer)
     algorithms = words("algorithms") or DEFAULT_ALGORITHMS
     refused = [a for a in algorithms if a not in ALLOWED_ALGORITHMS]
     if refused:
@@ -164,6 +168,14 @@ def _settings(raw: dict[str, tuple[Any, str]]) -> AuthSettings:
         algorithms=algorithms,
         leeway=leeway,
     )
+
+
+def _bound_to_issuer(introspection_url: str, issuer: str) -> None:
+    """This server's client secret goes to its issuer's origin only (core/binding.py, rule 3)."""
+    try:
+        may_send("the introspection client secret", introspection_url, Binding(issuer, named_by=introspection_url))
+    except AuthError as exc:
+        raise SystemExit(str(exc)) from None
 
 
 def _url(value: str | None, source: str) -> str:

@@ -66,12 +66,13 @@ def test_discovery_urls_follow_the_specs_order() -> None:
 
 def test_metadata_for_another_server_or_issuer_is_refused() -> None:
     check_resource("https://h/mcp", "https://h/mcp")
-    check_resource("https://h/mcp", "https://h/")
-    with pytest.raises(AuthError):
-        check_resource("https://h/mcp", "https://evil.example/mcp")
-    with pytest.raises(AuthError):
-        check_resource("https://h/mcp", "https://h/other")
-    with pytest.raises(AuthError):
+    check_resource("https://H/mcp/", "https://h/mcp")
+    # RFC 9728 §3.3: the resource is this server's URL exactly; a parent, a missing one or another
+    # origin's is refused.
+    for named in ("https://h/", "https://h", None, "https://evil.example/mcp", "https://h/other", "http://h/mcp"):
+        with pytest.raises(AuthError, match="protected resource metadata names"):
+            check_resource("https://h/mcp", named)
+    with pytest.raises(AuthError, match="names the issuer"):
         parse_server_metadata({"issuer": "https://evil", "token_endpoint": "https://evil/t"}, "https://as")
 
 
