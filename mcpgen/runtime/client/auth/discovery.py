@@ -153,17 +153,23 @@ async def discover_resource(
             scopes_supported=_strings(data.get("scopes_supported")),
             url=url,
         )
-        check_resource(server_url, metadata.resource)
+        check_resource(server_url, metadata.resource, url)
         return metadata
     return None
 
 
-def check_resource(server_url: str, named: str | None) -> None:
-    """The metadata's `resource` must be this server (RFC 9728 §3.3): its canonical URL exactly
-    (a trailing slash aside). A missing one, a parent URL or another server's could be metadata
-    written for another resource: its tokens would be another server's too."""
-    ours = canonical_resource(server_url)
-    if named is not None and canonical_resource(named).rstrip("/") == ours.rstrip("/"):
+def check_resource(server_url: str, named: str | None, fetched_from: str | None = None) -> None:
+    """The metadata's `resource` must be the identifier its URL was made from (RFC 9728 §3.3):
+    this server's canonical URL exactly (a trailing slash aside), or, for the root well-known URL
+    only, the server's origin. A missing one, any other parent URL or another server's could be
+    metadata written for another resource: its tokens would be another server's too."""
+    ours = canonical_resource(server_url).rstrip("/")
+    allowed = {ours}
+    parts = urlsplit(server_url)
+    root = f"{parts.scheme}://{parts.netloc}"
+    if fetched_from == f"{root}/.well-known/oauth-protected-resource":
+        allowed.add(canonical_resource(root).rstrip("/"))
+    if named is not None and canonical_resource(named).rstrip("/") in allowed:
         return
     shown = "no resource" if named is None else f"the resource {named[:200]!r}"
     raise AuthError(f"the protected resource metadata names {shown}, not {ours[:200]!r}: refusing to log in to it")
