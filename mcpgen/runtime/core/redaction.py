@@ -1,7 +1,7 @@
 """The one scrubber for text that may carry a secret: error messages, log lines, `auth status`,
 cassettes. A hostile peer that is sent a secret may echo it back in any encoding, so a secret is
 looked for in every form it can take on the way: raw, percent-encoded (both `quote` flavours),
-base64 (standard and URL-safe, at every alignment, as inside a `Basic` header), JSON-escaped,
+base64 of either (standard and URL-safe, at every alignment, as inside a `Basic` header), JSON-escaped,
 and cut short (a prefix or a suffix of at least half of it, and at least 8 characters).
 
 Secrets shorter than 4 characters are no secret and would mangle the text (`1`, `UTC`).
@@ -41,7 +41,8 @@ def secret_forms(secret: str) -> set[str]:
     raw = secret.encode("utf-8")
     forms = {secret, quote(secret, safe=""), quote_plus(secret, safe=""), quote(secret), json.dumps(secret)[1:-1]}
     forms |= {json.dumps(secret, ensure_ascii=False)[1:-1]}
-    forms |= _base64_forms(raw)
+    for text in (raw, quote(secret, safe="").encode(), quote_plus(secret, safe="").encode()):
+        forms |= _base64_forms(text)  # a Basic header percent-encodes before it base64-encodes
     return {f for f in forms if len(f) >= MIN_SECRET}
 
 
