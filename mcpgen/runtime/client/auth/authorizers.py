@@ -13,6 +13,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import sys
+import threading
 import webbrowser
 from collections.abc import Callable
 from typing import Protocol, TextIO
@@ -124,7 +125,33 @@ class PasteBack:
         out = self._out or sys.stderr
         print(f"Open this URL in a browser and log in:\n  {authorization_url}", file=out)
         print("Then paste the full URL the browser was sent to:", file=out, flush=True)
-        pasted = str(await asyncio.to_thread(self._read)).strip()
+        pasted = str(await _read_in_daemon(self._read)).strip()
         if not pasted:
             raise AuthError("no redirect URL was pasted")
         return pasted
+
+
+async def _read_in_daemon(read: Callable[[], str]) -> str:
+    """read() in a daemon thread: a login given up on (its deadline passed) must not keep the
+    process waiting for a line nobody will type, as a thread of asyncio's executor would."""
+    loop = asyncio.get_running_loop()
+    arrived: asyncio.Future[str] = loop.create_future()
+
+    def settle(line: str | None, error: BaseException | None) -> None:
+        if arrived.done():
+            return
+        if error is not None:
+            arrived.set_exception(error)
+        else:
+            arrived.set_result(line or "")
+
+    def run() -> None:
+        try:
+            line, error = read(), None
+        except Exception as exc:  # handed to the waiting login
+            line, error = None, exc
+        with contextlib.suppress(RuntimeError):  # the loop is gone: nobody waits any more
+            loop.call_soon_threadsafe(settle, line, error)
+
+    threading.Thread(target=run, name="mcpgen-paste-back", daemon=True).start()
+    return await arrived

@@ -11,7 +11,11 @@ header, introspection) is sent where it must not go, and must not arrive there i
 from __future__ import annotations
 
 import asyncio
+import os
+import subprocess
+import sys
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import httpx
@@ -238,3 +242,61 @@ def test_a_refresh_goes_to_the_issuer_the_token_came_from_only(honest: Peer, hos
             asyncio.run(via_challenge(oauth, resource))
     assert not hostile.saw(SECRET)
     assert not [r for r in hostile.posts() if "refresh_token" in r.body]
+
+
+# -- the reported instance: `mcpgen client --url <hostile>` in CI ----------------------------
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("pinned", [True, False])
+def test_mcpgen_client_in_ci_never_sends_the_secret_to_the_hostile_authorization_server(
+    pinned: bool, honest: Peer, hostile: Peer, tmp_path: Path
+) -> None:
+    env = {**os.environ, "MCPGEN_OAUTH_CLIENT_ID": "ci", "MCPGEN_OAUTH_CLIENT_SECRET": SECRET}
+    env.update(MCPGEN_CONFIG_DIR=str(tmp_path / "config"), MCPGEN_TOKEN_STORE="file")
+    if pinned:  # the server's own metadata names the hostile server: refused, naming both
+        env["MCPGEN_OAUTH_ISSUER"] = honest.url
+        steer: dict[str, Any] = {"names": hostile.url}
+    else:  # the challenge names metadata elsewhere that names the hostile server: not followed
+        steer = {"names": honest.url}
+    with foreign_metadata(hostile.url, "placeholder") as elsewhere, mcp_server(**steer) as mcp:
+        elsewhere_url = f"{elsewhere.url}/.well-known/oauth-protected-resource"
+        mcp.settings["challenge_metadata"] = None if pinned else elsewhere_url
+        done = subprocess.run(
+            [sys.executable, "-m", "mcpgen.cli", "client", "--url", f"{mcp.url}/mcp", "-o", str(tmp_path / "out")],
+            capture_output=True,
+            text=True,
+            env=env,
+            timeout=120,
+        )
+    assert done.returncode != 0
+    assert SECRET not in done.stderr + done.stdout
+    if pinned:
+        assert f"it belongs to {honest.url!r}" in done.stderr and hostile.url in done.stderr, done.stderr
+    else:
+        assert elsewhere.seen == []
+        assert honest.saw(SECRET)  # the server's own origin named the honest one: it got the login
+    _nothing_reached(hostile)
+
+
+# -- the resource server's own credentials ---------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "introspection",
+    ["https://evil.example/introspect", "https://auth.example.com:8443/i", "http://127.0.0.1:9/introspect"],
+)
+def test_the_introspection_secret_goes_to_the_issuers_origin_only(introspection: str) -> None:
+    import argparse
+
+    from mcpgen.runtime.server.auth.settings import add_auth_arguments, auth_from_args
+
+    parser = argparse.ArgumentParser()
+    add_auth_arguments(parser)
+    argv = ["--auth-issuer", "https://auth.example.com", "--auth-resource", "https://mcp.example.com/mcp"]
+    argv += ["--auth-introspection-url", introspection, "--auth-client-id", "rs"]
+    with pytest.raises(SystemExit, match="refusing to send the introspection client secret"):
+        auth_from_args(parser.parse_args(argv), {"MCPGEN_AUTH_CLIENT_SECRET": SECRET}, None)
+    argv[-3] = "https://auth.example.com/oauth/introspect"
+    settings = auth_from_args(parser.parse_args(argv), {"MCPGEN_AUTH_CLIENT_SECRET": SECRET}, None)
+    assert settings is not None and settings.introspection_url == "https://auth.example.com/oauth/introspect"
