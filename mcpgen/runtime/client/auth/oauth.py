@@ -10,7 +10,8 @@ the wider scope, a bounded number of times. A token close to its expiry is refre
 one process at a time (store.refresh_lock).
 
 PKCE and state come from authlib, the client assertion is signed by joserfc; the HTTP exchanges
-are plain httpx, with no redirects followed and every answer read under a size cap.
+are plain httpx, with no redirects followed and every answer read under a size cap
+(endpoints.py). Every credential passes the binding rule first (core/binding.py).
 
 Secrets (tokens, client secrets, codes) are never logged and never put in an exception message.
 """
@@ -18,20 +19,16 @@ Secrets (tokens, client secrets, codes) are never logged and never put in an exc
 from __future__ import annotations
 
 import asyncio
-import base64
 import importlib
-import json
 import logging
 import time
-import uuid
 from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING, Any, Literal
-from urllib.parse import parse_qs, quote, urlencode, urlsplit
+from typing import TYPE_CHECKING, Literal
+from urllib.parse import parse_qs, urlencode, urlsplit
 
 from ...core.binding import Binding, may_send
 from ...core.errors import AuthError
 from ...core.redaction import scrub
-from ...transports import guard
 from .authorizers import Authorizer, LoopbackBrowser
 from .challenge import Challenge, parse_challenge
 from .discovery import (
@@ -42,6 +39,7 @@ from .discovery import (
     discover_server,
     legacy_server_metadata,
 )
+from .endpoints import FormRequest, Signer, authenticate, check_pkce, error_of, post_form, register
 from .store import TokenStore, default_store, refresh_lock
 from .tokens import Client, Login, Tokens, bounded_seconds
 
@@ -51,8 +49,6 @@ if TYPE_CHECKING:
 log = logging.getLogger("mcpgen.runtime.auth")
 
 Grant = Literal["authorization_code", "client_credentials", "device_code"]
-_MAX_ANSWER = 1024 * 1024
-_JWT_BEARER = "urn:ietf:params:oauth:client-assertion-type:jwt-bearer"
 _DEVICE_GRANT = "urn:ietf:params:oauth:grant-type:device_code"
 
 
@@ -343,10 +339,10 @@ class OAuth:
         client = await self._client_for(http, metadata, login, None, binding)
         login.client = client
         body = {"client_id": client.client_id, "resource": resource, **({"scope": scope} if scope else {})}
-        status, answer = await self._post(http, endpoint, self._authenticate(client, metadata, body, binding))
+        status, answer = await post_form(http, endpoint, self._authenticate(client, metadata, body, binding))
         device_code, user_code = answer.get("device_code"), answer.get("user_code")
         if status != 200 or not isinstance(device_code, str) or not isinstance(user_code, str):
-            raise AuthError(f"the device authorization request failed: {_error_of(status, answer)}")
+            raise AuthError(f"the device authorization request failed: {error_of(status, answer)}")
         uri = answer.get("verification_uri_complete") or answer.get("verification_uri")
         print(f"To log in, visit {str(uri)[:500]} and enter the code {user_code[:64]}", file=sys.stderr, flush=True)
         # Both numbers are the server's: bounded, so that NaN or 1e400 neither spins nor waits forever.
@@ -355,7 +351,7 @@ class OAuth:
         while time.monotonic() < deadline:
             await asyncio.sleep(interval)
             grant = {"grant_type": _DEVICE_GRANT, "device_code": device_code, "resource": resource}
-            status, answer = await self._post(
+            status, answer = await post_form(
                 http, metadata.token_endpoint, self._authenticate(client, metadata, grant, binding)
             )
             if status == 200:
@@ -364,7 +360,7 @@ class OAuth:
             if error == "slow_down":
                 interval += 5
             elif error != "authorization_pending":
-                raise AuthError(f"the device login failed: {_error_of(status, answer)}")
+                raise AuthError(f"the device login failed: {error_of(status, answer)}")
         raise AuthError("the device login expired before it was approved")
 
     # -- the client ----------------------------------------------------------------------
@@ -404,96 +400,12 @@ class OAuth:
                 f"the authorization server {metadata.issuer[:200]!r} offers no registration:"
                 " pass a pre-registered client_id"
             )
-        return await self._register(http, metadata, redirect_uri, binding)
-
-    async def _register(
-        self, http: httpx.AsyncClient, metadata: ServerMetadata, redirect_uri: str | None, binding: Binding
-    ) -> Client:
-        """Dynamic client registration (RFC 7591)."""
-        assert metadata.registration_endpoint is not None
-        may_send("a client registration request", metadata.issuer, binding)
-        supported = metadata.token_endpoint_auth_methods_supported
-        method = "none"
-        if supported:
-            method = next((m for m in ("none", "client_secret_basic", "client_secret_post") if m in supported), method)
-        grants = ["urn:ietf:params:oauth:grant-type:device_code"] if redirect_uri is None else ["authorization_code"]
-        request: dict[str, Any] = {
-            "client_name": self.client_name,
-            # SEP-837: a client whose redirect is a loopback listener (or that has none) is native.
-            "application_type": "native",
-            "grant_types": [*grants, "refresh_token"],
-            "response_types": ["code"] if redirect_uri else [],
-            "token_endpoint_auth_method": method,
-        }
-        if redirect_uri:
-            request["redirect_uris"] = [redirect_uri]
-        if self.scopes:
-            request["scope"] = " ".join(self.scopes)
-        try:
-            async with http.stream(
-                "POST", metadata.registration_endpoint, json=request, follow_redirects=False
-            ) as reply:
-                body = await guard.read_body(reply, _MAX_ANSWER)
-                status = reply.status_code
-        except Exception as exc:
-            raise AuthError(f"client registration failed: {type(exc).__name__}") from None
-        answer = _json_object(body)
-        client_id = answer.get("client_id")
-        if status not in (200, 201) or not isinstance(client_id, str) or not client_id:
-            raise AuthError(f"client registration failed: {_error_of(status, answer)}")
-        secret = answer.get("client_secret")
-        granted = answer.get("token_endpoint_auth_method")
-        if not isinstance(granted, str):
-            granted = method if method != "none" or not isinstance(secret, str) else "client_secret_basic"
-        return Client(client_id, secret if isinstance(secret, str) else None, granted)
+        return await register(http, metadata, redirect_uri, binding, client_name=self.client_name, scopes=self.scopes)
 
     def _authenticate(
         self, client: Client, metadata: ServerMetadata, body: dict[str, str], binding: Binding
-    ) -> _Request:
-        """The token request's body and headers, with the client authenticated its way: every
-        request that carries a client credential or a token to an authorization server is made
-        here, after the binding rule let it go there."""
-        may_send(_what(client, body), metadata.issuer, binding)
-        headers: dict[str, str] = {}
-        form = dict(body)
-        method = client.token_endpoint_auth_method
-        if method == "client_secret_basic" and client.client_secret is not None:
-            pair = f"{quote(client.client_id, safe='')}:{quote(client.client_secret, safe='')}"
-            headers["authorization"] = "Basic " + base64.b64encode(pair.encode()).decode()
-        elif method == "client_secret_post" and client.client_secret is not None:
-            form.update(client_id=client.client_id, client_secret=client.client_secret)
-        elif method == "private_key_jwt":
-            form.update(
-                client_id=client.client_id,
-                client_assertion_type=_JWT_BEARER,
-                client_assertion=self._assertion(client.client_id, metadata),
-            )
-        else:
-            form["client_id"] = client.client_id
-        return _Request(form, headers)
-
-    def _assertion(self, client_id: str, metadata: ServerMetadata) -> str:
-        """A private_key_jwt client assertion (RFC 7523 §3), signed by joserfc."""
-        from joserfc import jwt
-        from joserfc.jwk import ECKey, RSAKey
-
-        if self.private_key is None:
-            raise AuthError("private_key_jwt needs a private_key")
-        kind = ECKey if self.signing_algorithm.startswith("ES") else RSAKey
-        try:
-            key = kind.import_key(self.private_key)
-        except Exception:
-            raise AuthError("the private key for private_key_jwt could not be read") from None
-        now = int(time.time())
-        claims = {
-            "iss": client_id,
-            "sub": client_id,
-            "aud": metadata.issuer,
-            "jti": uuid.uuid4().hex,
-            "iat": now,
-            "exp": now + 300,
-        }
-        return jwt.encode({"alg": self.signing_algorithm, "typ": "JWT"}, claims, key)
+    ) -> FormRequest:
+        return authenticate(client, metadata, body, binding, Signer(self.private_key, self.signing_algorithm))
 
     # -- the token endpoint -------------------------------------------------------------
 
@@ -507,31 +419,17 @@ class OAuth:
         previous: Tokens | None = None,
     ) -> Tokens:
         request = self._authenticate(client, metadata, body, binding)
-        status, answer = await self._post(http, metadata.token_endpoint, request)
+        status, answer = await post_form(http, metadata.token_endpoint, request)
         if status != 200:
             # A hostile server may echo what it was sent, in any encoding: no secret of the request
             # in the message (the one scrubber, core/redaction.py).
             secrets = [request.form.get(k) for k in ("refresh_token", "code", "code_verifier", "client_assertion")]
-            message = scrub(_error_of(status, answer), [*secrets, client.client_secret])
+            message = scrub(error_of(status, answer), [*secrets, client.client_secret])
             raise AuthError(f"the token request ({body['grant_type']}) failed: {message}")
         try:
             return Tokens.from_response(answer, previous)
         except (ValueError, TypeError) as exc:
             raise AuthError(str(exc)) from None
-
-    async def _post(self, http: httpx.AsyncClient, url: str, request: _Request) -> tuple[int, dict[str, Any]]:
-        try:
-            async with http.stream(
-                "POST",
-                url,
-                data=request.form,
-                headers={"accept": "application/json", **request.headers},
-                follow_redirects=False,
-            ) as reply:
-                body = await guard.read_body(reply, _MAX_ANSWER)
-                return reply.status_code, _json_object(body)
-        except Exception as exc:
-            raise AuthError(f"the request to {url[:200]} failed: {type(exc).__name__}") from None
 
     async def _refresh(self, login: Login, refused: str | None = None) -> None:
         """Refresh login's tokens, one process at a time: whoever waited on the lock takes the
@@ -632,11 +530,11 @@ class OAuth:
                 if not token:
                     continue
                 body = {"token": token, "token_type_hint": hint}
-                status, answer = await self._post(http, endpoint, self._authenticate(client, metadata, body, binding))
+                status, answer = await post_form(http, endpoint, self._authenticate(client, metadata, body, binding))
                 if hint == "access_token" and answer.get("error") == "unsupported_token_type":
                     continue  # a self-contained (JWT) access token cannot be revoked: it just expires
                 if status != 200:  # 200 also for a token that was already invalid (RFC 7009 §2.2)
-                    message = scrub(_error_of(status, answer), [token, client.client_secret])
+                    message = scrub(error_of(status, answer), [token, client.client_secret])
                     raise AuthError(f"revoking the {hint.replace('_', ' ')} failed: {message}")
             return True
 
@@ -661,46 +559,3 @@ class Logout:
     forgotten: bool
     revoked: bool = False
     problem: str | None = None
-
-
-class _Request:
-    def __init__(self, form: dict[str, str], headers: dict[str, str]) -> None:
-        self.form = form
-        self.headers = headers
-
-
-def _json_object(body: bytes) -> dict[str, Any]:
-    try:
-        data = json.loads(body)
-    except ValueError:
-        return {}
-    return data if isinstance(data, dict) else {}
-
-
-def _what(client: Client, body: dict[str, str]) -> str:
-    """The credential a request carries, as a refusal names it."""
-    if "refresh_token" in body:
-        return "the refresh token"
-    if "token" in body:
-        return f"the {body.get('token_type_hint', 'token').replace('_', ' ')}"
-    if client.token_endpoint_auth_method == "private_key_jwt":
-        return "the client's signed assertion"
-    return "the client secret" if client.client_secret else "the client id"
-
-
-def check_pkce(metadata: ServerMetadata) -> None:
-    """OAuth 2.1 and the MCP spec: no login without PKCE, and S256 listed in the metadata (a
-    server that lists nothing may ignore the challenge, and the code is then stealable). The
-    2025-03-26 fallback with no metadata document at all has only the spec's word for it."""
-    if metadata.raw and "S256" not in (metadata.code_challenge_methods_supported or []):
-        raise AuthError(
-            f"the authorization server {metadata.issuer[:200]!r} does not list S256 in"
-            " code_challenge_methods_supported: refusing to log in without PKCE"
-        )
-
-
-def _error_of(status: int, answer: dict[str, Any]) -> str:
-    """The server's error code and description (RFC 6749 §5.2), short, and nothing else of its answer."""
-    error = str(answer.get("error") or f"HTTP {status}")[:100]
-    described = answer.get("error_description")
-    return f"{error}: {str(described)[:200]}" if described else error
