@@ -22,9 +22,9 @@ from .remote import fetch_json
 from .settings import AuthSettings
 
 MAX_TOKEN_LENGTH = 16 * 1024
-# Introspection answers are kept until the token's exp, but no longer than this (a revocation
-# takes effect within it), and for this many tokens at most (the oldest goes first).
-INTROSPECTION_CACHE_SECONDS = 60.0
+# Introspection answers are kept until the token's exp, but no longer than
+# AuthSettings.introspection_cache (a revocation takes effect within it), and for this many
+# tokens at most (the oldest goes first).
 INTROSPECTION_CACHE_SIZE = 10_000
 
 
@@ -67,7 +67,8 @@ class JwtVerifier:
 
 
 class IntrospectionVerifier:
-    """Asks the authorization server about every token (RFC 7662): revocation takes effect at once."""
+    """Asks the authorization server about each token (RFC 7662), keeping the answer a short while
+    (introspection_cache, never past exp): a revocation takes effect within it."""
 
     def __init__(self, settings: AuthSettings, client: httpx.AsyncClient) -> None:
         assert settings.introspection_url and settings.client_id and settings.client_secret
@@ -87,7 +88,8 @@ class IntrospectionVerifier:
             return cached[0]
         self._cache.pop(key, None)
         info = await self._introspect(token)
-        until = min(now + INTROSPECTION_CACHE_SECONDS, info.expires_at if info.expires_at is not None else now)
+        keep = self._settings.introspection_cache
+        until = min(now + keep, info.expires_at if info.expires_at is not None else now)
         if until > now:
             while len(self._cache) >= INTROSPECTION_CACHE_SIZE:
                 del self._cache[next(iter(self._cache))]

@@ -11,6 +11,7 @@ import json
 import math
 import os
 from collections.abc import Iterator
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 from urllib.parse import quote, quote_plus
@@ -253,14 +254,16 @@ def test_introspection_answers_are_cached_until_exp_and_bounded(monkeypatch: pyt
         monkeypatch.setattr(verify, "INTROSPECTION_CACHE_SIZE", 2)
         peer.settings["introspect"] = answer
 
-        async def run() -> None:
+        async def run(settings: AuthSettings) -> int:
+            before = len(peer.posts())
             async with httpx.AsyncClient() as http:
                 verifier = verify.IntrospectionVerifier(settings, http)
                 for token in ("t1", "t1", "t1", "t2", "t2", "t3", "t1"):
                     info = await verifier.verify(token)
                     assert "mcp" in info.scopes
+            return len([r for r in peer.posts()[before:] if r.path == "/introspect"])
 
-        asyncio.run(run())
-    introspected = [r for r in peer.posts() if r.path == "/introspect"]
-    # t1, t2, t3 once each; t1 again after t3 pushed it out of a cache of two.
-    assert len(introspected) == 4
+        # t1, t2, t3 once each; t1 again after t3 pushed it out of a cache of two.
+        assert asyncio.run(run(settings)) == 4
+        # --auth-introspection-cache 0: every request asks (a revocation takes effect at once).
+        assert asyncio.run(run(replace(settings, introspection_cache=0))) == 7
