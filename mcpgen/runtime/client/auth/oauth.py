@@ -278,6 +278,9 @@ class OAuth:
         redirect_uri = await authorizer.redirect_uri()
         client = await self._client_for(http, metadata, login, redirect_uri, binding)
         login.client = client
+        # The authorization URL carries the client id to the authorization server (through the
+        # browser): the same rule as every request that carries a credential.
+        may_send("the client id", metadata.issuer, binding)
         verifier: str = security.generate_token(64)
         state: str = security.generate_token(32)
         query = {
