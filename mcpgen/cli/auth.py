@@ -36,6 +36,25 @@ def _need_extra() -> None:
 @click.option("--device", is_flag=True, help="Use the device flow (where the server offers it).")
 @click.option("--port", type=int, default=0, help="The loopback port for the browser's redirect (default: any).")
 @click.option("--redirect-uri", default="http://127.0.0.1:8976/callback", help="--headless: the redirect URI.")
+@click.option(
+    "--issuer",
+    envvar="MCPGEN_OAUTH_ISSUER",
+    help="The authorization server to log in with ($MCPGEN_OAUTH_ISSUER): a server naming another is refused.",
+)
+@click.option(
+    "--login-timeout",
+    type=click.FloatRange(min=1),
+    default=600.0,
+    show_default=True,
+    help="Seconds the user has to finish logging in (browser, MFA, SSO).",
+)
+@click.option(
+    "--connect-timeout",
+    type=click.FloatRange(min=0.1),
+    default=30.0,
+    show_default=True,
+    help="Seconds for the connection to the MCP server (the network only: the login has its own).",
+)
 def login_cmd(
     url: str,
     client_id: str | None,
@@ -45,6 +64,9 @@ def login_cmd(
     device: bool,
     port: int,
     redirect_uri: str,
+    issuer: str | None,
+    login_timeout: float,
+    connect_timeout: float,
 ) -> None:
     """Log in to the MCP server at URL and keep the login (OS keyring, else a 0600 file).
 
@@ -65,16 +87,25 @@ def login_cmd(
         client_id=client_id,
         client_secret=client_secret,
         scopes=list(scopes) or None,
-        authorizer=PasteBack(redirect_uri) if headless else LoopbackBrowser(port),
+        authorizer=PasteBack(redirect_uri) if headless else LoopbackBrowser(port, timeout=login_timeout),
+        issuer=issuer,
     )
-    oauth.forget(url)  # a login starts afresh: a stale token would only be refused
+    shown = public_url(url)  # never a URL's userinfo or token parameter on screen
 
     async def run() -> Any:
-        async with connect_http(url, auth=oauth) as session:
+        # The login runs first, on its own deadline: a user in the browser (MFA, SSO) may take
+        # minutes, which the connection's timeout (the network only) must not cut short.
+        challenge = await _challenge_of(url, connect_timeout)
+        if challenge is not None:
+            try:
+                await asyncio.wait_for(oauth.login(url, challenge), login_timeout)
+            except asyncio.TimeoutError:
+                _fail(f"login to {shown} failed: not finished within {login_timeout:g} seconds (--login-timeout)")
+        async with connect_http(url, auth=oauth, connect_timeout=connect_timeout) as session:
             return await session.list_tools()
 
-    shown = public_url(url)  # never a URL's userinfo or token parameter on screen
     try:
+        oauth.forget(url)  # a login starts afresh: a stale token would only be refused
         tools = asyncio.run(run())
     except (McpError, OSError) as exc:
         _fail(f"login to {shown} failed: {scrub(str(exc), [*url_secrets(url), client_secret or ''])}")
@@ -96,9 +127,13 @@ def logout_cmd(url: str) -> None:
       mcpgen logout https://mcp.example.com/mcp
     """
     from ..runtime.client.auth import OAuth
+    from ..runtime.core.errors import McpError
     from ..sources.secrets import public_url
 
-    outcome = asyncio.run(OAuth().logout(url))
+    try:
+        outcome = asyncio.run(OAuth().logout(url))
+    except McpError as exc:  # a token store nobody else may write to, or none
+        _fail(str(exc))
     url = public_url(url)  # shown from here on: never its userinfo or token parameter
     if outcome.problem is not None:
         # Forgotten here all the same: a login nobody can revoke must not stay usable from this machine.
@@ -125,9 +160,13 @@ def auth_group() -> None:
 def status_cmd() -> None:
     """List the servers logged in to: authorization server, scope, token expiry (never a token)."""
     from ..runtime.client.auth import default_store
+    from ..runtime.core.errors import McpError
 
     store = default_store()
-    resources = store.resources()
+    try:
+        resources = store.resources()
+    except McpError as exc:  # a token store others can write to is refused, not listed
+        _fail(str(exc))
     if not resources:
         echo("no logins kept")
         return
@@ -146,6 +185,25 @@ def status_cmd() -> None:
             state = "token expired" + (", refreshable" if tokens.refresh_token else " (log in again)")
         client = login.client.client_id if login.client else "-"
         echo(f"{resource}\n  issuer: {login.issuer}\n  client: {client}\n  scope: {login.scope or '-'}\n  {state}")
+
+
+async def _challenge_of(url: str, timeout: float) -> Any:
+    """The server's Bearer challenge to a request without a token (a JSON-RPC ping, which no
+    server acts on), or None when it asks for none."""
+    import httpx
+
+    from ..runtime.client.auth import parse_challenge
+
+    ping = {"jsonrpc": "2.0", "id": 0, "method": "ping"}
+    headers = {"accept": "application/json, text/event-stream"}
+    try:
+        async with httpx.AsyncClient(timeout=timeout, follow_redirects=False) as http:
+            reply = await http.post(url, json=ping, headers=headers)
+    except httpx.HTTPError:
+        return None  # the connection below says what is wrong, the way every command does
+    if reply.status_code != 401:
+        return None
+    return parse_challenge(401, reply.headers.get("www-authenticate", ""))
 
 
 def _resource(url: str) -> str:

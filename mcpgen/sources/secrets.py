@@ -13,6 +13,8 @@ import re
 from collections.abc import Iterable, Sequence
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
+from ..runtime.core import redaction
+
 MASK = "***"
 
 # Words that make an option, an environment variable or a query parameter name a secret.
@@ -119,11 +121,9 @@ def argv_secrets(argv: Sequence[str]) -> list[str]:
 
 
 def scrub(text: str, secrets: Iterable[str]) -> str:
-    """`text` with every secret replaced by ***, longest first (one may contain another); values
-    shorter than 4 characters (`1`, `UTC`) are no secret and would mangle the text."""
-    for secret in sorted({s for s in secrets if len(s) >= 4}, key=len, reverse=True):
-        text = text.replace(secret, MASK)
-    return text
+    """`text` with every secret replaced by ***, in every form a peer may echo it in (raw,
+    percent-encoded, base64, JSON-escaped, cut short): the runtime's one scrubber."""
+    return redaction.scrub(text, secrets, MASK)
 
 
 def shown_command(argv: Sequence[str]) -> str:

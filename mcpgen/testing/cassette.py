@@ -20,7 +20,7 @@ from typing import IO, Any
 from ..catalog.checks import MAX_DEPTH, schema_depth
 from ..catalog.model import Catalog, Problem
 from ..catalog.snapshot import snapshot_document
-from ..runtime.core import jsonrpc
+from ..runtime.core import jsonrpc, redaction
 from ..runtime.core.errors import RpcError
 from ..runtime.core.validation import compile_validator
 from ..runtime.server.features import template_pattern
@@ -79,8 +79,8 @@ class Redactor:
         if isinstance(value, list):
             return [self._replace(v, secrets) for v in value]
         if isinstance(value, str):
-            for secret in secrets:
-                value = value.replace(secret, REDACTED)
+            # Every form a secret may come back in (base64, percent-encoded, cut short), not only the raw one.
+            value = redaction.scrub(value, secrets, REDACTED)
         return value
 
 

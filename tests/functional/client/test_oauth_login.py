@@ -79,10 +79,13 @@ def mcpgen(*args: str, env: dict[str, str], cwd: Path | None = None, timeout: fl
     )
 
 
-def headless_login(url: str, peer: OAuthPeer, env: dict[str, str]) -> subprocess.CompletedProcess[str]:
-    """`mcpgen login URL --headless`: read the URL it prints, log in as the user, paste the redirect."""
+def headless_login(
+    url: str, peer: OAuthPeer, env: dict[str, str], *flags: str, think: float = 0.0
+) -> subprocess.CompletedProcess[str]:
+    """`mcpgen login URL --headless`: read the URL it prints, log in as the user (who takes
+    `think` seconds over it: MFA, SSO), paste the redirect."""
     proc = subprocess.Popen(
-        [sys.executable, "-m", "mcpgen.cli", "login", url, "--headless"],
+        [sys.executable, "-m", "mcpgen.cli", "login", url, "--headless", *flags],
         stdin=subprocess.PIPE,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
@@ -101,7 +104,9 @@ def headless_login(url: str, peer: OAuthPeer, env: dict[str, str]) -> subprocess
         if line.strip().startswith(f"{peer.issuer}/"):
             authorization_url = line.strip()
     assert authorization_url is not None, "".join(shown)
-    proc.stdin.write(peer.follow_authorization(authorization_url) + "\n")
+    redirect = peer.follow_authorization(authorization_url)
+    time.sleep(think)  # the user, not an assertion: longer than the connection's timeout
+    proc.stdin.write(redirect + "\n")
     proc.stdin.flush()
     out, err = proc.communicate(timeout=60)
     return subprocess.CompletedProcess(proc.args, proc.returncode, out, "".join(shown) + err)
@@ -291,3 +296,29 @@ def test_logout_forgets_the_login_when_revocation_fails(url: str, peer: OAuthPee
     assert warning.startswith("mcpgen: warning: could not revoke the tokens") and "forgot them here" in warning
     assert "not-the-secret" not in out.stdout + out.stderr
     assert "logged out" in out.stdout and store.load(canonical_resource(url)) is None
+
+
+def test_a_login_that_outlasts_the_connect_timeout_still_succeeds(
+    url: str, peer: OAuthPeer, home: dict[str, str]
+) -> None:
+    """The login has its own deadline (--login-timeout); the connection's covers the network only."""
+    done = headless_login(url, peer, home, "--connect-timeout", "1", think=2.5)
+    assert done.returncode == 0, done.stderr
+    assert "logged in" in done.stdout
+
+
+def test_a_login_past_its_own_deadline_fails_in_one_line(url: str, home: dict[str, str]) -> None:
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "mcpgen.cli", "login", url, "--headless", "--login-timeout", "1"],
+        stdin=subprocess.PIPE,  # the user never pastes anything
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=home,
+    )
+    assert proc.stdin is not None and proc.stderr is not None
+    proc.wait(timeout=60)  # stdin stays open: the user is still "in the browser"
+    err = proc.stderr.read()
+    proc.stdin.close()
+    assert proc.returncode != 0
+    assert "not finished within 1 seconds (--login-timeout)" in err, err

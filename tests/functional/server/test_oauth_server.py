@@ -312,6 +312,7 @@ def test_introspection_accepts_live_opaque_tokens_and_refuses_revoked_ones(
         "MCPGEN_AUTH_CLIENT_ID": oauth_peer.client_id,
         "MCPGEN_AUTH_CLIENT_SECRET": oauth_peer.client_secret,
         "MCPGEN_AUTH_SCOPES": "mcp:tools",
+        "MCPGEN_AUTH_INTROSPECTION_CACHE": "0",  # ask every time: the revocation below takes effect at once
     }
     with serving(argv, cwd=package_dir, env=env) as url:
         token = oauth_peer.client_credentials(url, "mcp:tools", opaque=True).access_token

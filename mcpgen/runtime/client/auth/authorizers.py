@@ -13,9 +13,11 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import sys
+import threading
 import webbrowser
 from collections.abc import Callable
 from typing import Protocol, TextIO
+from urllib.parse import parse_qs, urlsplit
 
 from ...core.errors import AuthError
 
@@ -44,6 +46,7 @@ class LoopbackBrowser:
         self._open = open_url or webbrowser.open
         self._server: asyncio.Server | None = None
         self._arrived: asyncio.Future[str] | None = None
+        self._state: str | None = None  # the login's state: a redirect without it is not this login's
 
     async def redirect_uri(self) -> str:
         if self._server is None:
@@ -57,6 +60,12 @@ class LoopbackBrowser:
             line = await asyncio.wait_for(reader.readline(), 10.0)
             parts = line[:_MAX_REQUEST].decode("latin-1").split()
             if len(parts) >= 2 and parts[0] == "GET" and parts[1].split("?")[0] == _CALLBACK_PATH:
+                if not self._ours(parts[1]):
+                    # Anything on this machine can reach the port: a forged redirect is turned
+                    # away and the login keeps waiting for the real one.
+                    writer.write(b"HTTP/1.1 400 Bad Request\r\ncontent-length: 0\r\nconnection: close\r\n\r\n")
+                    await writer.drain()
+                    return
                 writer.write(_PAGE)
                 if self._arrived is not None and not self._arrived.done():
                     self._arrived.set_result(f"http://127.0.0.1:{self._port}{parts[1]}")
@@ -68,9 +77,16 @@ class LoopbackBrowser:
         finally:
             writer.close()
 
+    def _ours(self, target: str) -> bool:
+        """The redirect carries the state of the authorization URL this listener was given."""
+        states = parse_qs(urlsplit(target).query).get("state", [])
+        return self._state is not None and states == [self._state]
+
     async def authorize(self, authorization_url: str) -> str:
         await self.redirect_uri()
         assert self._arrived is not None
+        states = parse_qs(urlsplit(authorization_url).query).get("state", [])
+        self._state = states[0] if len(states) == 1 else None
         print(f"Opening the browser to log in; if it does not open, visit:\n  {authorization_url}", file=sys.stderr)
         with contextlib.suppress(Exception):
             self._open(authorization_url)
@@ -109,7 +125,33 @@ class PasteBack:
         out = self._out or sys.stderr
         print(f"Open this URL in a browser and log in:\n  {authorization_url}", file=out)
         print("Then paste the full URL the browser was sent to:", file=out, flush=True)
-        pasted = str(await asyncio.to_thread(self._read)).strip()
+        pasted = str(await _read_in_daemon(self._read)).strip()
         if not pasted:
             raise AuthError("no redirect URL was pasted")
         return pasted
+
+
+async def _read_in_daemon(read: Callable[[], str]) -> str:
+    """read() in a daemon thread: a login given up on (its deadline passed) must not keep the
+    process waiting for a line nobody will type, as a thread of asyncio's executor would."""
+    loop = asyncio.get_running_loop()
+    arrived: asyncio.Future[str] = loop.create_future()
+
+    def settle(line: str | None, error: BaseException | None) -> None:
+        if arrived.done():
+            return
+        if error is not None:
+            arrived.set_exception(error)
+        else:
+            arrived.set_result(line or "")
+
+    def run() -> None:
+        try:
+            line, error = read(), None
+        except Exception as exc:  # handed to the waiting login
+            line, error = None, exc
+        with contextlib.suppress(RuntimeError):  # the loop is gone: nobody waits any more
+            loop.call_soon_threadsafe(settle, line, error)
+
+    threading.Thread(target=run, name="mcpgen-paste-back", daemon=True).start()
+    return await arrived

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit, urlunsplit
 
+from ...core.binding import same_origin
 from ...core.errors import AuthError
 from ...transports import guard
 
@@ -28,6 +29,7 @@ class ResourceMetadata:
     resource: str | None
     authorization_servers: list[str]
     scopes_supported: list[str] | None
+    url: str = ""  # where it was read: the MCP server's own origin (resource_metadata_urls)
 
 
 @dataclass(frozen=True)
@@ -117,10 +119,14 @@ def _strings(value: Any) -> list[str] | None:
 
 def resource_metadata_urls(server_url: str, from_challenge: str | None) -> list[str]:
     """Where to look, in order: the challenge's resource_metadata, the path-aware well-known URI,
-    the root one (RFC 9728 §3.1, MCP authorization "Protected Resource Metadata Discovery")."""
+    the root one (RFC 9728 §3.1, MCP authorization "Protected Resource Metadata Discovery").
+
+    A resource_metadata URL on another origin (another host, scheme or port: a loopback port is
+    another service) is ignored: the metadata decides where credentials go (binding.py), so only
+    the MCP server's own origin may serve it, and mcpgen fetches nothing else a header names."""
     parts = urlsplit(server_url)
     root = f"{parts.scheme}://{parts.netloc}"
-    found = [from_challenge] if from_challenge else []
+    found = [from_challenge] if from_challenge and same_origin(from_challenge, server_url) else []
     path = parts.path.rstrip("/")
     if path:
         found.append(f"{root}/.well-known/oauth-protected-resource{path}")
@@ -145,27 +151,28 @@ async def discover_resource(
             resource=resource if isinstance(resource, str) else None,
             authorization_servers=servers,
             scopes_supported=_strings(data.get("scopes_supported")),
+            url=url,
         )
-        check_resource(server_url, metadata.resource)
+        check_resource(server_url, metadata.resource, url)
         return metadata
     return None
 
 
-def check_resource(server_url: str, named: str | None) -> None:
-    """The metadata's `resource` must be this server (RFC 9728 §3.3): the same origin, and the
-    server's URL at or under its path. Anything else could be another server's metadata."""
-    if named is None:
+def check_resource(server_url: str, named: str | None, fetched_from: str | None = None) -> None:
+    """The metadata's `resource` must be the identifier its URL was made from (RFC 9728 §3.3):
+    this server's canonical URL exactly (a trailing slash aside), or, for the root well-known URL
+    only, the server's origin. A missing one, any other parent URL or another server's could be
+    metadata written for another resource: its tokens would be another server's too."""
+    ours = canonical_resource(server_url).rstrip("/")
+    allowed = {ours}
+    parts = urlsplit(server_url)
+    root = f"{parts.scheme}://{parts.netloc}"
+    if fetched_from == f"{root}/.well-known/oauth-protected-resource":
+        allowed.add(canonical_resource(root).rstrip("/"))
+    if named is not None and canonical_resource(named).rstrip("/") in allowed:
         return
-    ours, theirs = urlsplit(canonical_resource(server_url)), urlsplit(canonical_resource(named))
-    same_origin = (ours.scheme, ours.netloc) == (theirs.scheme, theirs.netloc)
-    base = theirs.path.rstrip("/")
-    under = ours.path == theirs.path or ours.path.rstrip("/") == base or ours.path.startswith(base + "/")
-    if not (same_origin and under):
-        raise AuthError(
-            f"the protected resource metadata names the resource {named[:200]!r},"
-            f" not {canonical_resource(server_url)[:200]!r}:"
-            " refusing to log in to it"
-        )
+    shown = "no resource" if named is None else f"the resource {named[:200]!r}"
+    raise AuthError(f"the protected resource metadata names {shown}, not {ours[:200]!r}: refusing to log in to it")
 
 
 def server_metadata_urls(issuer: str) -> list[str]:

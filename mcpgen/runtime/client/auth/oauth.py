@@ -10,7 +10,8 @@ the wider scope, a bounded number of times. A token close to its expiry is refre
 one process at a time (store.refresh_lock).
 
 PKCE and state come from authlib, the client assertion is signed by joserfc; the HTTP exchanges
-are plain httpx, with no redirects followed and every answer read under a size cap.
+are plain httpx, with no redirects followed and every answer read under a size cap
+(endpoints.py). Every credential passes the binding rule first (core/binding.py).
 
 Secrets (tokens, client secrets, codes) are never logged and never put in an exception message.
 """
@@ -18,18 +19,16 @@ Secrets (tokens, client secrets, codes) are never logged and never put in an exc
 from __future__ import annotations
 
 import asyncio
-import base64
 import importlib
-import json
 import logging
 import time
-import uuid
 from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING, Any, Literal
-from urllib.parse import parse_qs, quote, urlencode, urlsplit
+from typing import TYPE_CHECKING, Literal
+from urllib.parse import parse_qs, urlencode, urlsplit
 
+from ...core.binding import Binding, may_send
 from ...core.errors import AuthError
-from ...transports import guard
+from ...core.redaction import scrub
 from .authorizers import Authorizer, LoopbackBrowser
 from .challenge import Challenge, parse_challenge
 from .discovery import (
@@ -40,8 +39,9 @@ from .discovery import (
     discover_server,
     legacy_server_metadata,
 )
+from .endpoints import FormRequest, Signer, authenticate, check_pkce, error_of, post_form, register
 from .store import TokenStore, default_store, refresh_lock
-from .tokens import Client, Login, Tokens
+from .tokens import Client, Login, Tokens, bounded_seconds
 
 if TYPE_CHECKING:
     import httpx
@@ -49,8 +49,6 @@ if TYPE_CHECKING:
 log = logging.getLogger("mcpgen.runtime.auth")
 
 Grant = Literal["authorization_code", "client_credentials", "device_code"]
-_MAX_ANSWER = 1024 * 1024
-_JWT_BEARER = "urn:ietf:params:oauth:client-assertion-type:jwt-bearer"
 _DEVICE_GRANT = "urn:ietf:params:oauth:grant-type:device_code"
 
 
@@ -74,6 +72,7 @@ class OAuth:
         interactive: bool = True,
         max_step_ups: int = 2,
         timeout: float = 30.0,
+        issuer: str | None = None,
     ) -> None:
         """
         grant: "authorization_code" (a user logs in), "device_code" (a user logs in on another
@@ -88,6 +87,9 @@ class OAuth:
         store: where logins are kept; None: the OS keyring, else a 0600 file (see store.py).
         interactive: False: never start a login that needs a user (stored logins and refresh only).
         max_step_ups: how many times one connection asks for a wider scope on insufficient_scope.
+        issuer: the authorization server this client belongs to (MCPGEN_OAUTH_ISSUER): every
+            credential goes to it only, and a server naming another is refused (binding.py).
+            None: whichever authorization server the MCP server's own origin names.
         """
         self.grant = grant
         self.client_id = client_id
@@ -101,6 +103,7 @@ class OAuth:
         self.authorizer = authorizer
         self.interactive = interactive
         self.max_step_ups = max_step_ups
+        self.issuer = issuer
         self._store = store
         self._timeout = timeout
         self._logins: dict[str, Login] = {}
@@ -126,7 +129,10 @@ class OAuth:
             if login.tokens.expiring():
                 await self._refresh(login)
             tokens = login.tokens
-            return f"Bearer {tokens.access_token}" if tokens is not None else None
+            if tokens is None:
+                return None
+            may_send("the access token", resource, Binding(resource, bound_to=login.resource))
+            return f"Bearer {tokens.access_token}"
 
     async def challenged(self, resource_url: str, status: int, www_authenticate: str) -> bool:
         challenge = parse_challenge(status, www_authenticate)
@@ -138,8 +144,11 @@ class OAuth:
                 if self._step_ups > self.max_step_ups:
                     log.warning("the server still wants a wider scope after %d step-ups: giving up", self.max_step_ups)
                     return False
-            await self.login(resource_url, challenge)
-            return True
+            kept = self._current(canonical_resource(resource_url))
+            refused = kept.tokens.access_token if kept is not None and kept.tokens is not None else None
+            login = await self.login(resource_url, challenge)
+            # The same token again would only be refused again: no retry with it.
+            return login.tokens is not None and login.tokens.access_token != refused
 
     # -- logging in ------------------------------------------------------------------
 
@@ -149,21 +158,26 @@ class OAuth:
         resource = canonical_resource(resource_url)
         async with self._http() as http:
             protected = await discover_resource(http, resource_url, challenge.resource_metadata)
-            metadata = await self._server_metadata(http, resource_url, protected)
+            metadata, named_by = await self._server_metadata(http, resource_url, protected)
             previous = self._current(resource)
             if previous is not None and previous.issuer != metadata.issuer:
                 previous = None  # the server moved to another authorization server: nothing carries over
+            # A stored registration belongs to the issuer it was made with; a configured client to
+            # the configured issuer, else to whichever the server's own origin named (binding.py).
+            stored = previous.issuer if previous is not None and previous.client is not None else None
+            binding = Binding(resource, bound_to=self.issuer or stored, named_by=named_by)
             target = protected.resource if protected and protected.resource else resource
             scope = self._scope(challenge, protected, metadata, previous)
             login = Login(resource=resource, issuer=metadata.issuer, client=previous.client if previous else None)
             if previous is not None and challenge.status == 401 and previous.tokens and previous.tokens.refresh_token:
                 # The token was refused before its time (revoked, or the server's clock): a refresh
                 # needs no user. Its scope stays what was granted.
+                refused = previous.tokens.access_token
                 previous.tokens.expires_at = 0.0
-                await self._refresh(previous)
-                if previous.tokens is not None:
+                await self._refresh(previous, refused=refused)
+                if previous.tokens is not None and previous.tokens.access_token != refused:
                     return previous
-            tokens = await self._obtain(http, metadata, login, target, scope)
+            tokens = await self._obtain(http, metadata, login, target, scope, binding)
             login.tokens = tokens
             login.scope = scope
             self._save(login)
@@ -201,37 +215,56 @@ class OAuth:
 
     async def _server_metadata(
         self, http: httpx.AsyncClient, resource_url: str, protected: ResourceMetadata | None
-    ) -> ServerMetadata:
+    ) -> tuple[ServerMetadata, str | None]:
+        """The authorization server to log in with, and the URL of the document that named it."""
+        resource = canonical_resource(resource_url)
         if protected is not None:
-            if not protected.authorization_servers:
+            servers = protected.authorization_servers
+            if not servers:
                 raise AuthError("the protected resource metadata names no authorization server")
-            issuer = protected.authorization_servers[0]
+            issuer = self.issuer if self.issuer in servers else servers[0]
+            if self.issuer is not None:
+                may_send("the client's credentials", issuer, Binding(resource, bound_to=self.issuer))
             found = await discover_server(http, issuer)
             if found is None:
                 raise AuthError(f"no authorization server metadata found for {issuer[:200]!r}")
-            return found
+            return found, protected.url
+        if self.issuer is not None:  # no metadata: the configured authorization server is the one
+            return await self._metadata_for(http, self.issuer), None
         # 2025-03-26 servers: no resource metadata; the MCP server's origin is the authorization server.
         legacy = legacy_server_metadata(resource_url)
         found = await discover_server(http, legacy.issuer)
-        return found or legacy
+        return found or legacy, resource_url
 
     async def _obtain(
-        self, http: httpx.AsyncClient, metadata: ServerMetadata, login: Login, resource: str, scope: str | None
+        self,
+        http: httpx.AsyncClient,
+        metadata: ServerMetadata,
+        login: Login,
+        resource: str,
+        scope: str | None,
+        binding: Binding,
     ) -> Tokens:
         if self.grant == "client_credentials":
             login.client = self._configured_client(metadata)
             body = {"grant_type": "client_credentials", "resource": resource}
             if scope:
                 body["scope"] = scope
-            return await self._token_request(http, metadata, login.client, body)
+            return await self._token_request(http, metadata, login.client, body, binding)
         if not self.interactive:
             raise AuthError(f"not logged in to {login.resource[:200]} (run: mcpgen login {login.resource[:200]})")
         if self.grant == "device_code":
-            return await self._device_flow(http, metadata, login, resource, scope)
-        return await self._code_flow(http, metadata, login, resource, scope)
+            return await self._device_flow(http, metadata, login, resource, scope, binding)
+        return await self._code_flow(http, metadata, login, resource, scope, binding)
 
     async def _code_flow(
-        self, http: httpx.AsyncClient, metadata: ServerMetadata, login: Login, resource: str, scope: str | None
+        self,
+        http: httpx.AsyncClient,
+        metadata: ServerMetadata,
+        login: Login,
+        resource: str,
+        scope: str | None,
+        binding: Binding,
     ) -> Tokens:
         # Looked up by name: authlib ships no type information, and a vendored copy of this
         # runtime is type-checked with the user's mypy settings, which know nothing of authlib.
@@ -240,10 +273,14 @@ class OAuth:
 
         if metadata.authorization_endpoint is None:
             raise AuthError(f"the authorization server {metadata.issuer[:200]!r} names no authorization_endpoint")
+        check_pkce(metadata)
         authorizer = self.authorizer or LoopbackBrowser()
         redirect_uri = await authorizer.redirect_uri()
-        client = await self._client_for(http, metadata, login, redirect_uri)
+        client = await self._client_for(http, metadata, login, redirect_uri, binding)
         login.client = client
+        # The authorization URL carries the client id to the authorization server (through the
+        # browser): the same rule as every request that carries a credential.
+        may_send("the client id", metadata.issuer, binding)
         verifier: str = security.generate_token(64)
         state: str = security.generate_token(32)
         query = {
@@ -267,7 +304,7 @@ class OAuth:
             "code_verifier": verifier,
             "resource": resource,
         }
-        return await self._token_request(http, metadata, client, body)
+        return await self._token_request(http, metadata, client, body, binding)
 
     def _code_from(self, callback: str, state: str, metadata: ServerMetadata) -> str:
         params = {k: v[0] for k, v in parse_qs(urlsplit(callback).query).items() if v}
@@ -289,29 +326,36 @@ class OAuth:
         return code
 
     async def _device_flow(
-        self, http: httpx.AsyncClient, metadata: ServerMetadata, login: Login, resource: str, scope: str | None
+        self,
+        http: httpx.AsyncClient,
+        metadata: ServerMetadata,
+        login: Login,
+        resource: str,
+        scope: str | None,
+        binding: Binding,
     ) -> Tokens:
         import sys
 
         endpoint = metadata.device_authorization_endpoint
         if endpoint is None:
             raise AuthError(f"the authorization server {metadata.issuer[:200]!r} offers no device authorization")
-        client = await self._client_for(http, metadata, login, None)
+        client = await self._client_for(http, metadata, login, None, binding)
         login.client = client
         body = {"client_id": client.client_id, "resource": resource, **({"scope": scope} if scope else {})}
-        status, answer = await self._post(http, endpoint, self._authenticate(client, metadata, body))
+        status, answer = await post_form(http, endpoint, self._authenticate(client, metadata, body, binding))
         device_code, user_code = answer.get("device_code"), answer.get("user_code")
         if status != 200 or not isinstance(device_code, str) or not isinstance(user_code, str):
-            raise AuthError(f"the device authorization request failed: {_error_of(status, answer)}")
+            raise AuthError(f"the device authorization request failed: {error_of(status, answer)}")
         uri = answer.get("verification_uri_complete") or answer.get("verification_uri")
         print(f"To log in, visit {str(uri)[:500]} and enter the code {user_code[:64]}", file=sys.stderr, flush=True)
-        interval = float(answer.get("interval") or 5)
-        deadline = time.monotonic() + float(answer.get("expires_in") or 600)
+        # Both numbers are the server's: bounded, so that NaN or 1e400 neither spins nor waits forever.
+        interval = max(1.0, bounded_seconds(answer.get("interval"), 5.0, ceiling=60.0))
+        deadline = time.monotonic() + bounded_seconds(answer.get("expires_in"), 600.0, ceiling=1800.0)
         while time.monotonic() < deadline:
             await asyncio.sleep(interval)
             grant = {"grant_type": _DEVICE_GRANT, "device_code": device_code, "resource": resource}
-            status, answer = await self._post(
-                http, metadata.token_endpoint, self._authenticate(client, metadata, grant)
+            status, answer = await post_form(
+                http, metadata.token_endpoint, self._authenticate(client, metadata, grant, binding)
             )
             if status == 200:
                 return Tokens.from_response(answer)
@@ -319,7 +363,7 @@ class OAuth:
             if error == "slow_down":
                 interval += 5
             elif error != "authorization_pending":
-                raise AuthError(f"the device login failed: {_error_of(status, answer)}")
+                raise AuthError(f"the device login failed: {error_of(status, answer)}")
         raise AuthError("the device login expired before it was approved")
 
     # -- the client ----------------------------------------------------------------------
@@ -341,7 +385,12 @@ class OAuth:
         return Client(self.client_id, self.client_secret, method)
 
     async def _client_for(
-        self, http: httpx.AsyncClient, metadata: ServerMetadata, login: Login, redirect_uri: str | None
+        self,
+        http: httpx.AsyncClient,
+        metadata: ServerMetadata,
+        login: Login,
+        redirect_uri: str | None,
+        binding: Binding,
     ) -> Client:
         if self.client_id is not None:
             return self._configured_client(metadata)
@@ -354,88 +403,12 @@ class OAuth:
                 f"the authorization server {metadata.issuer[:200]!r} offers no registration:"
                 " pass a pre-registered client_id"
             )
-        return await self._register(http, metadata, redirect_uri)
+        return await register(http, metadata, redirect_uri, binding, client_name=self.client_name, scopes=self.scopes)
 
-    async def _register(self, http: httpx.AsyncClient, metadata: ServerMetadata, redirect_uri: str | None) -> Client:
-        """Dynamic client registration (RFC 7591)."""
-        assert metadata.registration_endpoint is not None
-        supported = metadata.token_endpoint_auth_methods_supported
-        method = "none"
-        if supported:
-            method = next((m for m in ("none", "client_secret_basic", "client_secret_post") if m in supported), method)
-        grants = ["urn:ietf:params:oauth:grant-type:device_code"] if redirect_uri is None else ["authorization_code"]
-        request: dict[str, Any] = {
-            "client_name": self.client_name,
-            # SEP-837: a client whose redirect is a loopback listener (or that has none) is native.
-            "application_type": "native",
-            "grant_types": [*grants, "refresh_token"],
-            "response_types": ["code"] if redirect_uri else [],
-            "token_endpoint_auth_method": method,
-        }
-        if redirect_uri:
-            request["redirect_uris"] = [redirect_uri]
-        if self.scopes:
-            request["scope"] = " ".join(self.scopes)
-        try:
-            async with http.stream(
-                "POST", metadata.registration_endpoint, json=request, follow_redirects=False
-            ) as reply:
-                body = await guard.read_body(reply, _MAX_ANSWER)
-                status = reply.status_code
-        except Exception as exc:
-            raise AuthError(f"client registration failed: {type(exc).__name__}") from None
-        answer = _json_object(body)
-        client_id = answer.get("client_id")
-        if status not in (200, 201) or not isinstance(client_id, str) or not client_id:
-            raise AuthError(f"client registration failed: {_error_of(status, answer)}")
-        secret = answer.get("client_secret")
-        granted = answer.get("token_endpoint_auth_method")
-        if not isinstance(granted, str):
-            granted = method if method != "none" or not isinstance(secret, str) else "client_secret_basic"
-        return Client(client_id, secret if isinstance(secret, str) else None, granted)
-
-    def _authenticate(self, client: Client, metadata: ServerMetadata, body: dict[str, str]) -> _Request:
-        """The token request's body and headers, with the client authenticated its way."""
-        headers: dict[str, str] = {}
-        form = dict(body)
-        method = client.token_endpoint_auth_method
-        if method == "client_secret_basic" and client.client_secret is not None:
-            pair = f"{quote(client.client_id, safe='')}:{quote(client.client_secret, safe='')}"
-            headers["authorization"] = "Basic " + base64.b64encode(pair.encode()).decode()
-        elif method == "client_secret_post" and client.client_secret is not None:
-            form.update(client_id=client.client_id, client_secret=client.client_secret)
-        elif method == "private_key_jwt":
-            form.update(
-                client_id=client.client_id,
-                client_assertion_type=_JWT_BEARER,
-                client_assertion=self._assertion(client.client_id, metadata),
-            )
-        else:
-            form["client_id"] = client.client_id
-        return _Request(form, headers)
-
-    def _assertion(self, client_id: str, metadata: ServerMetadata) -> str:
-        """A private_key_jwt client assertion (RFC 7523 §3), signed by joserfc."""
-        from joserfc import jwt
-        from joserfc.jwk import ECKey, RSAKey
-
-        if self.private_key is None:
-            raise AuthError("private_key_jwt needs a private_key")
-        kind = ECKey if self.signing_algorithm.startswith("ES") else RSAKey
-        try:
-            key = kind.import_key(self.private_key)
-        except Exception:
-            raise AuthError("the private key for private_key_jwt could not be read") from None
-        now = int(time.time())
-        claims = {
-            "iss": client_id,
-            "sub": client_id,
-            "aud": metadata.issuer,
-            "jti": uuid.uuid4().hex,
-            "iat": now,
-            "exp": now + 300,
-        }
-        return jwt.encode({"alg": self.signing_algorithm, "typ": "JWT"}, claims, key)
+    def _authenticate(
+        self, client: Client, metadata: ServerMetadata, body: dict[str, str], binding: Binding
+    ) -> FormRequest:
+        return authenticate(client, metadata, body, binding, Signer(self.private_key, self.signing_algorithm))
 
     # -- the token endpoint -------------------------------------------------------------
 
@@ -445,41 +418,39 @@ class OAuth:
         metadata: ServerMetadata,
         client: Client,
         body: dict[str, str],
+        binding: Binding,
         previous: Tokens | None = None,
     ) -> Tokens:
-        status, answer = await self._post(http, metadata.token_endpoint, self._authenticate(client, metadata, body))
+        request = self._authenticate(client, metadata, body, binding)
+        status, answer = await post_form(http, metadata.token_endpoint, request)
         if status != 200:
-            # A hostile server may echo what it was sent: no secret of the request in the message.
-            secrets = [body.get(k) for k in ("refresh_token", "code", "code_verifier", "client_assertion")]
-            message = _scrub(_error_of(status, answer), [*secrets, client.client_secret])
+            # A hostile server may echo what it was sent, in any encoding: no secret of the request
+            # in the message (the one scrubber, core/redaction.py).
+            secrets = [request.form.get(k) for k in ("refresh_token", "code", "code_verifier", "client_assertion")]
+            message = scrub(error_of(status, answer), [*secrets, client.client_secret])
             raise AuthError(f"the token request ({body['grant_type']}) failed: {message}")
         try:
             return Tokens.from_response(answer, previous)
         except (ValueError, TypeError) as exc:
             raise AuthError(str(exc)) from None
 
-    async def _post(self, http: httpx.AsyncClient, url: str, request: _Request) -> tuple[int, dict[str, Any]]:
-        try:
-            async with http.stream(
-                "POST",
-                url,
-                data=request.form,
-                headers={"accept": "application/json", **request.headers},
-                follow_redirects=False,
-            ) as reply:
-                body = await guard.read_body(reply, _MAX_ANSWER)
-                return reply.status_code, _json_object(body)
-        except Exception as exc:
-            raise AuthError(f"the request to {url[:200]} failed: {type(exc).__name__}") from None
-
-    async def _refresh(self, login: Login) -> None:
+    async def _refresh(self, login: Login, refused: str | None = None) -> None:
         """Refresh login's tokens, one process at a time: whoever waited on the lock takes the
-        tokens the holder stored instead of redeeming the (now spent) refresh token again."""
+        tokens the holder stored instead of redeeming the (now spent) refresh token again.
+
+        refused: the access token the server just refused (revoked before its expiry): the
+        stored copy is taken only when it holds another token, never that one again."""
         with_lock = refresh_lock(login.resource)
         await asyncio.to_thread(with_lock.__enter__)
         try:
             stored = self.store.load(login.resource)
-            if stored is not None and stored.tokens is not None and not stored.tokens.expiring():
+            if (
+                stored is not None
+                and stored.tokens is not None
+                and stored.issuer == login.issuer
+                and not stored.tokens.expiring()
+                and stored.tokens.access_token not in (refused, None)
+            ):
                 self._logins[login.resource] = stored
                 login.tokens, login.client, login.scope = stored.tokens, stored.client, stored.scope
                 return
@@ -495,8 +466,10 @@ class OAuth:
                         "refresh_token": tokens.refresh_token,
                         "resource": login.resource,
                     }
-                    # No scope: a refresh keeps what was granted (RFC 6749 §6).
-                    login.tokens = await self._token_request(http, metadata, login.client, body, tokens)
+                    # No scope: a refresh keeps what was granted (RFC 6749 §6). The refresh token
+                    # and the client's registration go to the issuer they came from, only.
+                    binding = Binding(login.resource, bound_to=self.issuer or login.issuer)
+                    login.tokens = await self._token_request(http, metadata, login.client, body, binding, tokens)
                     log.info("refreshed the access token for %s", login.resource)
             except AuthError as exc:
                 log.warning("refreshing the token for %s failed: %s", login.resource, exc)
@@ -515,9 +488,13 @@ class OAuth:
     # -- kept logins -----------------------------------------------------------------------
 
     def _current(self, resource: str) -> Login | None:
+        """The login kept for resource; one stored for another resource, or (with a configured
+        issuer) from another authorization server, is not this one's (binding.py)."""
         login = self._logins.get(resource)
         if login is None and resource not in self._absent:
             login = self.store.load(resource)
+            if login is not None and (login.resource != resource or self.issuer not in (None, login.issuer)):
+                login = None
             if login is not None:
                 self._logins[resource] = login
             else:
@@ -551,15 +528,16 @@ class OAuth:
             if endpoint is None:
                 return False
             pairs = [(tokens.refresh_token, "refresh_token"), (tokens.access_token, "access_token")]
+            binding = Binding(login.resource, bound_to=self.issuer or login.issuer)
             for token, hint in pairs:
                 if not token:
                     continue
                 body = {"token": token, "token_type_hint": hint}
-                status, answer = await self._post(http, endpoint, self._authenticate(client, metadata, body))
+                status, answer = await post_form(http, endpoint, self._authenticate(client, metadata, body, binding))
                 if hint == "access_token" and answer.get("error") == "unsupported_token_type":
                     continue  # a self-contained (JWT) access token cannot be revoked: it just expires
                 if status != 200:  # 200 also for a token that was already invalid (RFC 7009 §2.2)
-                    message = _scrub(_error_of(status, answer), [token, client.client_secret])
+                    message = scrub(error_of(status, answer), [token, client.client_secret])
                     raise AuthError(f"revoking the {hint.replace('_', ' ')} failed: {message}")
             return True
 
@@ -584,31 +562,3 @@ class Logout:
     forgotten: bool
     revoked: bool = False
     problem: str | None = None
-
-
-class _Request:
-    def __init__(self, form: dict[str, str], headers: dict[str, str]) -> None:
-        self.form = form
-        self.headers = headers
-
-
-def _json_object(body: bytes) -> dict[str, Any]:
-    try:
-        data = json.loads(body)
-    except ValueError:
-        return {}
-    return data if isinstance(data, dict) else {}
-
-
-def _scrub(text: str, secrets: list[str | None]) -> str:
-    for secret in secrets:
-        if secret:
-            text = text.replace(secret, "[redacted]")
-    return text
-
-
-def _error_of(status: int, answer: dict[str, Any]) -> str:
-    """The server's error code and description (RFC 6749 §5.2), short, and nothing else of its answer."""
-    error = str(answer.get("error") or f"HTTP {status}")[:100]
-    described = answer.get("error_description")
-    return f"{error}: {str(described)[:200]}" if described else error

@@ -13,12 +13,14 @@ import contextlib
 import hashlib
 import json
 import os
+import stat
 import sys
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any, Protocol
 
+from ...core.errors import AuthError
 from .tokens import Login
 
 _SERVICE = "mcpgen"
@@ -84,6 +86,7 @@ class FileTokenStore:
         return self.directory / f"{_key(resource)}.json"
 
     def load(self, resource: str) -> Login | None:
+        check_private(self.directory)
         try:
             data = json.loads(self._path(resource).read_text(encoding="utf-8"))
         except (OSError, ValueError):
@@ -93,6 +96,7 @@ class FileTokenStore:
 
     def save(self, login: Login) -> None:
         self.directory.mkdir(parents=True, exist_ok=True, mode=0o700)
+        check_private(self.directory)
         fd, tmp = tempfile.mkstemp(dir=self.directory, prefix=".login-", suffix=".tmp")  # mkstemp: 0600
         try:
             with os.fdopen(fd, "w", encoding="utf-8") as file:
@@ -111,6 +115,7 @@ class FileTokenStore:
         return True
 
     def resources(self) -> list[str]:
+        check_private(self.directory)
         found = []
         for path in sorted(self.directory.glob("*.json")):
             with contextlib.suppress(OSError, ValueError):
@@ -160,6 +165,29 @@ class KeyringTokenStore:
         return sorted(str(n) for n in names) if isinstance(names, list) else []
 
 
+def check_private(directory: Path) -> None:
+    """A directory logins are read from or written to must be the user's alone: one that others
+    can write to (or that another user owns) could hold a planted login, whose refresh token and
+    client would go to the planter's authorization server. Refused, with the fix; absent is fine."""
+    if not hasattr(os, "getuid"):
+        return  # Windows: the profile directory's ACLs decide
+    try:
+        info = directory.stat()
+    except FileNotFoundError:
+        return
+    except OSError as exc:
+        raise AuthError(f"cannot check the token store {directory}: {exc.strerror}") from None
+    if not stat.S_ISDIR(info.st_mode):
+        raise AuthError(f"refusing the token store {directory}: it is not a directory")
+    if info.st_uid != os.getuid():
+        raise AuthError(f"refusing the token store {directory}: another user owns it")
+    if info.st_mode & 0o022:
+        raise AuthError(
+            f"refusing the token store {directory}: others can write to it (mode {stat.S_IMODE(info.st_mode):o};"
+            f" chmod 700 {directory})"
+        )
+
+
 def _keyring_usable() -> bool:
     try:
         import keyring
@@ -186,5 +214,6 @@ def refresh_lock(resource: str, timeout: float = 60.0) -> Iterator[None]:
 
     directory = config_dir() / "locks"
     directory.mkdir(parents=True, exist_ok=True, mode=0o700)
+    check_private(directory)
     with FileLock(str(directory / f"{_key(resource)}.lock"), timeout=timeout):
         yield

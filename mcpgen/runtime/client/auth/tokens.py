@@ -2,12 +2,29 @@
 
 from __future__ import annotations
 
+import math
 import time
 from dataclasses import asdict, dataclass, field, fields
 from typing import Any
 
 # A token this close to its expiry is refreshed before it is used (clocks drift, requests take time).
 REFRESH_MARGIN = 60.0
+# The longest lifetime believed (a year); a longer, negative, NaN or infinite one is a hostile or
+# broken server's and is taken as this short one, so that the token is soon refreshed.
+MAX_LIFETIME = 365 * 24 * 3600.0
+UNTRUSTED_LIFETIME = 300.0
+
+
+def bounded_seconds(value: Any, otherwise: float, ceiling: float = MAX_LIFETIME) -> float:
+    """A number of seconds from an untrusted document: finite and within [0, ceiling], else
+    `otherwise`. `10**400` (an int no float holds), NaN, Infinity, a bool or a string is none."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return otherwise
+    try:
+        seconds = float(value)
+    except OverflowError:
+        return otherwise
+    return seconds if math.isfinite(seconds) and 0 <= seconds <= ceiling else otherwise
 
 
 @dataclass
@@ -34,6 +51,7 @@ class Tokens:
         if not isinstance(access, str) or not access:
             raise ValueError("the token endpoint's answer holds no access_token")
         expires_in = body.get("expires_in")
+        lifetime = None if expires_in is None else bounded_seconds(expires_in, UNTRUSTED_LIFETIME)
         refresh = body.get("refresh_token")
         scope = body.get("scope")
         return cls(
@@ -41,9 +59,9 @@ class Tokens:
             token_type=str(body.get("token_type") or "Bearer"),
             # A refresh answer without a new refresh token keeps the old one (RFC 6749 §6).
             refresh_token=refresh if isinstance(refresh, str) else (previous.refresh_token if previous else None),
-            expires_at=time.time() + float(expires_in) if isinstance(expires_in, (int, float)) else None,
+            expires_at=time.time() + lifetime if lifetime is not None else None,
             scope=scope if isinstance(scope, str) else (previous.scope if previous else None),
-            lifetime=float(expires_in) if isinstance(expires_in, (int, float)) else None,
+            lifetime=lifetime,
         )
 
 

@@ -15,6 +15,8 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
+from ...core.binding import Binding, may_send
+from ...core.errors import AuthError
 from .info import is_scope_token
 
 # Asymmetric signatures only: a shared-secret (HS*) or unsigned ("none") token is never accepted.
@@ -35,6 +37,9 @@ class AuthSettings:
     scopes: tuple[str, ...] = ()  # needed for every request (tools add theirs with requires_scopes)
     algorithms: tuple[str, ...] = DEFAULT_ALGORITHMS
     leeway: float = 30.0  # seconds of clock skew allowed on exp and nbf
+    # How long an introspection answer is kept (never past the token's exp): a revocation takes
+    # effect within this; 0 asks the authorization server on every request.
+    introspection_cache: float = 60.0
 
     def __repr__(self) -> str:  # the secret never reaches a log or a traceback
         return f"AuthSettings(issuer={self.issuer!r}, resource={self.resource!r}, scopes={self.scopes!r})"
@@ -68,6 +73,12 @@ _OPTIONS: dict[str, tuple[str, str, str, str]] = {
     "scopes": ("--auth-scope", "MCPGEN_AUTH_SCOPES", "scopes", "scope every request needs (repeatable)"),
     "algorithms": ("--auth-algorithm", "MCPGEN_AUTH_ALGORITHMS", "algorithms", "accepted JWT algorithm (repeatable)"),
     "leeway": ("--auth-leeway", "MCPGEN_AUTH_LEEWAY", "leeway", "seconds of clock skew allowed (default 30)"),
+    "introspection_cache": (
+        "--auth-introspection-cache",
+        "MCPGEN_AUTH_INTROSPECTION_CACHE",
+        "introspection_cache",
+        "seconds an introspection answer is kept, at most until exp (default 60; 0: ask every time)",
+    ),
 }
 _LISTS = ("scopes", "algorithms")
 
@@ -138,21 +149,16 @@ def _settings(raw: dict[str, tuple[Any, str]]) -> AuthSettings:
         raise SystemExit(
             "introspection needs this server's credentials: --auth-client-id and MCPGEN_AUTH_CLIENT_SECRET"
         )
+    if introspection_url:
+        _bound_to_issuer(introspection_url, issuer)
     algorithms = words("algorithms") or DEFAULT_ALGORITHMS
     refused = [a for a in algorithms if a not in ALLOWED_ALGORITHMS]
     if refused:
         raise SystemExit(
             f"JWT algorithm(s) {', '.join(refused)} not accepted: use asymmetric ones ({', '.join(DEFAULT_ALGORITHMS)})"
         )
-    leeway = 30.0
-    if "leeway" in raw:
-        value, source = raw["leeway"]
-        try:
-            leeway = float(value)
-        except (TypeError, ValueError):
-            raise SystemExit(f"{source} must be a number of seconds, not {value!r}") from None
-        if not math.isfinite(leeway) or not 0 <= leeway <= 300:
-            raise SystemExit(f"{source} must be between 0 and 300 seconds")
+    leeway = _seconds(raw, "leeway", 30.0, 300)
+    introspection_cache = _seconds(raw, "introspection_cache", 60.0, 3600)
     return AuthSettings(
         issuer=issuer,
         resource=resource,
@@ -163,7 +169,29 @@ def _settings(raw: dict[str, tuple[Any, str]]) -> AuthSettings:
         scopes=words("scopes") or (),
         algorithms=algorithms,
         leeway=leeway,
+        introspection_cache=introspection_cache,
     )
+
+
+def _seconds(raw: dict[str, tuple[Any, str]], name: str, default: float, ceiling: float) -> float:
+    if name not in raw:
+        return default
+    value, source = raw[name]
+    try:
+        seconds = float(value)
+    except (TypeError, ValueError):
+        raise SystemExit(f"{source} must be a number of seconds, not {value!r}") from None
+    if not math.isfinite(seconds) or not 0 <= seconds <= ceiling:
+        raise SystemExit(f"{source} must be between 0 and {ceiling:g} seconds")
+    return seconds
+
+
+def _bound_to_issuer(introspection_url: str, issuer: str) -> None:
+    """This server's client secret goes to its issuer's origin only (core/binding.py, rule 3)."""
+    try:
+        may_send("the introspection client secret", introspection_url, Binding(issuer, named_by=introspection_url))
+    except AuthError as exc:
+        raise SystemExit(str(exc)) from None
 
 
 def _url(value: str | None, source: str) -> str:

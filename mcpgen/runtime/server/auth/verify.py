@@ -5,6 +5,7 @@ Either way the token must come from the configured issuer, name this server as i
 from __future__ import annotations
 
 import base64
+import hashlib
 import json
 import time
 from collections.abc import Mapping
@@ -21,6 +22,10 @@ from .remote import fetch_json
 from .settings import AuthSettings
 
 MAX_TOKEN_LENGTH = 16 * 1024
+# Introspection answers are kept until the token's exp, but no longer than
+# AuthSettings.introspection_cache (a revocation takes effect within it), and for this many
+# tokens at most (the oldest goes first).
+INTROSPECTION_CACHE_SIZE = 10_000
 
 
 class TokenVerifier(Protocol):
@@ -62,17 +67,36 @@ class JwtVerifier:
 
 
 class IntrospectionVerifier:
-    """Asks the authorization server about every token (RFC 7662): revocation takes effect at once."""
+    """Asks the authorization server about each token (RFC 7662), keeping the answer a short while
+    (introspection_cache, never past exp): a revocation takes effect within it."""
 
     def __init__(self, settings: AuthSettings, client: httpx.AsyncClient) -> None:
         assert settings.introspection_url and settings.client_id and settings.client_secret
         self._settings = settings
         self._client = client
         self._auth = httpx.BasicAuth(settings.client_id, settings.client_secret)
+        # sha256(token) -> (AuthInfo, until): no token is kept in memory, only its digest.
+        self._cache: dict[bytes, tuple[AuthInfo, float]] = {}
 
     async def verify(self, token: str) -> AuthInfo:
         if len(token) > MAX_TOKEN_LENGTH:
             raise InvalidToken("the token is too long")
+        key = hashlib.sha256(token.encode("utf-8", "surrogatepass")).digest()
+        now = time.time()
+        cached = self._cache.get(key)
+        if cached is not None and now < cached[1]:
+            return cached[0]
+        self._cache.pop(key, None)
+        info = await self._introspect(token)
+        keep = self._settings.introspection_cache
+        until = min(now + keep, info.expires_at if info.expires_at is not None else now)
+        if until > now:
+            while len(self._cache) >= INTROSPECTION_CACHE_SIZE:
+                del self._cache[next(iter(self._cache))]
+            self._cache[key] = (info, until)
+        return info
+
+    async def _introspect(self, token: str) -> AuthInfo:
         assert self._settings.introspection_url is not None
         answer = await fetch_json(
             self._client,

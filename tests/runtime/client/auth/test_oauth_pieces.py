@@ -66,12 +66,18 @@ def test_discovery_urls_follow_the_specs_order() -> None:
 
 def test_metadata_for_another_server_or_issuer_is_refused() -> None:
     check_resource("https://h/mcp", "https://h/mcp")
-    check_resource("https://h/mcp", "https://h/")
-    with pytest.raises(AuthError):
-        check_resource("https://h/mcp", "https://evil.example/mcp")
-    with pytest.raises(AuthError):
-        check_resource("https://h/mcp", "https://h/other")
-    with pytest.raises(AuthError):
+    check_resource("https://H/mcp/", "https://h/mcp")
+    # RFC 9728 §3.3: the resource is this server's URL exactly; a parent, a missing one or another
+    # origin's is refused.
+    for named in ("https://h/", "https://h", None, "https://evil.example/mcp", "https://h/other", "http://h/mcp"):
+        for fetched_from in (None, "https://h/.well-known/oauth-protected-resource/mcp", "https://h/custom"):
+            with pytest.raises(AuthError, match="protected resource metadata names"):
+                check_resource("https://h/a/mcp" if named == "https://h/a" else "https://h/mcp", named, fetched_from)
+    # Only the root well-known URL's identifier is the origin itself (RFC 9728 §3.1).
+    check_resource("https://h/mcp", "https://h", "https://h/.well-known/oauth-protected-resource")
+    with pytest.raises(AuthError, match="names the resource 'https://h/a'"):
+        check_resource("https://h/a/mcp", "https://h/a", "https://h/.well-known/oauth-protected-resource")
+    with pytest.raises(AuthError, match="names the issuer"):
         parse_server_metadata({"issuer": "https://evil", "token_endpoint": "https://evil/t"}, "https://as")
 
 
