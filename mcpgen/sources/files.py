@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from ..catalog.build import build_catalog
-from ..catalog.model import Catalog, Problem
+from ..catalog.model import OPTIONAL_LISTS, Catalog, FailedList, Problem
 
 
 def read_document(path: Path) -> tuple[Any, list[Problem]]:
@@ -134,6 +134,7 @@ def catalog_from_document(doc: Any, where: str, *, check_schemas: bool = True) -
     protocol = init.get("protocolVersion") or doc.get("protocolVersion") or doc.get("protocol_version")
     command = doc.get("source_command") or doc.get("command")
     instructions = init.get("instructions", doc.get("instructions"))
+    url = doc.get("source_url")
     return _finish(
         build_catalog(
             _items(doc.get("tools"), "tools"),
@@ -143,9 +144,21 @@ def catalog_from_document(doc: Any, where: str, *, check_schemas: bool = True) -
             resources=_items(doc.get("resources"), "resources"),
             resource_templates=_items(doc.get("resourceTemplates", doc.get("resource_templates")), "resourceTemplates"),
             source_command=tuple(command) if isinstance(command, list) and command else None,
+            source_url=url if isinstance(url, str) and url.startswith(("http://", "https://")) else None,
             instructions=instructions if isinstance(instructions, str) else None,
             check_schemas=check_schemas,
+            failed_lists=_failed_lists(doc.get("failedLists")),
         )
+    )
+
+
+def _failed_lists(value: Any) -> tuple[FailedList, ...]:
+    """What a snapshot records its live server failed to list (only lists a catalog may go without)."""
+    entries = value if isinstance(value, list) else []
+    return tuple(
+        FailedList(str(e["method"]), str(e.get("error", ""))[:300])
+        for e in entries
+        if isinstance(e, dict) and e.get("method") in OPTIONAL_LISTS
     )
 
 

@@ -38,7 +38,7 @@ def server_names(config: str | Path, chosen: tuple[str, ...] = ()) -> tuple[list
 
 
 def load_server(
-    config: str | Path, server: str, *, connect_timeout: float = 30.0
+    config: str | Path, server: str, *, connect_timeout: float = 30.0, strict_lists: bool = False
 ) -> tuple[Catalog | None, list[Problem]]:
     """The catalog of one entry's server. The entry's command, args and env stay out of it (they
     may hold tokens): it records the config file and the entry's name, which connect() reads again."""
@@ -75,5 +75,6 @@ def load_server(
         connect_timeout=connect_timeout,
         record_command=False,
         shown=f"{where} --server {server}",
+        strict_lists=strict_lists,
     )
     return (replace(catalog, source_config=(str(config), server)) if catalog else None), problems
