@@ -57,6 +57,7 @@ def build_plan(catalog: Catalog, *, skip_invalid: bool = False) -> Plan:
         source_url=catalog.source_url,
         source_config=catalog.source_config,
         warnings=tuple(catalog.list_warnings() + warnings + p_warn + r_warn + t_warn),
+        instructions=catalog.instructions,
     )
 
 

@@ -261,10 +261,13 @@ class Server:
         instructions: str | None = None,
         capabilities: JSONObject | None = None,
         tools_page_size: int = TOOLS_PAGE_SIZE,
+        server_info: Mapping[str, Any] | None = None,
     ) -> None:
+        """`server_info`: what else `initialize` says about the server in serverInfo (title,
+        websiteUrl, icons, description); `name`, `version` and `title` win over its keys."""
         if tools_page_size < 1:
             raise ValueError("tools_page_size must be at least 1")
-        self.info: JSONObject = {"name": name, "version": version}
+        self.info: JSONObject = {**(server_info or {}), "name": name, "version": version}
         self.tools_page_size = tools_page_size
         if title is not None:
             self.info["title"] = title
