@@ -1,10 +1,11 @@
 """Test peer: a raw MCP server (stdlib only) that does what real public servers do.
 
     python tests/peers/real_shapes_server.py [--fail METHOD=CODE]... [--forever METHOD]...
-        [--repeat METHOD]... [--no-instructions] [--http PORT [--path /mcp]]
+        [--repeat METHOD]... [--no-instructions] [--http PORT [--path /mcp] [--require-header N:V]]
 
 Over stdio by default; `--http PORT` serves plain-JSON Streamable HTTP on 127.0.0.1 at `--path`
-(every other path answers 404). What it does, as servers seen in the wild do:
+(every other path answers 404; `--require-header` answers 401 to a POST without that header).
+What it does, as servers seen in the wild do:
 
 - advertises tools, prompts and resources; `serverInfo` keys come in the server's own order
   (`version` before `name`, `websiteUrl`, `title`, `icons`), and `initialize` carries
@@ -59,6 +60,7 @@ _args.add_argument("--repeat", action="append", default=[], metavar="METHOD")
 _args.add_argument("--no-instructions", action="store_true")
 _args.add_argument("--http", type=int, default=None, metavar="PORT")
 _args.add_argument("--path", default="/mcp")
+_args.add_argument("--require-header", default=None, metavar="NAME:VALUE", help="else 401 (HTTP)")
 ARGS = _args.parse_args()
 FAIL = {m: int(c) for m, _, c in (f.partition("=") for f in ARGS.fail)}
 
@@ -131,6 +133,10 @@ class Handler(BaseHTTPRequestHandler):
         body = self.rfile.read(int(self.headers.get("Content-Length") or 0))
         if self.path.split("?")[0] != ARGS.path:
             return self._send(404, b"Not Found", "text/plain")
+        if ARGS.require_header:
+            name, _, value = ARGS.require_header.partition(":")
+            if self.headers.get(name) != value:
+                return self._send(401, b"Unauthorized", "text/plain")
         reply = answer(json.loads(body))
         if reply is None:
             return self._send(202)

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import subprocess
 import sys
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -37,28 +37,14 @@ def tree(folder: Path) -> dict[str, bytes]:
     return {str(p.relative_to(folder)): p.read_bytes() for p in sorted(folder.rglob("*")) if p.is_file()}
 
 
-@pytest.fixture
-def http_url() -> Iterator[Callable[[], str]]:
-    procs: list[subprocess.Popen[str]] = []
-
-    def start() -> str:
-        proc = subprocess.Popen([PY, PEER, "--http", "0"], stdout=subprocess.PIPE, text=True)
-        procs.append(proc)
-        assert proc.stdout is not None
-        return f"http://127.0.0.1:{proc.stdout.readline().split()[-1]}/mcp"
-
-    yield start
-    for proc in procs:
-        proc.kill()
-        proc.wait()
-
-
 @pytest.mark.slow
 @pytest.mark.parametrize("shape", sorted(SHAPES))
-def test_live_and_its_snapshot_generate_the_same_bytes(tmp_path: Path, shape: str, http_url: Callable[[], str]) -> None:
+def test_live_and_its_snapshot_generate_the_same_bytes(
+    tmp_path: Path, shape: str, real_shapes_http: Callable[..., str]
+) -> None:
     if shape == "everything" and not Path(EVERYTHING[1]).exists():
         pytest.skip("the everything server is not installed (make setup runs npm ci)")
-    url = http_url() if shape == "http" else ""
+    url = real_shapes_http() if shape == "http" else ""
     source = [a.replace("{url}", url) for a in SHAPES[shape]]
     mcpgen("snapshot", "-q", "-o", "snap.json", *source, cwd=tmp_path)
     for kind in ("client", "server"):

@@ -8,7 +8,7 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -22,24 +22,6 @@ PY = sys.executable
 
 def mcpgen(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
     return subprocess.run([PY, "-m", "mcpgen.cli", *args], capture_output=True, text=True, cwd=cwd, timeout=120)
-
-
-@pytest.fixture
-def http_peer() -> Iterator[Callable[..., str]]:
-    """start(*faults): the peer over HTTP on a free port, with those faults; its URL."""
-    procs: list[subprocess.Popen[str]] = []
-
-    def start(*faults: str) -> str:
-        proc = subprocess.Popen([PY, PEER, *faults, "--http", "0"], stdout=subprocess.PIPE, text=True)
-        procs.append(proc)
-        assert proc.stdout is not None
-        port = proc.stdout.readline().split()[-1]
-        return f"http://127.0.0.1:{port}/mcp"
-
-    yield start
-    for proc in procs:
-        proc.kill()
-        proc.wait()
 
 
 # (server flags, the failing request, what the warning quotes of the server's answer)
@@ -105,9 +87,9 @@ def _argv(reader: str, transport: str, url: str, strict: bool) -> list[str]:
 @pytest.mark.parametrize("transport", ["stdio", "http"])
 @pytest.mark.parametrize("reader", sorted(READERS))
 def test_every_live_reader_warns_then_strict_exits_2(
-    tmp_path: Path, reader: str, transport: str, http_peer: Callable[..., str]
+    tmp_path: Path, reader: str, transport: str, real_shapes_http: Callable[..., str]
 ) -> None:
-    url = http_peer(*FAULT) if transport == "http" else ""
+    url = real_shapes_http(*FAULT) if transport == "http" else ""
     tolerant = mcpgen(*_argv(reader, transport, url, strict=False), cwd=tmp_path)
     assert tolerant.returncode == 0, tolerant.stderr
     assert "warning: resources/templates/list: failed: the server returned an error: [-32601] Method not found" in (

@@ -241,16 +241,21 @@ class AsyncClientBase(AsyncFeatures):
         cls: type[_A], *, options: ConnectOptions | None = None, **overrides: Unpack[ClientConnectKwargs]
     ) -> contextlib.AbstractAsyncContextManager[_A]:
         """Connect the way this client was generated: the same stdio command, the same URL, or
-        the same entry of the same servers config (read now: its command, args, env and cwd).
+        the same entry of the same servers config (read now: its command, args, env and cwd, or
+        its url and headers).
 
         Takes what connect_stdio or connect_http (whichever that is) takes; options given here
         win over the config entry's env and cwd.
         """
         catalog = cls._catalog
         if catalog.source_config and catalog.package_file:
-            _refuse(overrides, HttpOptions, StdioOptions, f"{cls.__name__}.connect() starts a stdio server")
             relative, name = catalog.source_config
             entry = read_servers_config(config_path(None, catalog.package_file, relative), [name])[name]
+            if entry.url is not None:
+                _refuse(overrides, StdioOptions, HttpOptions, f"{cls.__name__}.connect() connects over HTTP")
+                over_http = cast("ClientHttpKwargs", {"headers": entry.headers, **overrides})
+                return cls.connect_http(entry.url, options=options, **over_http)
+            _refuse(overrides, HttpOptions, StdioOptions, f"{cls.__name__}.connect() starts a stdio server")
             given = cast("ClientStdioKwargs", {"env": entry.env, "cwd": entry.cwd, **overrides})
             return cls.connect_stdio(entry.command, entry.args, options=options, **given)
         if catalog.source_command:
