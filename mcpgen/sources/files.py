@@ -9,6 +9,7 @@ from typing import Any
 
 from ..catalog.build import build_catalog
 from ..catalog.model import OPTIONAL_LISTS, Catalog, FailedList, Problem
+from .shapes import foreign_shape, read_tools
 
 
 def read_document(path: Path) -> tuple[Any, list[Problem]]:
@@ -113,21 +114,28 @@ def catalog_from_document(doc: Any, where: str, *, check_schemas: bool = True) -
     """Recognise the shape and build a Catalog (`check_schemas`: see catalog/build.py's parse_tool).
 
     Shapes: `{"tools": [...]}` (tools/list result), a JSON-RPC response wrapping one,
-    a list of tools, a single tool, and snapshot/capture files
+    a list of tools, a single tool (each tool MCP's or an LLM API's function-calling shape:
+    shapes.py), and snapshot/capture files
     (`{"initialize": {...}, "tools": {"tools": [...]}, "prompts": ..., ...}` or flat keys).
     """
     if isinstance(doc, list):
-        return _finish(build_catalog(doc, check_schemas=check_schemas))
+        return _finish(build_catalog(read_tools(doc), check_schemas=check_schemas))
     if not isinstance(doc, dict):
         return None, [Problem(where, "expected a JSON object or a list of tools")]
     if doc.get("jsonrpc") == "2.0" and "error" in doc:
         return None, [Problem(where, f"file holds a JSON-RPC error response: {doc['error']!r}"[:300])]
     if doc.get("jsonrpc") == "2.0" and "result" in doc:
         return catalog_from_document(doc["result"], where, check_schemas=check_schemas)
-    if "name" in doc and "tools" not in doc:
-        return _finish(build_catalog([doc], check_schemas=check_schemas))
+    if "tools" not in doc and ("name" in doc or foreign_shape(doc)):
+        return _finish(build_catalog(read_tools([doc]), check_schemas=check_schemas))
     if "tools" not in doc:
-        return None, [Problem(where, "no tools found: expected a tools/list result, a tool, or a list of tools")]
+        return None, [
+            Problem(
+                where,
+                "no tools found: expected a tools/list result, a tool, or a list of tools "
+                "(each in MCP's, OpenAI's, Anthropic's or Gemini's shape)",
+            )
+        ]
     init_raw = doc.get("initialize")
     init: dict[str, Any] = init_raw if isinstance(init_raw, dict) else {}
     server_info = _first_dict(init.get("serverInfo"), doc.get("serverInfo"), doc.get("server_info"))
@@ -137,7 +145,7 @@ def catalog_from_document(doc: Any, where: str, *, check_schemas: bool = True) -
     url = doc.get("source_url")
     return _finish(
         build_catalog(
-            _items(doc.get("tools"), "tools"),
+            read_tools(_items(doc.get("tools"), "tools")),
             server_info=server_info,
             protocol_version=protocol if isinstance(protocol, str) else None,
             prompts=_items(doc.get("prompts"), "prompts"),
