@@ -69,8 +69,12 @@ def _usable_tools(catalog: Catalog, skip_invalid: bool) -> tuple[list[ToolSpec],
     if refused and not skip_invalid:
         raise StageError(refused)
     bad = {p.tool for p in refused}
+    usable = [t for t in tools if t.name not in bad]
+    if refused and not usable:
+        # Skipping every tool would write a client of nothing and call it a success.
+        raise StageError([*refused, Problem("--skip-invalid", "every tool is invalid: nothing left to generate")])
     notes = [replace(p, warning=True, message=p.message + " (tool skipped)") for p in refused]
-    return [t for t in tools if t.name not in bad], notes
+    return usable, notes
 
 
 def _doc(definition: dict[str, Any], fallback: str, footer: str, args: str = "") -> str:
