@@ -111,3 +111,14 @@ def test_the_snapshot_records_what_failed_and_generating_from_it_says_so(tmp_pat
     again = mcpgen("client", "-o", "out", "snap.json", cwd=tmp_path)
     assert again.returncode == 0, again.stderr
     assert "warning: resources/templates/list: failed:" in again.stderr
+
+
+def test_a_wrong_url_path_says_both_transports_answered_404(real_shapes_http: Callable[..., str]) -> None:
+    from mcpgen.sources.live import load_live_http
+
+    url = real_shapes_http().replace("/mcp", "/wrong")
+    catalog, problems = load_live_http(url, connect_timeout=10)
+    assert catalog is None
+    (problem,) = problems
+    assert "nothing serves MCP at /wrong" in problem.message
+    assert "a POST (Streamable HTTP) answered 404 and a GET (legacy HTTP+SSE) answered 404" in problem.message
