@@ -650,8 +650,9 @@ class ServerConnection:
         except (RpcError, asyncio.CancelledError, InputRequired):
             raise
         except Exception as exc:
-            # Never leak a traceback to the client; the server log keeps it.
-            log.exception("tool %r failed", name)
+            # Never leak a traceback to the client; the server log keeps it (at ERROR, shown by
+            # default), with the tool and the request id to find the call it answered.
+            log.exception("tool %r failed (request id %r)", name, context.request_id)
             return error_result(f"Tool {name!r} failed: {type(exc).__name__}")
 
 
