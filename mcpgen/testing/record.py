@@ -36,6 +36,8 @@ class RecordRequest:
     redact_fields: tuple[str, ...] = ()
     connect_timeout: float = 30.0
     secrets: tuple[str, ...] = field(default=())
+    # A failing prompts or resources list ends the recording (else the proxy goes on without it).
+    strict_lists: bool = False
 
 
 @contextlib.asynccontextmanager
@@ -70,7 +72,7 @@ def redactor_for(request: RecordRequest) -> Redactor:
 async def record(request: RecordRequest) -> None:
     """Proxy stdin/stdout to the real server until the client goes, writing the cassette."""
     async with _upstream(request) as upstream:
-        catalog = await _read_catalog(upstream, asyncio.Event(), _Progress(enabled=False), False, None)
+        catalog = await _read_catalog(upstream, asyncio.Event(), _Progress(enabled=False), request.strict_lists, None)
         writer = CassetteWriter(
             request.output,
             catalog,

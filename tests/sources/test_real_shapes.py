@@ -122,3 +122,13 @@ def test_a_wrong_url_path_says_both_transports_answered_404(real_shapes_http: Ca
     (problem,) = problems
     assert "nothing serves MCP at /wrong" in problem.message
     assert "a POST (Streamable HTTP) answered 404 and a GET (legacy HTTP+SSE) answered 404" in problem.message
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("strict", [False, True])
+def test_record_tolerates_a_failing_list_unless_strict(tmp_path: Path, strict: bool) -> None:
+    argv = [PY, "-m", "mcpgen.cli", "record", "-o", "c.jsonl", *(["--strict-lists"] if strict else [])]
+    argv += ["--", PY, PEER, "--fail", "prompts/list=-32601"]
+    done = subprocess.run(argv, stdin=subprocess.DEVNULL, capture_output=True, text=True, cwd=tmp_path, timeout=120)
+    assert done.returncode == (2 if strict else 0), done.stderr
+    assert ("prompts/list failed: the server returned an error: [-32601]" in done.stderr) is strict
