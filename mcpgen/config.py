@@ -19,7 +19,7 @@ import re
 import shlex
 import sys
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -54,6 +54,7 @@ _KEYS = {
     "force",
     "connect-timeout",
     "skip-invalid",
+    "strict-lists",
     "sync",
     "layout",
 }
@@ -75,6 +76,8 @@ class SourceSpec:
     secret_command: bool = False
     # config without one `server`: a package for many servers (these, or every one of the file).
     servers: tuple[str, ...] = ()
+    # A live server's failing prompts or resources list is an error, not a warning (--strict-lists).
+    strict_lists: bool = False
 
     @property
     def many(self) -> bool:
@@ -225,6 +228,8 @@ def parse_target(
         problems.append(Problem(where, "'connect-timeout' must be a positive number"))
         timeout = 30.0
     source = _parse_source(opts, root, environ, where, problems, float(timeout))
+    if source is not None and flag("strict-lists"):
+        source = replace(source, strict_lists=True)
     package = text("name")
     add_missing, force, skip_invalid = flag("add-missing"), flag("force"), flag("skip-invalid")
     sync = flag("sync", True)

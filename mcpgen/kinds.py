@@ -161,7 +161,9 @@ class ManyClientKind(ClientKind):
         catalogs: dict[str, Catalog] = {}
         for name in names:
             # The package's connect() reads the config again (CONFIG_FILE): no server names its own.
-            catalog, found = load_server(config, name, connect_timeout=t.source.connect_timeout)
+            catalog, found = load_server(
+                config, name, connect_timeout=t.source.connect_timeout, strict_lists=t.source.strict_lists
+            )
             if catalog is None or not all(p.skippable for p in found):
                 raise StageError([Problem(f"server {name!r}", str(p)) for p in found] or [Problem(name, "no catalog")])
             catalogs[name] = replace(catalog, source_config=None)

@@ -38,11 +38,15 @@ def load_catalog(spec: SourceSpec) -> tuple[Catalog | None, list[Problem]]:
     if spec.config is not None:
         from .sources.servers_config import load_server
 
-        return load_server(spec.config, spec.server or "", connect_timeout=spec.connect_timeout)
+        return load_server(
+            spec.config, spec.server or "", connect_timeout=spec.connect_timeout, strict_lists=spec.strict_lists
+        )
     if spec.url:
         from .sources.live import load_live_http
 
-        return load_live_http(spec.url, headers=dict(spec.headers), connect_timeout=spec.connect_timeout)
+        return load_live_http(
+            spec.url, headers=dict(spec.headers), connect_timeout=spec.connect_timeout, strict_lists=spec.strict_lists
+        )
     if spec.command:
         from .sources.live import load_live
 
@@ -52,6 +56,7 @@ def load_catalog(spec: SourceSpec) -> tuple[Catalog | None, list[Problem]]:
             cwd=str(spec.cwd) if spec.cwd else None,
             connect_timeout=spec.connect_timeout,
             record_command=not spec.secret_command,
+            strict_lists=spec.strict_lists,
         )
     from .sources.files import load_file, load_many
 
@@ -112,7 +117,7 @@ def _proven_current(
     None (regenerate): no plan, models or formatting needed.
 
     The same source, options and generator made this output once, so they would make it again
-    (generation is deterministic). A source with problems or refused tools goes the full way,
+    (generation is deterministic). A source with problems, refused tools or failed lists goes the full way,
     so --check still prints its warnings."""
     from .catalog.snapshot import catalog_digest
 
@@ -121,7 +126,7 @@ def _proven_current(
         cached = settled.get(t.source) if settled is not None else None
         reading.loaded = (cached, []) if cached is not None else load_catalog(t.source)
         catalog, problems = reading.loaded
-        if catalog is None or problems or catalog.refused:
+        if catalog is None or problems or catalog.refused or catalog.failed_lists:
             return None
         if not folder.proven_current(kind.name, kind.manifest_options(t), catalog_digest(catalog)):
             return None

@@ -60,7 +60,7 @@ def _source_digest(source: SourceSpec) -> str | None:
         catalog, problems = load_file(files[0], check_schemas=False)
     else:
         catalog, problems = load_many(files, check_schemas=False)
-    if catalog is None or problems or catalog.refused:
+    if catalog is None or problems or catalog.refused or catalog.failed_lists:
         return None
     return catalog_digest(catalog)
 

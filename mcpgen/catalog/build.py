@@ -11,7 +11,8 @@ from dataclasses import replace
 from typing import Any
 
 from .checks import MAX_DEPTH, schema_depth
-from .model import Catalog, Problem, ToolSpec
+from .model import Catalog, FailedList, Problem, ToolSpec
+from .normal import canonical, sorted_by
 
 
 def parse_tool(raw: Any, index: int, *, check_schemas: bool = True) -> tuple[ToolSpec | None, list[Problem]]:
@@ -138,8 +139,10 @@ def build_catalog(
     source_url: str | None = None,
     instructions: str | None = None,
     check_schemas: bool = True,
+    failed_lists: tuple[FailedList, ...] = (),
 ) -> tuple[Catalog, list[Problem]]:
-    """Parse every tool, collecting all problems; duplicate wire names are an error."""
+    """Parse every tool, collecting all problems; duplicate wire names are an error. The rest of
+    the catalog is put in its normal form (normal.py)."""
     specs: list[ToolSpec] = []
     problems: list[Problem] = []
     seen: set[str] = set()
@@ -153,15 +156,17 @@ def build_catalog(
             continue
         seen.add(spec.name)
         specs.append(spec)
+    # The normal form (normal.py): live and snapshot sources give the same catalog, byte for byte.
     cat = Catalog(
-        server_info=dict(server_info or {}),
+        server_info=canonical(dict(server_info or {})),
         protocol_version=protocol_version,
         tools=tuple(specs),
-        prompts=tuple(p for p in prompts or () if isinstance(p, dict)),
-        resources=tuple(r for r in resources or () if isinstance(r, dict)),
-        resource_templates=tuple(r for r in resource_templates or () if isinstance(r, dict)),
+        prompts=sorted_by("name", prompts),
+        resources=sorted_by("uri", resources),
+        resource_templates=sorted_by("uriTemplate", resource_templates),
         source_command=source_command,
         source_url=source_url,
         instructions=instructions,
+        failed_lists=failed_lists,
     )
     return cat, problems

@@ -45,6 +45,31 @@ class ToolSpec:
 
 
 @dataclass(frozen=True)
+class FailedList:
+    """An optional list (prompts, resources, resource templates) a live server failed to give:
+    the catalog goes on without it (tools are the contract), and says so wherever it is used."""
+
+    method: str  # "resources/templates/list"
+    error: str  # what the server answered, e.g. "[-32601] Method not found"
+
+    def warning(self) -> Problem:
+        what = OPTIONAL_LISTS.get(self.method, self.method)
+        return Problem(
+            self.method,
+            f"failed: {self.error}; going on without its {what} (--strict-lists makes this an error)",
+            warning=True,
+        )
+
+
+# The lists a live catalog may go without, and what each holds (in words).
+OPTIONAL_LISTS = {
+    "prompts/list": "prompts",
+    "resources/list": "resources",
+    "resources/templates/list": "resource templates",
+}
+
+
+@dataclass(frozen=True)
 class Catalog:
     server_info: dict[str, Any] = field(default_factory=dict)
     protocol_version: str | None = None
@@ -62,3 +87,9 @@ class Catalog:
     source_config: tuple[str, str] | None = None
     # Tools left out because they are invalid (each a skippable Problem); only --skip-invalid accepts them.
     refused: tuple[Problem, ...] = ()
+    # Optional lists the live server failed (tolerated unless --strict-lists); a snapshot keeps them.
+    failed_lists: tuple[FailedList, ...] = ()
+
+    def list_warnings(self) -> list[Problem]:
+        """One warning per optional list the source failed: every reader of a catalog tells them."""
+        return [f.warning() for f in self.failed_lists]

@@ -14,31 +14,20 @@ from dataclasses import replace
 from typing import Any
 
 from .model import Catalog
+from .normal import canonical, sorted_by
 
 SNAPSHOT_FORMAT = 1
 
 
-def _sorted(value: Any) -> Any:
-    """A copy with every object's keys in sorted order (lists keep their order)."""
-    if isinstance(value, dict):
-        return {k: _sorted(value[k]) for k in sorted(value)}
-    if isinstance(value, list):
-        return [_sorted(v) for v in value]
-    return value
-
-
-def _by(key: str, items: tuple[dict[str, Any], ...]) -> list[dict[str, Any]]:
-    return sorted(items, key=lambda item: (str(item.get(key, "")), json.dumps(item, sort_keys=True)))
-
-
 def normalize(catalog: Catalog) -> Catalog:
-    """The same catalog with tools, prompts and resources in their snapshot order."""
+    """The same catalog with tools, prompts and resources in their snapshot order (a catalog
+    built by build_catalog already has all but the tools in it)."""
     return replace(
         catalog,
         tools=tuple(sorted(catalog.tools, key=lambda t: t.name)),
-        prompts=tuple(_by("name", catalog.prompts)),
-        resources=tuple(_by("uri", catalog.resources)),
-        resource_templates=tuple(_by("uriTemplate", catalog.resource_templates)),
+        prompts=sorted_by("name", catalog.prompts),
+        resources=sorted_by("uri", catalog.resources),
+        resource_templates=sorted_by("uriTemplate", catalog.resource_templates),
     )
 
 
@@ -47,15 +36,19 @@ def snapshot_document(catalog: Catalog) -> dict[str, Any]:
     doc: dict[str, Any] = {
         "instructions": cat.instructions,
         "mcpgenSnapshot": SNAPSHOT_FORMAT,
-        "prompts": _sorted(list(cat.prompts)),
+        "prompts": list(cat.prompts),
         "protocolVersion": cat.protocol_version,
-        "resourceTemplates": _sorted(list(cat.resource_templates)),
-        "resources": _sorted(list(cat.resources)),
-        "serverInfo": _sorted(cat.server_info),
+        "resourceTemplates": list(cat.resource_templates),
+        "resources": list(cat.resources),
+        "serverInfo": canonical(cat.server_info),
         "tools": [t.raw for t in cat.tools],  # verbatim (see the module docstring)
     }
     if cat.source_command:
         doc["source_command"] = list(cat.source_command)
+    if cat.source_url:
+        doc["source_url"] = cat.source_url
+    if cat.failed_lists:  # what the live server failed to list (catalog/model.py, FailedList)
+        doc["failedLists"] = [{"error": f.error, "method": f.method} for f in cat.failed_lists]
     return {k: doc[k] for k in sorted(doc)}
 
 

@@ -31,6 +31,8 @@ class McpgenGroup(click.Group):
         except KeyboardInterrupt:
             echo("mcpgen: error: interrupted", err=True)
             sys.exit(EXIT_INTERRUPTED)
+        except BrokenPipeError:
+            sys.exit(_stdout_gone())
         except click.exceptions.ClickException as exc:
             # click prints it itself: the same sanitiser as echo (`message` is Final in its stubs).
             object.__setattr__(exc, "message", terminal_text(exc.message))
@@ -74,6 +76,30 @@ def main(argv: Sequence[str] | None = None) -> None:
     cli.main(args=args, prog_name="mcpgen", obj={"command": command})
 
 
+# 128 + SIGPIPE, as a shell reports a command whose reader went away (`mcpgen lint ... | head`).
+EXIT_BROKEN_PIPE = 141
+
+
+def _stdout_gone() -> int:
+    """The reader of stdout went away: nothing more can be said there, and no traceback is
+    due. stdout is pointed at /dev/null, so the interpreter's last flush cannot fail again."""
+    import os
+
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, sys.stdout.fileno())
+    os.close(devnull)
+    return EXIT_BROKEN_PIPE
+
+
+def _flush() -> int | None:
+    """Flush stdout; EXIT_BROKEN_PIPE when its reader has gone (else None)."""
+    try:
+        sys.stdout.flush()
+    except BrokenPipeError:
+        return _stdout_gone()
+    return None
+
+
 def run_and_exit(argv: Sequence[str] | None = None) -> NoReturn:
     """`main` as a whole process. A failed run exits at once, once stdout, stderr and the logs are
     flushed: tearing down every imported module takes the interpreter a few tenths of a second
@@ -86,9 +112,9 @@ def run_and_exit(argv: Sequence[str] | None = None) -> NoReturn:
             import logging
             import os
 
-            sys.stdout.flush()
+            gone = _flush()
             sys.stderr.flush()
             logging.shutdown()
-            os._exit(code)
+            os._exit(gone or code)
         raise
-    sys.exit(0)
+    sys.exit(_flush() or 0)

@@ -114,6 +114,7 @@ def load_source(spec: SourceSpec) -> Catalog:
         console.done()
     if problems or cat is None:
         fail(problems or [Problem(spec.describe(), "no catalog")])
+    warn(cat.list_warnings())
     return cat
 
 

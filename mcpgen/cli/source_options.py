@@ -32,11 +32,16 @@ HELP = {
     "config": "mcpServers JSON file (with --server).",
     "server": "Server name inside --config (`client` takes it repeated, or none: a package for many servers).",
     "connect-timeout": "Seconds a live server gets to answer.",
+    "strict-lists": "Exit 2 when a live server fails its prompts or resources list (default: warn, generate the rest).",
 }
 
 
 def _header(help: str) -> Callable[[F], F]:
     return click.option("--header", "headers", multiple=True, metavar="NAME:VALUE", help=help)
+
+
+def _strict_lists() -> Callable[[F], F]:
+    return click.option("--strict-lists", "strict_lists", is_flag=True, help=HELP["strict-lists"])
 
 
 def _connect_timeout(help: str) -> Callable[[F], F]:
@@ -73,18 +78,20 @@ def source_options(
             click.option("--config", "config", type=str, default=None, help=said["config"]),
             click.option("--server", "server", type=str, multiple=True, help=said["server"]),
         ]
-    params.append(_connect_timeout(said["connect-timeout"]))
+    params += [_connect_timeout(said["connect-timeout"]), _strict_lists()]
 
     def convert(kwargs: dict[str, Any]) -> dict[str, Any]:
         given = kwargs.pop(argument) if argument else None
         files = (given,) if isinstance(given, str) else tuple(given or ())
         url, headers = kwargs.pop("url"), kwargs.pop("headers")
         config_file, servers = kwargs.pop("config", None), kwargs.pop("server", ())
-        timeout = kwargs.pop("connect_timeout")
+        timeout, strict = kwargs.pop("connect_timeout"), kwargs.pop("strict_lists")
         command = tuple((click.get_current_context().obj or {}).get("command", ()))
         spec: SourceSpec | None = None
         if not optional or files or command or url or config_file:
-            spec = source_spec(files, command, url, headers, config_file, servers, timeout, many=many)
+            spec = source_spec(
+                files, command, url, headers, config_file, servers, timeout, many=many, strict_lists=strict
+            )
         return {**kwargs, "source": spec}
 
     return converting(params, convert)
@@ -100,6 +107,7 @@ def source_spec(
     connect_timeout: float,
     *,
     many: bool = False,
+    strict_lists: bool = False,
 ) -> SourceSpec:
     """Exactly one of: file(s), --url, --config F --server N, or a command after `--`; else exit 2.
 
@@ -138,6 +146,7 @@ def source_spec(
         server=server[0] if len(server) == 1 else None,
         servers=server if len(server) != 1 else (),
         connect_timeout=connect_timeout,
+        strict_lists=strict_lists,
     )
 
 
@@ -148,24 +157,28 @@ class TextSources:
 
     headers: tuple[str, ...]
     connect_timeout: float
+    strict_lists: bool = False
 
     def spec(self, text: str) -> SourceSpec:
+        strict = self.strict_lists
         if text.startswith(("http://", "https://")):
-            return source_spec([], [], text, self.headers, None, (), self.connect_timeout)
+            return source_spec([], [], text, self.headers, None, (), self.connect_timeout, strict_lists=strict)
         if text.startswith("stdio:"):
             argv = shlex.split(text[len("stdio:") :])
             if not argv:
                 fail([Problem(text, "stdio: needs a command")])
-            return source_spec([], argv, None, [], None, (), self.connect_timeout)
+            return source_spec([], argv, None, [], None, (), self.connect_timeout, strict_lists=strict)
         return source_spec([text], [], None, [], None, (), self.connect_timeout)
 
 
 def _text_sources(kwargs: dict[str, Any]) -> dict[str, Any]:
-    sources = TextSources(tuple(kwargs.pop("headers")), kwargs.pop("connect_timeout"))
+    sources = TextSources(tuple(kwargs.pop("headers")), kwargs.pop("connect_timeout"), kwargs.pop("strict_lists"))
     return {**kwargs, "sources": sources}
 
 
-# `diff` and `lint`: --header and --connect-timeout, handed to the command as `sources=TextSources`.
+# `diff` and `lint`: --header, --connect-timeout and --strict-lists, handed to the command as
+# `sources=TextSources`.
 text_source_options = converting(
-    [_header("HTTP header for URL sources (repeatable)."), _connect_timeout(HELP["connect-timeout"])], _text_sources
+    [_header("HTTP header for URL sources (repeatable)."), _connect_timeout(HELP["connect-timeout"]), _strict_lists()],
+    _text_sources,
 )

@@ -120,6 +120,7 @@ def record_cmd(source: SourceSpec, output: str, redact: tuple[str, ...]) -> None
             headers=source.headers,
             redact_fields=redact,
             connect_timeout=source.connect_timeout,
+            strict_lists=source.strict_lists,
         )
     )
     if problems:

@@ -197,7 +197,8 @@ def build_document(tools: Sequence[ToolPlan]) -> tuple[Document, list[Problem]]:
         res, _ = result_view(t.spec)
         if res is not None and t.result_model is not None:
             root_object = t.shape is ResultShape.MODEL
-            hoist.add(t.result_model, typing_view(res, root_object=root_object), repr(t.wire), "/outputSchema")
+            view = typing_view(res, root_object=root_object, keep_integers=True)
+            hoist.add(t.result_model, view, repr(t.wire), "/outputSchema")
             for f in t.result_fields:
                 aliases[f"{t.result_model}.{f.wire}"] = f.python
     doc = {"$schema": "https://json-schema.org/draft/2020-12/schema", "$defs": {k: defs[k] for k in sorted(defs)}}

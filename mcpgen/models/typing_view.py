@@ -25,8 +25,10 @@ _INT_LIMIT = 2**63
 
 
 class _View:
-    def __init__(self, draft7: bool, defs: dict[str, set[str]]) -> None:
+    def __init__(self, draft7: bool, defs: dict[str, set[str]], keep_integers: bool = False) -> None:
         self.draft7 = draft7
+        # A result's "number" as int | float: pydantic would turn the server's 1 into 1.0.
+        self.keep_integers = keep_integers
         self.defs = defs  # "$defs"/"definitions" -> names present at the root
 
     def ref(self, ref: Any, nested_id: bool) -> dict[str, Any]:
@@ -76,6 +78,8 @@ class _View:
         return typed[0] if len(typed) == 1 else {"anyOf": typed}
 
     def one_type(self, name: str, s: dict[str, Any], depth: int, nested_id: bool) -> dict[str, Any] | None:
+        if name == "number" and self.keep_integers:
+            return {"anyOf": [{"type": "integer"}, {"type": "number"}]}
         if name in _SCALARS:
             return {"type": name}
         if name == "array":
@@ -164,11 +168,14 @@ def is_draft7(schema: dict[str, Any]) -> bool:
     return isinstance(s, str) and ("draft-07" in s or "draft-06" in s or "draft-04" in s)
 
 
-def typing_view(schema: dict[str, Any], *, root_object: bool) -> dict[str, Any]:
-    """The superset schema DCG turns into annotations (root `$defs` kept, views of their own)."""
+def typing_view(schema: dict[str, Any], *, root_object: bool, keep_integers: bool = False) -> dict[str, Any]:
+    """The superset schema DCG turns into annotations (root `$defs` kept, views of their own).
+
+    `keep_integers` (results): a "number" is typed `int | float`, so an integer the server sent
+    stays an int (a number allows both; pydantic's float would make 1 into 1.0)."""
     draft7 = is_draft7(schema)
     defs = {kw: set(schema[kw]) for kw in ("$defs", "definitions") if isinstance(schema.get(kw), dict)}
-    v = _View(draft7, defs)
+    v = _View(draft7, defs, keep_integers)
     out = v.object(schema, 0) if root_object else v.view(schema, 0)
     for kw in defs:
         out[kw] = {name: v.view(body, 1) for name, body in schema[kw].items()}

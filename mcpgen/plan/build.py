@@ -56,7 +56,8 @@ def build_plan(catalog: Catalog, *, skip_invalid: bool = False) -> Plan:
         source_command=catalog.source_command,
         source_url=catalog.source_url,
         source_config=catalog.source_config,
-        warnings=tuple(warnings + p_warn + r_warn + t_warn),
+        warnings=tuple(catalog.list_warnings() + warnings + p_warn + r_warn + t_warn),
+        instructions=catalog.instructions,
     )
 
 
@@ -68,8 +69,12 @@ def _usable_tools(catalog: Catalog, skip_invalid: bool) -> tuple[list[ToolSpec],
     if refused and not skip_invalid:
         raise StageError(refused)
     bad = {p.tool for p in refused}
+    usable = [t for t in tools if t.name not in bad]
+    if refused and not usable:
+        # Skipping every tool would write a client of nothing and call it a success.
+        raise StageError([*refused, Problem("--skip-invalid", "every tool is invalid: nothing left to generate")])
     notes = [replace(p, warning=True, message=p.message + " (tool skipped)") for p in refused]
-    return [t for t in tools if t.name not in bad], notes
+    return usable, notes
 
 
 def _doc(definition: dict[str, Any], fallback: str, footer: str, args: str = "") -> str:

@@ -199,6 +199,7 @@ class Plan:
     # (servers config relative to the package folder, entry name), or None
     source_config: tuple[str, str] | None = None
     warnings: tuple[Problem, ...] = field(default=())
+    instructions: str | None = None  # what the source's initialize said to its clients
 
     @property
     def server_name(self) -> str | None:
@@ -214,6 +215,11 @@ class Plan:
     @property
     def tools_json(self) -> str:
         return _json([t.spec.raw for t in self.tools])
+
+    @property
+    def server_info_json(self) -> str:
+        """Everything the source said about itself in serverInfo (title, websiteUrl, icons, ...)."""
+        return _json(self.server_info)
 
     @property
     def prompts_json(self) -> str:

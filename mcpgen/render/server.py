@@ -84,6 +84,8 @@ def render_server(
         "templates": plan.templates,
         "server_name": plan.server_name or package,
         "server_version": plan.server_version or "0.1.0",
+        "server_info_json": plan.server_info_json,
+        "instructions": plan.instructions,
         "tools_json": plan.tools_json,
         "prompts_json": plan.prompts_json,
         "resources_json": plan.resources_json,

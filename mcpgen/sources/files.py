@@ -8,7 +8,8 @@ from pathlib import Path
 from typing import Any
 
 from ..catalog.build import build_catalog
-from ..catalog.model import Catalog, Problem
+from ..catalog.model import OPTIONAL_LISTS, Catalog, FailedList, Problem
+from .shapes import foreign_shape, read_tools
 
 
 def read_document(path: Path) -> tuple[Any, list[Problem]]:
@@ -113,39 +114,59 @@ def catalog_from_document(doc: Any, where: str, *, check_schemas: bool = True) -
     """Recognise the shape and build a Catalog (`check_schemas`: see catalog/build.py's parse_tool).
 
     Shapes: `{"tools": [...]}` (tools/list result), a JSON-RPC response wrapping one,
-    a list of tools, a single tool, and snapshot/capture files
+    a list of tools, a single tool (each tool MCP's or an LLM API's function-calling shape:
+    shapes.py), and snapshot/capture files
     (`{"initialize": {...}, "tools": {"tools": [...]}, "prompts": ..., ...}` or flat keys).
     """
     if isinstance(doc, list):
-        return _finish(build_catalog(doc, check_schemas=check_schemas))
+        return _finish(build_catalog(read_tools(doc), check_schemas=check_schemas))
     if not isinstance(doc, dict):
         return None, [Problem(where, "expected a JSON object or a list of tools")]
     if doc.get("jsonrpc") == "2.0" and "error" in doc:
         return None, [Problem(where, f"file holds a JSON-RPC error response: {doc['error']!r}"[:300])]
     if doc.get("jsonrpc") == "2.0" and "result" in doc:
         return catalog_from_document(doc["result"], where, check_schemas=check_schemas)
-    if "name" in doc and "tools" not in doc:
-        return _finish(build_catalog([doc], check_schemas=check_schemas))
+    if "tools" not in doc and ("name" in doc or foreign_shape(doc)):
+        return _finish(build_catalog(read_tools([doc]), check_schemas=check_schemas))
     if "tools" not in doc:
-        return None, [Problem(where, "no tools found: expected a tools/list result, a tool, or a list of tools")]
+        return None, [
+            Problem(
+                where,
+                "no tools found: expected a tools/list result, a tool, or a list of tools "
+                "(each in MCP's, OpenAI's, Anthropic's or Gemini's shape)",
+            )
+        ]
     init_raw = doc.get("initialize")
     init: dict[str, Any] = init_raw if isinstance(init_raw, dict) else {}
     server_info = _first_dict(init.get("serverInfo"), doc.get("serverInfo"), doc.get("server_info"))
     protocol = init.get("protocolVersion") or doc.get("protocolVersion") or doc.get("protocol_version")
     command = doc.get("source_command") or doc.get("command")
     instructions = init.get("instructions", doc.get("instructions"))
+    url = doc.get("source_url")
     return _finish(
         build_catalog(
-            _items(doc.get("tools"), "tools"),
+            read_tools(_items(doc.get("tools"), "tools")),
             server_info=server_info,
             protocol_version=protocol if isinstance(protocol, str) else None,
             prompts=_items(doc.get("prompts"), "prompts"),
             resources=_items(doc.get("resources"), "resources"),
             resource_templates=_items(doc.get("resourceTemplates", doc.get("resource_templates")), "resourceTemplates"),
             source_command=tuple(command) if isinstance(command, list) and command else None,
+            source_url=url if isinstance(url, str) and url.startswith(("http://", "https://")) else None,
             instructions=instructions if isinstance(instructions, str) else None,
             check_schemas=check_schemas,
+            failed_lists=_failed_lists(doc.get("failedLists")),
         )
+    )
+
+
+def _failed_lists(value: Any) -> tuple[FailedList, ...]:
+    """What a snapshot records its live server failed to list (only lists a catalog may go without)."""
+    entries = value if isinstance(value, list) else []
+    return tuple(
+        FailedList(str(e["method"]), str(e.get("error", ""))[:300])
+        for e in entries
+        if isinstance(e, dict) and e.get("method") in OPTIONAL_LISTS
     )
 
 

@@ -11,7 +11,7 @@ from dataclasses import replace
 from typing import Any
 
 from ..catalog.build import build_catalog
-from ..catalog.model import Catalog, Problem
+from ..catalog.model import Catalog, FailedList, Problem
 from .secrets import argv_secrets, public_url, scrub, shown_command, url_secrets
 
 MAX_RELISTS = 5  # a server that changes its tools on every listing is not worth waiting for
@@ -83,6 +83,7 @@ async def fetch_catalog(
     connect_timeout: float = 30.0,
     timeout: float = 60.0,
     record_command: bool = True,
+    strict_lists: bool = False,
 ) -> Catalog:
     from ..runtime import connect_stdio
 
@@ -103,7 +104,8 @@ async def fetch_catalog(
         ) as session:
             # A command holding a token is not recorded: connect() then needs it given.
             recorded = record_command and not argv_secrets([command, *args])
-            return await _read_catalog(session, changed, progress, (command, *args) if recorded else None)
+            command_kept = (command, *args) if recorded else None
+            return await _read_catalog(session, changed, progress, strict_lists, command_kept)
     finally:
         progress.done()
 
@@ -114,6 +116,7 @@ async def fetch_catalog_http(
     headers: Mapping[str, str] | None = None,
     connect_timeout: float = 30.0,
     timeout: float = 60.0,
+    strict_lists: bool = False,
 ) -> Catalog:
     from ..runtime import connect_http
     from ..runtime.client.auth.environment import auth_for_run
@@ -134,7 +137,7 @@ async def fetch_catalog_http(
             on_list_changed=_on_tools_changed(changed),
         ) as session:
             # Headers (tokens) are never recorded: only the URL travels into generated code.
-            return await _read_catalog(session, changed, progress, None, public_url(url))
+            return await _read_catalog(session, changed, progress, strict_lists, None, public_url(url))
     finally:
         progress.done()
 
@@ -151,33 +154,36 @@ async def _read_catalog(
     session: Any,
     changed: asyncio.Event,
     progress: _Progress,
+    strict_lists: bool,
     source_command: tuple[str, ...] | None,
     source_url: str | None = None,
 ) -> Catalog:
     """Everything a connected session offers: tools (re-read while they change), prompts, resources."""
     progress(f"connected to {session.server_info.get('name', 'server')}; listing tools ...")
-    tools = await session.list_tools()
+    tools = await _required(session.list_tools(), "tools/list")
     for _ in range(MAX_RELISTS):  # the list changed while we read it: read it again
         if not changed.is_set():
             break
         changed.clear()
         progress("tool list changed; listing again ...")
-        tools = await session.list_tools()
+        tools = await _required(session.list_tools(), "tools/list")
     caps = session.server_capabilities
-    prompts = await session.list_prompts() if "prompts" in caps else []
-    resources = await session.list_resources() if "resources" in caps else []
-    templates = await session.list_resource_templates() if "resources" in caps else []
+    failed: list[FailedList] = []
+    lists: dict[str, list[Any]] = {}
+    for method, (capability, _) in _LISTERS.items():
+        lists[method] = await _optional(session, method, strict_lists, failed) if capability in caps else []
     instructions = session.instructions
     catalog, problems = build_catalog(
         tools,
         server_info=dict(session.server_info),
         protocol_version=session.protocol_version or None,
-        prompts=prompts,
-        resources=resources,
-        resource_templates=templates,
+        prompts=lists["prompts/list"],
+        resources=lists["resources/list"],
+        resource_templates=lists["resources/templates/list"],
         source_command=source_command,
         source_url=source_url,
         instructions=instructions if isinstance(instructions, str) else None,
+        failed_lists=tuple(failed),
     )
     if not all(p.skippable for p in problems):
         from ..catalog.model import StageError
@@ -185,6 +191,56 @@ async def _read_catalog(
         raise StageError(problems)
     # Invalid tools that --skip-invalid may leave out travel with the catalog.
     return replace(catalog, refused=tuple(problems))
+
+
+class ListFailed(Exception):
+    """A list the catalog cannot go without failed (tools/list, or any list under --strict-lists)."""
+
+    def __init__(self, method: str, cause: BaseException) -> None:
+        super().__init__(method)
+        self.method = method
+        self.cause = cause
+
+    @property
+    def message(self) -> str:
+        hint = "" if self.method == "tools/list" else " (--strict-lists is set: without it the rest is generated)"
+        return f"{self.method} failed: {_said(self.cause)}{hint}"
+
+
+# What a failing list answers; the session is still usable after each (a closed one is not).
+def _list_errors() -> tuple[type[BaseException], ...]:
+    from ..runtime import ProtocolError, RequestTimeout, RpcError
+
+    return (RpcError, ProtocolError, RequestTimeout)
+
+
+async def _required(listing: Coroutine[Any, Any, list[Any]], method: str) -> list[Any]:
+    try:
+        return await listing
+    except _list_errors() as exc:
+        raise ListFailed(method, exc) from exc
+
+
+# Each optional list: the capability that offers it, and the session's method that reads it
+# (catalog.model.OPTIONAL_LISTS says what they hold).
+_LISTERS = {
+    "prompts/list": ("prompts", "list_prompts"),
+    "resources/list": ("resources", "list_resources"),
+    "resources/templates/list": ("resources", "list_resource_templates"),
+}
+
+
+async def _optional(session: Any, method: str, strict: bool, failed: list[FailedList]) -> list[Any]:
+    """The rule for optional lists, in one place: tools are the contract, so a prompts or
+    resources list the server fails is left out and recorded (catalog.failed_lists, a warning
+    wherever the catalog is used); `strict` (--strict-lists) makes it an error instead."""
+    try:
+        return list(await getattr(session, _LISTERS[method][1])())
+    except _list_errors() as exc:
+        if strict:
+            raise ListFailed(method, exc) from exc
+        failed.append(FailedList(method, _said(exc)))
+        return []
 
 
 def load_live(
@@ -196,6 +252,7 @@ def load_live(
     connect_timeout: float = 30.0,
     record_command: bool = True,
     shown: str | None = None,
+    strict_lists: bool = False,
 ) -> tuple[Catalog | None, list[Problem]]:
     """Errors are values: a server that cannot be started or read becomes one Problem.
 
@@ -207,7 +264,15 @@ def load_live(
     argv = [command, *args]
     secrets = [*argv_secrets(argv), *(env or {}).values()]
     return _run(
-        fetch_catalog(command, args, env=env, cwd=cwd, connect_timeout=connect_timeout, record_command=record_command),
+        fetch_catalog(
+            command,
+            args,
+            env=env,
+            cwd=cwd,
+            connect_timeout=connect_timeout,
+            record_command=record_command,
+            strict_lists=strict_lists,
+        ),
         shown or shown_command(argv),
         connect_timeout,
         secrets,
@@ -215,14 +280,19 @@ def load_live(
 
 
 def load_live_http(
-    url: str, *, headers: Mapping[str, str] | None = None, connect_timeout: float = 30.0
+    url: str,
+    *,
+    headers: Mapping[str, str] | None = None,
+    connect_timeout: float = 30.0,
+    strict_lists: bool = False,
+    shown: str | None = None,
 ) -> tuple[Catalog | None, list[Problem]]:
     """A catalog from a Streamable HTTP (or legacy HTTP+SSE) server; errors are values (naming
     the URL without its userinfo and token parameters, and no header value)."""
     secrets = [*url_secrets(url), *(headers or {}).values()]
     return _run(
-        fetch_catalog_http(url, headers=headers, connect_timeout=connect_timeout),
-        public_url(url),
+        fetch_catalog_http(url, headers=headers, connect_timeout=connect_timeout, strict_lists=strict_lists),
+        shown or public_url(url),
         connect_timeout,
         secrets,
     )
@@ -241,11 +311,24 @@ def _run(
         return catalog, list(catalog.refused)
     except StageError as exc:
         return None, exc.problems
+    except ListFailed as exc:
+        return None, [Problem(where, scrub(exc.message, secrets))]
     except (McpError, OSError, TimeoutError) as exc:
         message = _describe(exc, connect_timeout)
         if output.stdout:
             message += f"; it printed this instead of MCP messages on stdout: {output.quoted()}"
         return None, [Problem(where, scrub(message, secrets))]
+
+
+def _said(exc: BaseException) -> str:
+    """What a failed list's answer was, in a few words."""
+    from ..runtime import RequestTimeout, RpcError
+
+    if isinstance(exc, RpcError):
+        return f"the server returned an error: {exc}"
+    if isinstance(exc, RequestTimeout):
+        return "the server did not answer in time"
+    return f"protocol error: {exc}"
 
 
 def _describe(exc: BaseException, connect_timeout: float) -> str:

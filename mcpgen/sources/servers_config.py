@@ -1,4 +1,5 @@
-"""`mcpServers` config files (Claude Desktop / Cursor style; VS Code's `servers` too)."""
+"""`mcpServers` config files (Claude Desktop / Cursor style; VS Code's `servers` too): stdio
+entries (`command`, `args`, `env`, `cwd`) and HTTP ones (`url`, `headers`)."""
 
 from __future__ import annotations
 
@@ -7,7 +8,7 @@ from pathlib import Path
 
 from ..catalog.model import Catalog, Problem
 from .files import read_document
-from .live import load_live
+from .live import load_live, load_live_http
 
 
 def _servers(config: str | Path) -> tuple[dict[str, object] | None, list[Problem]]:
@@ -38,7 +39,7 @@ def server_names(config: str | Path, chosen: tuple[str, ...] = ()) -> tuple[list
 
 
 def load_server(
-    config: str | Path, server: str, *, connect_timeout: float = 30.0
+    config: str | Path, server: str, *, connect_timeout: float = 30.0, strict_lists: bool = False
 ) -> tuple[Catalog | None, list[Problem]]:
     """The catalog of one entry's server. The entry's command, args and env stay out of it (they
     may hold tokens): it records the config file and the entry's name, which connect() reads again."""
@@ -50,13 +51,15 @@ def load_server(
     if not isinstance(entry, dict):
         known = ", ".join(sorted(str(k) for k in servers)) or "none"
         return None, [Problem(where, f"no server named {server!r} (known: {known})", f"/mcpServers/{server}")]
+    if "url" in entry:
+        return _http_server(where, config, server, entry, connect_timeout, strict_lists)
     command = entry.get("command")
     if not isinstance(command, str) or not command:
-        if "url" in entry:
-            return None, [
-                Problem(where, f"server {server!r} is an HTTP server; only stdio (command) entries are supported here")
-            ]
-        return None, [Problem(where, f"server {server!r} has no 'command'", f"/mcpServers/{server}/command")]
+        return None, [
+            Problem(
+                where, f"server {server!r} has no 'command' (a stdio server) or 'url' (HTTP)", f"/mcpServers/{server}"
+            )
+        ]
     args = entry.get("args", [])
     env = entry.get("env", {})
     cwd = entry.get("cwd")
@@ -75,5 +78,30 @@ def load_server(
         connect_timeout=connect_timeout,
         record_command=False,
         shown=f"{where} --server {server}",
+        strict_lists=strict_lists,
     )
     return (replace(catalog, source_config=(str(config), server)) if catalog else None), problems
+
+
+def _http_server(
+    where: str, config: str | Path, server: str, entry: dict[str, object], connect_timeout: float, strict_lists: bool
+) -> tuple[Catalog | None, list[Problem]]:
+    """An entry with `url` (and `headers`): the catalog records the file and entry only, as for
+    stdio entries, so neither the URL nor a header (a token) enters generated code."""
+    url, headers = entry.get("url"), entry.get("headers", {})
+    pointer = f"/mcpServers/{server}"
+    if "command" in entry:
+        return None, [Problem(where, f"server {server!r} has both 'command' and 'url': give one", pointer)]
+    if not isinstance(url, str) or not url.startswith(("http://", "https://")):
+        return None, [Problem(where, "'url' must be an http:// or https:// URL", f"{pointer}/url")]
+    if not isinstance(headers, dict) or not all(isinstance(v, str) for v in headers.values()):
+        return None, [Problem(where, "'headers' must map names to strings", f"{pointer}/headers")]
+    catalog, problems = load_live_http(
+        url,
+        headers={str(k): v for k, v in headers.items()},
+        connect_timeout=connect_timeout,
+        strict_lists=strict_lists,
+        shown=f"{where} --server {server}",
+    )
+    kept = replace(catalog, source_config=(str(config), server), source_url=None) if catalog else None
+    return kept, problems

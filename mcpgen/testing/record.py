@@ -22,7 +22,7 @@ from ..runtime.client.connect import connect_http, connect_stdio
 from ..runtime.client.session import ClientSession
 from ..runtime.core.errors import McpError, RpcError
 from ..runtime.server.server import Server
-from ..sources.live import _describe, _Progress, _read_catalog
+from ..sources.live import ListFailed, _describe, _Progress, _read_catalog
 from ..sources.secrets import argv_secrets, public_url, scrub, shown_command, url_secrets
 from .cassette import CassetteWriter, Redactor, catalog_server
 
@@ -36,6 +36,8 @@ class RecordRequest:
     redact_fields: tuple[str, ...] = ()
     connect_timeout: float = 30.0
     secrets: tuple[str, ...] = field(default=())
+    # A failing prompts or resources list ends the recording (else the proxy goes on without it).
+    strict_lists: bool = False
 
 
 @contextlib.asynccontextmanager
@@ -70,7 +72,7 @@ def redactor_for(request: RecordRequest) -> Redactor:
 async def record(request: RecordRequest) -> None:
     """Proxy stdin/stdout to the real server until the client goes, writing the cassette."""
     async with _upstream(request) as upstream:
-        catalog = await _read_catalog(upstream, asyncio.Event(), _Progress(enabled=False), None)
+        catalog = await _read_catalog(upstream, asyncio.Event(), _Progress(enabled=False), request.strict_lists, None)
         writer = CassetteWriter(
             request.output,
             catalog,
@@ -105,6 +107,8 @@ def run_record(request: RecordRequest) -> list[Problem]:
     try:
         with contextlib.suppress(KeyboardInterrupt):
             asyncio.run(record(request))
+    except ListFailed as exc:
+        return [Problem(where, scrub(exc.message, source_secrets(request)))]
     except (McpError, OSError, TimeoutError) as exc:
         return [Problem(where, scrub(_describe(exc, request.connect_timeout), source_secrets(request)))]
     return []

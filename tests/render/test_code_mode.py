@@ -174,3 +174,27 @@ def test_code_mode_package_passes_mypy_strict(packages: Path, name: str) -> None
         timeout=600,
     )
     assert done.returncode == 0, done.stdout + done.stderr
+
+
+def test_bad_arguments_raise_what_skill_md_says(packages: Path) -> None:
+    skill = (packages / "time_tools/SKILL.md").read_text(encoding="utf-8")
+    assert "bad arguments raise `time_tools.InvalidArguments`" in skill
+    out = _python(
+        "import asyncio\n"
+        "from mcpgen.sources.files import load_file\n"
+        "from mcpgen.testing.mock import mock_server\n"
+        "import time_tools\n"
+        "from time_tools.client import AsyncClient\n"
+        "from time_tools.tools.get_current_time import get_current_time\n"
+        f"catalog, _ = load_file({str(CAPTURES['time_tools'])!r})\n"
+        "async def main():\n"
+        "    async with AsyncClient.connect_memory(mock_server(catalog)) as client:\n"
+        "        with time_tools.use(client):\n"
+        "            try:\n"
+        "                await get_current_time(timezone=3)\n"
+        "            except time_tools.InvalidArguments as exc:\n"
+        "                print(type(exc).__name__, isinstance(exc, ValueError), exc)\n"
+        "asyncio.run(main())\n",
+        packages,
+    )
+    assert out.startswith("InvalidArguments True") and "timezone" in out

@@ -101,7 +101,7 @@ def test_a_config_target_generates_and_checks(tmp_path: Path) -> None:
 
 BAD_ENTRIES: list[tuple[str, Any, str]] = [
     ("unknown server", {"time": time_entry()}, "no server named 'missing' (known: time)"),
-    ("url entry", {"missing": {"url": "http://127.0.0.1:1/mcp"}}, "is an HTTP server"),
+    ("url entry not http", {"missing": {"url": "ftp://127.0.0.1/mcp"}}, "'url' must be an http:// or https:// URL"),
     ("no command", {"missing": {"args": []}}, "has no 'command'"),
     ("args not a list", {"missing": {**time_entry(), "args": "-m mcp_server_time"}}, "'args' must be a list"),
     ("args with a number", {"missing": {**time_entry(), "args": ["-m", 3]}}, "'args' must be a list"),

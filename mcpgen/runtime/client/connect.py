@@ -67,18 +67,34 @@ async def connect_http(
     "streamable" or "sse" pick one.
     """
     opts = HttpOptions.build(options, overrides, caller="connect_http")
-    client = await _connect_streamable(url, opts) if opts.transport in ("auto", "streamable") else None
+    client, refused = await _connect_streamable(url, opts) if opts.transport in ("auto", "streamable") else (None, None)
     if client is None:
-        client = await _connect_legacy_sse(url, opts)
+        try:
+            client = await _connect_legacy_sse(url, opts)
+        except HttpError as exc:
+            if refused is None:
+                raise
+            raise HttpError(exc.status, _not_served(url, refused, exc.status)) from None
     try:
         yield client
     finally:
         await client.aclose()
 
 
-async def _connect_streamable(url: str, opts: HttpOptions) -> ClientSession | None:
-    """A session over Streamable HTTP; None when transport="auto" and the server refused the
-    POST with 400/404/405 (a legacy HTTP+SSE server)."""
+def _not_served(url: str, post: int, get: int) -> str:
+    """Both transports refused: most often the URL's path is not where the server serves MCP."""
+    from urllib.parse import urlsplit
+
+    path = urlsplit(url).path or "/"
+    return (
+        f"nothing serves MCP at {path}: a POST (Streamable HTTP) answered {post} and a GET (legacy"
+        f" HTTP+SSE) answered {get}; check the URL's path (servers usually serve /mcp, legacy ones /sse)"
+    )
+
+
+async def _connect_streamable(url: str, opts: HttpOptions) -> tuple[ClientSession | None, int | None]:
+    """A session over Streamable HTTP; (None, the status) when transport="auto" and the server
+    refused the POST with 400/404/405 (a legacy HTTP+SSE server, or the wrong path)."""
     from ..transports.http_client import StreamableHttpTransport
 
     streamable = StreamableHttpTransport(
@@ -97,8 +113,8 @@ async def _connect_streamable(url: str, opts: HttpOptions) -> ClientSession | No
         status = getattr(exc, "status", None)
         if opts.transport == "streamable" or status not in (400, 404, 405):
             raise
-        return None
-    return client
+        return None, status
+    return client, None
 
 
 async def _connect_legacy_sse(url: str, opts: HttpOptions) -> ClientSession:

@@ -9,7 +9,7 @@ from __future__ import annotations
 import hashlib
 import json
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from .tool_security import SecurityChange, security_changes
@@ -45,6 +45,8 @@ class Drift:
     # What a tool now means, as `mcpgen diff` classes it: a changed description (where prompt
     # injection hides), a flipped behaviour hint, a new tool that may write.
     security: tuple[SecurityChange, ...] = ()
+    # For a changed tool whose generated-from definition is known: the first pointer that differs.
+    changed_at: Mapping[str, str] = field(default_factory=dict)
 
     @property
     def breaking(self) -> bool:
@@ -56,9 +58,10 @@ class Drift:
         return self.breaking or bool(self.security)
 
     def describe(self) -> str:
+        changed = tuple(f"{n} (at {self.changed_at[n]})" if n in self.changed_at else n for n in self.changed)
         parts = [
             f"{label}: {', '.join(names)}"
-            for label, names in (("changed", self.changed), ("added", self.added), ("removed", self.removed))
+            for label, names in (("changed", changed), ("added", self.added), ("removed", self.removed))
             if names
         ]
         if self.security:
@@ -72,12 +75,35 @@ def compare_tools(
     expected_tools: Iterable[Mapping[str, Any]] | None = None,
 ) -> Drift:
     """Schema hashes against the live tools; with `expected_tools` (the tools the client was
-    generated from, verbatim), the security-relevant changes too."""
+    generated from, verbatim), the security-relevant changes too, and where each changed tool's
+    schemas first differ."""
     live = list(live)
     seen = {str(t.get("name")): schema_hash(t) for t in live}
+    changed = tuple(sorted(n for n in expected.keys() & seen.keys() if expected[n] != seen[n]))
+    was = {str(t.get("name")): t for t in expected_tools or ()}
+    now = {str(t.get("name")): t for t in live}
     return Drift(
-        changed=tuple(sorted(n for n in expected.keys() & seen.keys() if expected[n] != seen[n])),
+        changed=changed,
         added=tuple(sorted(seen.keys() - expected.keys())),
         removed=tuple(sorted(expected.keys() - seen.keys())),
-        security=tuple(security_changes(expected_tools, live)) if expected_tools is not None else (),
+        security=tuple(security_changes(was.values(), live)) if expected_tools is not None else (),
+        changed_at={n: _first_difference(_typed_view(was[n]), _typed_view(now[n]), "") for n in changed if n in was},
     )
+
+
+def _typed_view(tool: Mapping[str, Any]) -> Any:
+    return _without_annotations({"inputSchema": tool.get("inputSchema"), "outputSchema": tool.get("outputSchema")})
+
+
+def _first_difference(old: Any, new: Any, where: str) -> str:
+    """The JSON pointer of the first place two values differ (keys in sorted order)."""
+    if isinstance(old, dict) and isinstance(new, dict):
+        for key in sorted(old.keys() | new.keys()):
+            if key not in old or key not in new or old[key] != new[key]:
+                child = f"{where}/{key.replace('~', '~0').replace('/', '~1')}"
+                return _first_difference(old.get(key), new.get(key), child) if key in old and key in new else child
+    if isinstance(old, list) and isinstance(new, list) and len(old) == len(new):
+        for i, (a, b) in enumerate(zip(old, new, strict=True)):
+            if a != b:
+                return _first_difference(a, b, f"{where}/{i}")
+    return where or "/"

@@ -18,7 +18,7 @@ from .servers_config import read_servers_config
 from .typed import AsyncClientBase, LoopThread, SyncClientBase, _hold
 
 if TYPE_CHECKING:
-    from .options import ClientStdioKwargs
+    from .options import ClientHttpKwargs, ClientStdioKwargs
 
 
 class AsyncManyClientBase:
@@ -48,6 +48,10 @@ class AsyncManyClientBase:
             clients: dict[str, AsyncClientBase] = {}
             for ns, client_cls in classes.items():
                 e = entries[cls._servers[ns]]
+                if e.url is not None:
+                    over_http = cast("ClientHttpKwargs", {**options, "headers": e.headers})
+                    clients[ns] = await stack.enter_async_context(client_cls.connect_http(e.url, **over_http))
+                    continue
                 given = cast("ClientStdioKwargs", {**options, "env": e.env, "cwd": e.cwd})
                 clients[ns] = await stack.enter_async_context(client_cls.connect_stdio(e.command, e.args, **given))
             yield clients

@@ -21,27 +21,47 @@ MAX_CONFIG_BYTES = 1 << 20  # a config file is small; a huge one is a mistake, n
 
 @dataclass(frozen=True)
 class ServerEntry:
-    """How to start one stdio server, exactly as the config says (its env merges into ours)."""
+    """How to reach one server, exactly as the config says: a stdio `command` (its env merges
+    into ours) or an HTTP `url` with its `headers`."""
 
-    command: str
+    command: str = ""
     args: tuple[str, ...] = ()
     env: Mapping[str, str] | None = None
     cwd: str | None = None
+    url: str | None = None
+    headers: Mapping[str, str] | None = None
+
+
+def _strings(value: Any) -> bool:
+    return isinstance(value, dict) and all(isinstance(k, str) and isinstance(v, str) for k, v in value.items())
 
 
 def _entry(where: str, name: str, raw: Any) -> ServerEntry:
     if not isinstance(raw, dict):
         raise ServersConfigError(f"{where}: no server named {name!r}")
-    command, args, env, cwd = raw.get("command"), raw.get("args", []), raw.get("env", {}), raw.get("cwd")
+    command, url = raw.get("command"), raw.get("url")
+    if command is not None and url is not None:
+        raise ServersConfigError(f"{where}: server {name!r} has both 'command' and 'url': give one")
+    if url is not None:
+        return _http_entry(where, name, url, raw.get("headers", {}))
+    args, env, cwd = raw.get("args", []), raw.get("env", {}), raw.get("cwd")
     if not isinstance(command, str) or not command:
-        raise ServersConfigError(f"{where}: server {name!r} has no 'command' (only stdio servers are supported)")
+        raise ServersConfigError(f"{where}: server {name!r} has no 'command' (a stdio server) or 'url' (HTTP)")
     if not isinstance(args, list) or not all(isinstance(a, str) for a in args):
         raise ServersConfigError(f"{where}: server {name!r}: 'args' must be a list of strings")
-    if not isinstance(env, dict) or not all(isinstance(k, str) and isinstance(v, str) for k, v in env.items()):
+    if not _strings(env):
         raise ServersConfigError(f"{where}: server {name!r}: 'env' must map names to strings")
     if cwd is not None and not isinstance(cwd, str):
         raise ServersConfigError(f"{where}: server {name!r}: 'cwd' must be a string")
     return ServerEntry(command, tuple(args), dict(env) or None, cwd)
+
+
+def _http_entry(where: str, name: str, url: Any, headers: Any) -> ServerEntry:
+    if not isinstance(url, str) or not url.startswith(("http://", "https://")):
+        raise ServersConfigError(f"{where}: server {name!r}: 'url' must be an http:// or https:// URL")
+    if not _strings(headers):
+        raise ServersConfigError(f"{where}: server {name!r}: 'headers' must map names to strings")
+    return ServerEntry(url=url, headers=dict(headers) or None)
 
 
 def read_servers_config(path: str | os.PathLike[str], names: Sequence[str]) -> dict[str, ServerEntry]:

@@ -26,6 +26,10 @@ from .options import ConnectKwargs, ConnectOptions, ProgressCallback
 from .param_headers import ToolHeaders
 from .subscriptions import Listens, Subscription
 
+# A listing ends within this many pages: past it the server is paging forever (each page a new
+# cursor), and a reader waiting for the end would wait for ever.
+MAX_LIST_PAGES = 1000
+
 if TYPE_CHECKING:
     # Runtime code stays standard-library only; type checkers ship typing_extensions' stubs.
     from typing_extensions import Unpack
@@ -160,11 +164,12 @@ class ClientSession:
         await self.session.notify(method, params)
 
     async def list_all(self, method: str, key: str) -> list[JSONObject]:
-        """Follow nextCursor to the end (an empty-string cursor is not the end)."""
+        """Follow nextCursor to the end (an empty-string cursor is not the end), at most
+        MAX_LIST_PAGES pages: a server that pages forever, or repeats a cursor, is an error."""
         items: list[JSONObject] = []
         cursor: str | None = None
         seen: set[str] = set()
-        while True:
+        for _ in range(MAX_LIST_PAGES):
             result = await self.request(method, {"cursor": cursor} if cursor is not None else None)
             page = result.get(key) if isinstance(result, dict) else None
             if not isinstance(page, list):
@@ -173,9 +178,12 @@ class ClientSession:
             cursor = result.get("nextCursor")
             if cursor is None:
                 return items
-            if not isinstance(cursor, str) or cursor in seen:
-                raise ProtocolError(f"{method} returned a repeating or invalid cursor")
+            if not isinstance(cursor, str):
+                raise ProtocolError(f"{method} returned a nextCursor that is not a string: {cursor!r:.60}")
+            if cursor in seen:
+                raise ProtocolError(f"{method} returned the cursor {cursor!r:.60} twice (a list that never ends)")
             seen.add(cursor)
+        raise ProtocolError(f"{method} still had a nextCursor after {MAX_LIST_PAGES} pages (a list that never ends)")
 
     async def list_tools(self) -> list[JSONObject]:
         return self._tool_headers.keep_listed(await self.list_all("tools/list", "tools"))

@@ -73,15 +73,41 @@ def tool_security_changes(name: str, old: Mapping[str, Any], new: Mapping[str, A
             detail = f"{hint} {str(before[hint]).lower()} -> {str(after[hint]).lower()}"
             out.append(SecurityChange(name, HINT_FLIPPED, f"/annotations/{hint}", detail))
     if old.get("description") != new.get("description"):
-        out.append(SecurityChange(name, DESCRIPTION_CHANGED, "/description", "tool description changed"))
+        detail = f"tool description changed ({text_change(old.get('description'), new.get('description'))})"
+        out.append(SecurityChange(name, DESCRIPTION_CHANGED, "/description", detail))
     for key in ("inputSchema", "outputSchema"):
-        for where in _description_changes(old.get(key), new.get(key), f"/{key}", 0):
-            out.append(SecurityChange(name, DESCRIPTION_CHANGED, where, "argument or result description changed"))
+        for where, was, now in _description_changes(old.get(key), new.get(key), f"/{key}", 0):
+            detail = f"argument or result description changed ({text_change(was, now)})"
+            out.append(SecurityChange(name, DESCRIPTION_CHANGED, where, detail))
     return out
 
 
-def _description_changes(old: Any, new: Any, where: str, depth: int, names: bool = False) -> Iterator[str]:
-    """Pointers to every `description` that differs between two schemas, walked side by side."""
+_SHOWN = 40  # characters of a changed text shown on each side of where it changed
+
+
+def text_change(old: Any, new: Any) -> str:
+    """Where two texts first differ, shown as `...before... -> ...after...` (bounded), so that a
+    warning says what changed (a path of the machine it was generated on, an injected sentence)."""
+    if not isinstance(old, str) or not isinstance(new, str):
+        return f"{json.dumps(old)[:_SHOWN]} -> {json.dumps(new)[:_SHOWN]}"
+    start = next((i for i, (a, b) in enumerate(zip(old, new, strict=False)) if a != b), min(len(old), len(new)))
+    end = 0  # length of the common ending, not overlapping the common start
+    while end < min(len(old), len(new)) - start and old[-1 - end] == new[-1 - end]:
+        end += 1
+    lead = max(0, start - 10)
+
+    def shown(text: str) -> str:
+        part = text[lead : len(text) - end][: _SHOWN + 10]
+        return ("..." if lead else "") + json.dumps(part) + ("..." if lead + len(part) < len(text) else "")
+
+    return f"{shown(old)} -> {shown(new)}"
+
+
+def _description_changes(
+    old: Any, new: Any, where: str, depth: int, names: bool = False
+) -> Iterator[tuple[str, Any, Any]]:
+    """(pointer, old text, new text) of every `description` that differs between two schemas,
+    walked side by side (past _MAX_DEPTH: the pointer and the two subtrees)."""
     if not isinstance(old, dict) or not isinstance(new, dict):
         if isinstance(old, list) and isinstance(new, list) and depth < _MAX_DEPTH:
             for i, (a, b) in enumerate(zip(old, new, strict=False)):
@@ -89,10 +115,10 @@ def _description_changes(old: Any, new: Any, where: str, depth: int, names: bool
         return
     if depth >= _MAX_DEPTH:
         if _canon(old) != _canon(new):
-            yield where
+            yield where, _canon(old), _canon(new)
         return
     if not names and old.get("description") != new.get("description"):
-        yield f"{where}/description"
+        yield f"{where}/description", old.get("description"), new.get("description")
     for key in sorted(old.keys() & new.keys()):
         if not names and key == "description":
             continue
@@ -100,7 +126,7 @@ def _description_changes(old: Any, new: Any, where: str, depth: int, names: bool
         yield from _description_changes(old[key], new[key], child, depth + 1, names=not names and key in _NAME_MAPS)
     for key in sorted(new.keys() - old.keys()):  # a new argument's description is new text too
         if names and isinstance(new[key], dict) and "description" in new[key]:
-            yield f"{where}/{key.replace('~', '~0').replace('/', '~1')}/description"
+            yield f"{where}/{key.replace('~', '~0').replace('/', '~1')}/description", None, new[key]["description"]
 
 
 def _canon(value: Any) -> str:

@@ -13,6 +13,8 @@ import copy
 import functools
 import json
 import threading
+import types
+import typing
 import warnings
 import weakref
 from collections.abc import AsyncIterator, Callable, Coroutine, Iterator, Mapping, Sequence
@@ -241,16 +243,21 @@ class AsyncClientBase(AsyncFeatures):
         cls: type[_A], *, options: ConnectOptions | None = None, **overrides: Unpack[ClientConnectKwargs]
     ) -> contextlib.AbstractAsyncContextManager[_A]:
         """Connect the way this client was generated: the same stdio command, the same URL, or
-        the same entry of the same servers config (read now: its command, args, env and cwd).
+        the same entry of the same servers config (read now: its command, args, env and cwd, or
+        its url and headers).
 
         Takes what connect_stdio or connect_http (whichever that is) takes; options given here
         win over the config entry's env and cwd.
         """
         catalog = cls._catalog
         if catalog.source_config and catalog.package_file:
-            _refuse(overrides, HttpOptions, StdioOptions, f"{cls.__name__}.connect() starts a stdio server")
             relative, name = catalog.source_config
             entry = read_servers_config(config_path(None, catalog.package_file, relative), [name])[name]
+            if entry.url is not None:
+                _refuse(overrides, StdioOptions, HttpOptions, f"{cls.__name__}.connect() connects over HTTP")
+                over_http = cast("ClientHttpKwargs", {"headers": entry.headers, **overrides})
+                return cls.connect_http(entry.url, options=options, **over_http)
+            _refuse(overrides, HttpOptions, StdioOptions, f"{cls.__name__}.connect() starts a stdio server")
             given = cast("ClientStdioKwargs", {"env": entry.env, "cwd": entry.cwd, **overrides})
             return cls.connect_stdio(entry.command, entry.args, options=options, **given)
         if catalog.source_command:
@@ -366,7 +373,7 @@ class AsyncClientBase(AsyncFeatures):
         mode = per_call.validate_output
         # "off" skips the JSON Schema check; pydantic still builds the typed value.
         checked = mode == "off" or binding.result_accepts(data)
-        if checked and type(data) is binding.root_as_is:
+        if checked and type(data) in binding.root_as_is:
             return data  # what the model would hand back: the very same str, int, float or bool
         try:
             parsed = validate_model(model, data, _CHECKED if checked else _CHECK)
@@ -397,9 +404,10 @@ class _ToolBinding:
     result_exact: ExactModel | None
     wrapped: bool  # the result comes as {"result": X}
     is_root: bool  # the result model is a RootModel: the caller gets its root
-    # The root's type when it is a bare str, int, float or bool: a value of exactly that type is
-    # what the model would give back (unchanged), so the model is not built for it. Else None.
-    root_as_is: type | None
+    # The root's types when it is a bare str, int, float, bool or int | float (a "number"): a value
+    # of exactly one of them is what the model would give back (unchanged), so the model is not
+    # built for it. Else empty.
+    root_as_is: frozenset[type]
 
     @classmethod
     def of(cls, models: ModuleType, row: tuple[str, str | None, bool, bool]) -> _ToolBinding:
@@ -417,7 +425,7 @@ class _ToolBinding:
             exact_model(result_model, schemas, wraps) if result_model is not None else None,
             wrapped,
             is_root,
-            _scalar_root(result_model) if is_root else None,
+            _scalar_root(result_model) if is_root else frozenset(),
         )
 
     def plain_arguments(self, given: dict[str, Any]) -> dict[str, Any] | None:
@@ -459,12 +467,20 @@ class _ToolBinding:
         return True
 
 
-def _scalar_root(model: Any) -> type | None:
-    """str, int, float or bool when that, unconstrained, is a RootModel's whole root annotation."""
+def _scalar_root(model: Any) -> frozenset[type]:
+    """The types of a RootModel's root when it is, unconstrained, str, int, float, bool or
+    int | float (what a result's "number" is typed); else empty."""
     info = getattr(model, "model_fields", {}).get("root")
-    if info is not None and info.annotation in (str, int, float, bool) and not info.metadata:
-        return cast(type, info.annotation)
-    return None
+    if info is None or info.metadata:
+        return frozenset()
+    if info.annotation in (str, int, float, bool):
+        return frozenset({info.annotation})
+    if set(typing.get_args(info.annotation)) == {int, float} and typing.get_origin(info.annotation) in (
+        typing.Union,
+        types.UnionType,
+    ):
+        return frozenset({int, float})
+    return frozenset()
 
 
 # Client class -> its tools' bindings (weak: a class made at run time may go away).

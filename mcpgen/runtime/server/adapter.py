@@ -115,9 +115,24 @@ class SubscriptionHook:
         return None
 
 
+def server_identity(handlers: object, tables: ServerTables) -> tuple[JSONObject, str | None]:
+    """What the server says about itself in `initialize`: the source's serverInfo and
+    instructions as tables.py keeps them, under what `handlers` sets (its class's SERVER_INFO
+    keys win, one by one; its INSTRUCTIONS, even None, replaces the source's). Tables generated
+    before these were kept (no SERVER_INFO_JSON) give the name and version only."""
+    info: JSONObject = json.loads(getattr(tables, "SERVER_INFO_JSON", "{}"))
+    info.update(name=tables.SERVER_NAME, version=tables.SERVER_VERSION)
+    override = getattr(handlers, "SERVER_INFO", None)
+    if isinstance(override, Mapping):
+        info.update(override)
+    instructions = getattr(handlers, "INSTRUCTIONS", getattr(tables, "INSTRUCTIONS", None))
+    return info, instructions if isinstance(instructions, str) else None
+
+
 def bind_handlers(handlers: object, tables: ServerTables, models: ModuleType) -> Server:
     """A Server serving `tables` with the methods of `handlers` (a generated ToolsBase's subclass)."""
-    server = Server(tables.SERVER_NAME, tables.SERVER_VERSION)
+    info, instructions = server_identity(handlers, tables)
+    server = Server(str(info["name"]), str(info["version"]), instructions=instructions, server_info=info)
     tools = _by_key(tables.TOOLS_JSON, "name")
     # No model is looked up here: a generated `models` module loads its classes when first asked
     # for one, and `initialize` and `tools/list` need none. Each tool's handler is made, and its

@@ -261,10 +261,13 @@ class Server:
         instructions: str | None = None,
         capabilities: JSONObject | None = None,
         tools_page_size: int = TOOLS_PAGE_SIZE,
+        server_info: Mapping[str, Any] | None = None,
     ) -> None:
+        """`server_info`: what else `initialize` says about the server in serverInfo (title,
+        websiteUrl, icons, description); `name`, `version` and `title` win over its keys."""
         if tools_page_size < 1:
             raise ValueError("tools_page_size must be at least 1")
-        self.info: JSONObject = {"name": name, "version": version}
+        self.info: JSONObject = {**(server_info or {}), "name": name, "version": version}
         self.tools_page_size = tools_page_size
         if title is not None:
             self.info["title"] = title
@@ -647,8 +650,9 @@ class ServerConnection:
         except (RpcError, asyncio.CancelledError, InputRequired):
             raise
         except Exception as exc:
-            # Never leak a traceback to the client; the server log keeps it.
-            log.exception("tool %r failed", name)
+            # Never leak a traceback to the client; the server log keeps it (at ERROR, shown by
+            # default), with the tool and the request id to find the call it answered.
+            log.exception("tool %r failed (request id %r)", name, context.request_id)
             return error_result(f"Tool {name!r} failed: {type(exc).__name__}")
 
 

@@ -2,7 +2,7 @@
 modules that load no session, transport or event loop (one tool's import stays cheap)."""
 
 from ..client.tool_index import ToolIndex, ToolInfo
-from ..core.errors import ToolError
+from ..core.errors import InvalidArguments, ToolError
 from ..core.results import UNSET, ToolResult, Unset
 
-__all__ = ["ToolError", "ToolIndex", "ToolInfo", "ToolResult", "UNSET", "Unset"]
+__all__ = ["InvalidArguments", "ToolError", "ToolIndex", "ToolInfo", "ToolResult", "UNSET", "Unset"]

@@ -4,6 +4,10 @@ handler method, models and result shape serve it (read by the runtime's `bind_ha
 
 SERVER_NAME = "weather_server"
 SERVER_VERSION = "0.1.0"
+# What the source said about itself (initialize): handlers.py may override it (INSTRUCTIONS,
+# SERVER_INFO on its Handlers class).
+SERVER_INFO_JSON = "{}"
+INSTRUCTIONS: str | None = None
 
 # JSON text, not Python literals: numbers, key order and unknown keywords round-trip exactly.
 TOOLS_JSON = '[{"name":"get-forecast","title":"Weather forecast","description":"Daily forecast for a city, up to two weeks ahead.","inputSchema":{"type":"object","properties":{"city":{"type":"string","minLength":1,"description":"City name, e.g. \\"Paris\\"."},"days":{"type":"integer","minimum":1,"maximum":14,"default":3,"description":"How many days to forecast."},"units":{"type":"string","enum":["celsius","fahrenheit"],"default":"celsius"}},"required":["city"],"additionalProperties":false},"outputSchema":{"type":"object","properties":{"city":{"type":"string"},"units":{"type":"string","enum":["celsius","fahrenheit"]},"days":{"type":"array","items":{"type":"object","properties":{"day":{"type":"integer"},"high":{"type":"number"},"low":{"type":"number"},"summary":{"type":"string"}},"required":["day","high","low","summary"]}}},"required":["city","units","days"]},"annotations":{"readOnlyHint":true}},{"name":"list_cities","description":"Cities the service knows about.","inputSchema":{"type":"object","properties":{"country":{"type":"string","description":"ISO country code filter"}},"additionalProperties":false},"outputSchema":{"type":"object","properties":{"result":{"type":"array","items":{"type":"string"}}},"required":["result"]}},{"name":"weather.alert","description":"Raise a weather alert for a region (returns a human-readable confirmation).","inputSchema":{"type":"object","properties":{"region":{"type":"string"},"level":{"type":"string","enum":["yellow","orange","red"]},"message":{"type":"string","maxLength":280}},"required":["region","level"]}}]'

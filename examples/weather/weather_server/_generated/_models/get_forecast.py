@@ -15,8 +15,8 @@ class Day(BaseModel):
         extra="allow", populate_by_name=True, protected_namespaces=(), defer_build=True
     )
     day: int
-    high: float
-    low: float
+    high: int | float
+    low: int | float
     summary: str
 
 

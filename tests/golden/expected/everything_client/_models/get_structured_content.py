@@ -21,6 +21,6 @@ class GetStructuredContentResult(_McpgenExact, BaseModel):
     model_config = ConfigDict(
         extra="allow", populate_by_name=True, protected_namespaces=(), defer_build=True
     )
-    temperature: float = Field(description="Temperature in celsius")
+    temperature: int | float = Field(description="Temperature in celsius")
     conditions: str = Field(description="Weather conditions description")
-    humidity: float = Field(description="Humidity percentage")
+    humidity: int | float = Field(description="Humidity percentage")
