@@ -114,6 +114,16 @@ def _type_expression(text: str) -> bool:
             continue
         if isinstance(node, ast.BitOr):
             continue
+        # A negative number in a Literal (`Literal[-2]`): a minus sign on a numeric constant only.
+        if isinstance(node, ast.USub) or (
+            isinstance(node, ast.UnaryOp)
+            and isinstance(node.op, ast.USub)
+            and isinstance(node.operand, ast.Constant)
+            and type(node.operand.value) in (int, float)
+        ):
+            continue
+        if isinstance(node, ast.Constant) and type(node.value) is float:
+            continue
         if isinstance(node, ast.Constant) and (node.value is None or isinstance(node.value, (str, int, bool))):
             continue
         if not isinstance(node, _TYPE_NODES):

@@ -46,12 +46,15 @@ def test_a_plain_string_in_code_is_refused_at_render_time(tmp_path: Path) -> Non
         _render(tmp_path, "x = {{ v }}\n", v="__import__('os').system('x')")
 
 
-@pytest.mark.parametrize("value", ["name", "._runtime", "_models.Foo", "list[_models.Foo] | None", 3, True])
+@pytest.mark.parametrize(
+    "value",
+    ["name", "._runtime", "_models.Foo", "list[_models.Foo] | None", 3, True, "_typing.Literal[-2, 0.5, -1.5]"],
+)
 def test_identifiers_type_expressions_and_numbers_pass_in_code(tmp_path: Path, value: object) -> None:
     assert _render(tmp_path, "x: {{ v }}\n", v=value) == f"x: {value}\n"
 
 
-@pytest.mark.parametrize("value", ["f(x)", "a; b", "a\nb", "lambda: 0", "x[f()]"])
+@pytest.mark.parametrize("value", ["f(x)", "a; b", "a\nb", "lambda: 0", "x[f()]", "Literal[-f()]", "Literal[-x]"])
 def test_calls_and_statements_are_no_type_expression(tmp_path: Path, value: str) -> None:
     with pytest.raises(RenderRefused, match="as Python code"):
         _render(tmp_path, "x: {{ v }}\n", v=value)
