@@ -10,7 +10,6 @@ the generator (argument order of the typed methods, what an LLM reads).
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 
@@ -24,6 +23,8 @@ def canonical(value: Any) -> Any:
 
 
 def sorted_by(key: str, items: Any) -> tuple[dict[str, Any], ...]:
-    """The objects of `items` in canonical form, sorted by `key` (then by their whole text)."""
+    """The objects of `items` in canonical form, sorted by `key`. The sort is stable: objects with
+    the same `key` (duplicates) keep the source's order, so "the first definition wins" still
+    means the first the server sent."""
     objects = [canonical(item) for item in items or () if isinstance(item, dict)]
-    return tuple(sorted(objects, key=lambda item: (str(item.get(key, "")), json.dumps(item, sort_keys=True))))
+    return tuple(sorted(objects, key=lambda item: str(item.get(key, ""))))
