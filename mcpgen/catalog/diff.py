@@ -295,6 +295,8 @@ class _Ctx:
             self.schema(side, at, op[key], np[key], depth + 1)
         for key in sorted((nreq - oreq) - np.keys() - op.keys()):
             self.narrowed(side, "required_added", f"{where}/required", f"{key!r} is required now")
+        for key in sorted((oreq - nreq) - np.keys() - op.keys()):
+            self.widened(side, "required_removed", f"{where}/required", f"{key!r} is optional now")
 
     def _variants(self, side: str, where: str, old: dict[str, Any], new: dict[str, Any]) -> None:
         for key in ("anyOf", "oneOf"):
