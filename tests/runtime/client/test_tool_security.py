@@ -13,7 +13,7 @@ from buildsteps.buildsteps_support import cli, write_json
 
 from mcpgen.catalog.diff import diff_tools
 from mcpgen.runtime.client.drift import compare_tools, schema_hash
-from mcpgen.runtime.client.tool_security import security_changes
+from mcpgen.runtime.client.tool_security import by_name, renames, security_changes, without_prose
 
 TOOL: dict[str, Any] = {
     "name": "files",
@@ -186,3 +186,79 @@ def test_fail_on_security_catches_the_renamed_writing_tool(tmp_path: Path, capsy
     code, out, err = cli(["diff", str(before), str(after), "--fail-on", "security"], capsys)
     assert code == 1, (out, err)
     assert "delete_files" in out and "3 security" in out
+
+
+# ---- the pieces: prose, renames, where descriptions are looked for ----------------------------------
+
+
+def test_without_prose_drops_documentation_and_keeps_names() -> None:
+    schema = {
+        "type": "object",
+        "title": "T",
+        "description": "d",
+        "$comment": "c",
+        "examples": [{}],
+        "properties": {"description": {"type": "string", "description": "a property called description"}},
+        "anyOf": [{"title": "x", "minimum": 1}],
+    }
+    assert without_prose(schema) == {
+        "type": "object",
+        "properties": {"description": {"type": "string"}},
+        "anyOf": [{"minimum": 1}],
+    }
+    assert without_prose([{"title": "x"}, 3]) == [{}, 3] and without_prose("s") == "s"
+
+
+def _tool(name: str, schema: Any) -> dict[str, Any]:
+    return {"name": name, "inputSchema": schema}
+
+
+def test_renames_pair_same_input_schemas_first_in_name_order_each_name_once() -> None:
+    a = {"type": "object", "properties": {"x": {"type": "string", "description": "old words"}}}
+    same = {"properties": {"x": {"description": "new words", "type": "string"}}, "type": "object"}
+    other = {"type": "object", "properties": {"y": {"type": "string"}}}
+    olds = by_name([_tool("old1", a), _tool("old2", a), _tool("old3", other), _tool("kept", a)])
+    news = by_name([_tool("new2", same), _tool("new1", same), _tool("new3", a), _tool("kept", a)])
+    # Prose and key order aside the schemas are equal; a different schema is no rename.
+    assert renames(olds, news) == {"old1": "new1", "old2": "new2"}
+    assert renames(by_name([_tool("a", a)]), by_name([_tool("b", other)])) == {}
+    assert renames(by_name([_tool("a", a)]), by_name([_tool("b", a), _tool("c", a)])) == {"a": "b"}
+
+
+def _nested(key: str, depth: int, leaf: dict[str, Any]) -> dict[str, Any]:
+    node = leaf
+    for _ in range(depth):
+        node = {key: [node]} if key == "anyOf" else {key: node}
+    return node
+
+
+@pytest.mark.parametrize(
+    ("key", "levels", "where"),
+    [
+        # Each `items` is one level down; the input schema is level 0; 64 levels are walked.
+        ("items", 63, "/inputSchema" + "/items" * 63 + "/description"),
+        ("items", 64, "/inputSchema" + "/items" * 64),  # at the limit: compared whole
+        ("items", 70, "/inputSchema" + "/items" * 64),
+        # Each anyOf is two levels (the keyword, the list index).
+        ("anyOf", 31, "/inputSchema" + "/anyOf/0" * 31 + "/description"),
+        ("anyOf", 32, "/inputSchema" + "/anyOf/0" * 32),
+    ],
+)
+def test_descriptions_are_compared_to_the_depth_limit_and_below_it_as_a_whole(
+    key: str, levels: int, where: str
+) -> None:
+    old = _tool("t", _nested(key, levels, {"type": "string", "description": "a"}))
+    new = _tool("t", _nested(key, levels, {"type": "string", "description": "b"}))
+    assert [c.where for c in security_changes([old], [new])] == [where]
+    assert security_changes([old], [copy.deepcopy(old)]) == []
+
+
+def test_a_property_called_description_is_a_name_and_a_description_is_not_walked() -> None:
+    def tool(words: str, odd: Any) -> dict[str, Any]:
+        return _tool("t", {"type": "object", "description": odd, "properties": {"description": {"description": words}}})
+
+    changes = security_changes([tool("a", "same")], [tool("b", "same")])
+    assert [c.where for c in changes] == ["/inputSchema/properties/description/description"]
+    # A description that is not text (a malformed schema) is one change, not a tree to walk.
+    odd = security_changes([tool("a", [{"description": "x"}])], [tool("a", [{"description": "y"}])])
+    assert [c.where for c in odd] == ["/inputSchema/description"]
