@@ -50,7 +50,11 @@ TESTS: dict[str, tuple[str, ...]] = {
         "tests/security/test_output_links.py",
         "tests/security/test_output_worker.py",
     ),
-    "mcpgen/catalog/diff.py": ("tests/catalog/test_diff.py", "tests/runtime/client/test_tool_security.py"),
+    "mcpgen/catalog/diff.py": (
+        "tests/catalog/test_diff_schemas.py",
+        "tests/catalog/test_diff.py",
+        "tests/runtime/client/test_tool_security.py",
+    ),
     "mcpgen/runtime/client/tool_security.py": (
         "tests/runtime/client/test_tool_security.py",
         "tests/catalog/test_diff.py",

@@ -35,6 +35,26 @@ CASES: dict[str, tuple[Any, Any, list[Row]]] = {
         {"exclusiveMinimum": 0},
         [("constraint_tightened", NARROWED, "/exclusiveMinimum", "exclusiveMinimum None -> 0")],
     ),
+    "maxLength lowered": (
+        {"maxLength": 9},
+        {"maxLength": 8},
+        [("constraint_tightened", NARROWED, "/maxLength", "maxLength 9 -> 8")],
+    ),
+    "minLength lowered": (
+        {"minLength": 2},
+        {"minLength": 1},
+        [("constraint_loosened", WIDENED, "/minLength", "minLength 2 -> 1")],
+    ),
+    "minimum lowered": (
+        {"minimum": 2},
+        {"minimum": 1.5},
+        [("constraint_loosened", WIDENED, "/minimum", "minimum 2 -> 1.5")],
+    ),
+    "maxItems raised": (
+        {"maxItems": 2},
+        {"maxItems": 3},
+        [("constraint_loosened", WIDENED, "/maxItems", "maxItems 2 -> 3")],
+    ),
     "maximum removed": ({"maximum": 9}, {}, [("constraint_loosened", WIDENED, "/maximum", "maximum 9 -> None")]),
     "minItems raised": (
         {"minItems": 1},
