@@ -13,9 +13,11 @@ from __future__ import annotations
 
 import ast
 import itertools
+import os
 import subprocess
 import sys
 from collections import Counter
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
@@ -53,19 +55,20 @@ def _collect(*folders: Path) -> subprocess.CompletedProcess[str]:
         cwd=TESTS.parent,
         capture_output=True,
         text=True,
-        timeout=600,
+        timeout=900,
     )
 
 
 @pytest.mark.slow
+@pytest.mark.timeout(1800)  # some 25 collections, a few at a time
 def test_every_folder_alone_and_every_pair_with_a_conftest_each_collect() -> None:
     folders = _folders()
     with_conftest = [f for f in folders if any(f.rglob("conftest.py"))]
     assert len(folders) > 10 and len(with_conftest) >= 3
     runs = [(f,) for f in folders] + list(itertools.permutations(with_conftest, 2))
-    failed = {}
-    for run in runs:
-        done = _collect(*run)
-        if done.returncode != 0:
-            failed[" ".join(f.name for f in run)] = done.stdout[-2000:]
+    with ThreadPoolExecutor(max_workers=os.cpu_count() or 1) as pool:
+        done = list(pool.map(lambda run: _collect(*run), runs))
+    failed = {
+        " ".join(f.name for f in run): d.stdout[-2000:] for run, d in zip(runs, done, strict=True) if d.returncode != 0
+    }
     assert failed == {}
