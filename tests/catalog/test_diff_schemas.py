@@ -285,3 +285,30 @@ def test_summary_fails_and_the_table() -> None:
         "ok        t     title_changed     /w     d\n"
         "3 changes: 1 breaking, 2 compatible, 1 security\n"
     )
+
+
+def test_pointers_escape_property_names_and_other_annotations_are_compared_apart_from_hints() -> None:
+    def tool(props: dict[str, Any], annotations: Any = None) -> dict[str, Any]:
+        out: dict[str, Any] = {"name": "t", "inputSchema": {"type": "object", "properties": props}}
+        if annotations is not None:
+            out["annotations"] = annotations
+        return out
+
+    [removed] = diff_tools([tool({"a/b~c": {}})], [tool({})])
+    assert (removed.kind, removed.where, removed.detail) == (
+        "argument_removed",
+        "/inputSchema/properties/a~1b~0c",
+        "'a/b~c' removed",
+    )
+    [added] = diff_tools([tool({})], [tool({"n/1": {"type": "integer"}})])
+    assert (added.kind, added.breaking, added.where) == (
+        "optional_argument_added",
+        False,
+        "/inputSchema/properties/n~11",
+    )
+    # Annotations beside the hints: an empty object and none say the same; anything else is a change.
+    assert diff_tools([tool({})], [tool({}, {})]) == []
+    assert diff_tools([tool({}, {"readOnlyHint": False})], [tool({}, {})]) == []  # a hint at its default
+    for before, after in (({}, {"title": "x"}), ({"title": "x"}, ["not", "an", "object"])):
+        [changed] = diff_tools([tool({}, before)], [tool({}, after)])
+        assert (changed.kind, changed.breaking, changed.where) == ("annotations_changed", False, "/annotations")
