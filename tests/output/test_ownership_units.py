@@ -262,3 +262,13 @@ def test_a_legacy_server_folder_is_known_by_its_generated_init_header(tmp_path: 
     (out / "_generated" / "__init__.py").unlink()
     (out / "_generated" / "__init__.py").symlink_to(out / "server.py")
     assert not legacy_server(out, walk(out))
+
+
+def test_reading_hashes_and_headers_leaves_no_descriptor_open(tmp_path: Path) -> None:
+    ours = _write(tmp_path, "ours.py", HEADER)
+    os.mkfifo(tmp_path / "pipe")
+    before = len(os.listdir("/proc/self/fd"))
+    for _ in range(20):
+        assert file_sha256(ours) is not None and has_header(ours)
+        assert file_sha256(tmp_path / "pipe") is None and not has_header(tmp_path / "pipe")
+    assert len(os.listdir("/proc/self/fd")) == before
