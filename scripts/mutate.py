@@ -126,6 +126,7 @@ def run_module(module: str, jobs: int, only: set[int] | None) -> list[Outcome]:
         raise SystemExit(f"{module}: its tests fail without any mutant; fix them first")
     limit = 3 * took + 20
     chosen = [i for i in range(len(listed)) if only is None or i in only]
+    print(f"{module}: {len(chosen)} mutants, {took:.0f} s unmutated, {jobs} at once", file=sys.stderr, flush=True)
     with ThreadPoolExecutor(max_workers=jobs) as pool:
         verdicts = list(pool.map(lambda i: _pytest(module, i, limit)[0], chosen))
     return [Outcome(i, listed[i], v) for i, v in zip(chosen, verdicts, strict=True)]
