@@ -6,6 +6,7 @@ import json
 import os
 import subprocess
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -312,3 +313,25 @@ def test_decode_reads_text_and_bytes_and_refuses_depth_past_the_limit() -> None:
         jsonrpc.stdlib_decode("[" * 100_000 + "]" * 100_000)
     with pytest.raises(ValueError, match="Extra data"):
         jsonrpc.stdlib_decode("[1] [2]")
+
+
+@pytest.mark.parametrize("write", [jsonrpc.encode, jsonrpc.dumps], ids=["encode", "dumps"])
+def test_msgspec_writes_when_installed_whichever_call_comes_first(
+    write: Callable[[object], object], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # bytes tell the writers apart: msgspec writes base64, the stdlib has no form for them.
+    monkeypatch.setattr(jsonrpc, "_fast_loaded", False)
+    monkeypatch.setattr(jsonrpc, "_fast_encode", None)
+    monkeypatch.setattr(jsonrpc, "_fast_decode", None)
+    written = write({"b": b"x"})
+    assert (written.encode() if isinstance(written, str) else written) == b'{"b":"eA=="}'
+    # Where msgspec is missing, the stdlib has the last word and refuses them.
+    monkeypatch.setattr(jsonrpc, "_fast_encode", None)
+    with pytest.raises(TypeError, match="bytes is not JSON serializable"):
+        write({"b": b"x"})
+
+
+def test_keys_that_are_not_text_are_refused_not_skipped() -> None:
+    with pytest.raises(TypeError, match="keys must be str"):
+        jsonrpc.stdlib_encode({(1, 2): 0})
+    assert jsonrpc.stdlib_encode({1: 0, None: 1}) == b'{"1":0,"null":1}'
