@@ -131,7 +131,7 @@ def diff_tool(name: str, old: Mapping[str, Any], new: Mapping[str, Any]) -> list
         out.append(Change(name, "output_schema_added", False, "/outputSchema", "structured output added"))
     elif old_out is not None and new_out is None:
         out.append(Change(name, "output_schema_removed", True, "/outputSchema", "structured output removed"))
-    elif isinstance(old_out, dict) and isinstance(new_out, dict):
+    elif old_out is not None:  # both present: a schema that is not an object is compared whole
         ctx.schema("output", "/outputSchema", old_out, new_out, 0)
     return out
 

@@ -156,6 +156,16 @@ CASES: dict[str, tuple[Any, Any, list[Row]]] = {
         {"type": "boolean"},
         [("type_changed", True, "/type", 'type "string" -> "boolean"')],
     ),
+    "a type swapped inside a list": (
+        {"type": ["string", "null"]},
+        {"type": ["integer", "null"]},
+        [("type_changed", True, "/type", 'type ["string","null"] -> ["integer","null"]')],
+    ),
+    "variants with their keys in another order are the same": (
+        {"anyOf": [{"type": "string", "minLength": 1}]},
+        {"anyOf": [{"minLength": 1, "type": "string"}]},
+        [],
+    ),
     "an empty type list means any": ({"type": []}, {}, []),
     "const changed": (
         {"const": 1},
@@ -312,3 +322,38 @@ def test_pointers_escape_property_names_and_other_annotations_are_compared_apart
     for before, after in (({}, {"title": "x"}), ({"title": "x"}, ["not", "an", "object"])):
         [changed] = diff_tools([tool({}, before)], [tool({}, after)])
         assert (changed.kind, changed.breaking, changed.where) == ("annotations_changed", False, "/annotations")
+
+
+def test_whole_tool_changes_output_schemas_refs_and_cycles() -> None:
+    base: dict[str, Any] = {"name": "t", "inputSchema": {"type": "object"}}
+    writer = {"name": "w", "inputSchema": {"type": "object"}}
+    assert [(c.tool, c.kind, c.security) for c in diff_tools([base], [base, writer])] == [("w", "tool_added", True)]
+    reader = {**writer, "annotations": {"readOnlyHint": True}}
+    assert [(c.kind, c.detail, c.security) for c in diff_tools([base], [base, reader])] == [
+        ("tool_added", "tool added, read-only", False)
+    ]
+    typed = {**base, "outputSchema": {"type": "object"}}
+    [added] = diff_tools([base], [typed])
+    assert (added.kind, added.breaking, added.where) == ("output_schema_added", False, "/outputSchema")
+    [whole] = diff_tools([typed], [{**base, "outputSchema": True}])
+    assert (whole.kind, whole.breaking, whole.where) == ("output_schema_changed", True, "/outputSchema")
+    [odd] = diff_tools([{**base, "annotations": ["a"]}], [{**base, "annotations": ["b"]}])
+    assert odd.kind == "annotations_changed"
+
+    def out_ref(maximum: int) -> dict[str, Any]:
+        schema = {
+            "type": "object",
+            "$defs": {"N": {"type": "integer", "maximum": maximum}},
+            "properties": {"n": {"$ref": "#/$defs/N"}},
+        }
+        return {**base, "outputSchema": schema}
+
+    [loosened] = diff_tools([out_ref(5)], [out_ref(10)])
+    assert (loosened.kind, loosened.breaking, loosened.where) == (
+        "output_constraint_loosened",
+        True,
+        "/outputSchema/properties/n/maximum",
+    )
+    # A $ref cycle ends after a few hops instead of looping.
+    cycle = {"type": "object", "$defs": {"A": {"$ref": "#/$defs/A"}}, "properties": {"a": {"$ref": "#/$defs/A"}}}
+    assert diff_tools([{**base, "inputSchema": cycle}], [{**base, "inputSchema": cycle}]) == []
