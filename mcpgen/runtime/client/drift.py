@@ -78,7 +78,7 @@ def compare_tools(
 
 
 def _typed_view(tool: Mapping[str, Any]) -> Any:
-    return _without_annotations({"inputSchema": tool.get("inputSchema"), "outputSchema": tool.get("outputSchema")})
+    return without_prose({"inputSchema": tool.get("inputSchema"), "outputSchema": tool.get("outputSchema")})
 
 
 def _first_difference(old: Any, new: Any, where: str) -> str:
