@@ -6,7 +6,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: setup demo lint test bench clean
+.PHONY: setup demo lint test bench mutate clean
 
 $(STAMP): pyproject.toml tests/peers/package.json tests/peers/package-lock.json
 	test -x $(BIN)/python || $(PY) -m venv $(VENV)
@@ -36,6 +36,11 @@ test: lint
 
 bench: setup
 	$(BIN)/python bench/run_all.py
+
+# Mutation testing (docs/mutation.md), not part of `make test`: one module with
+# MODULE=mcpgen/output/ownership.py, else every module of the table in scripts/mutate.py.
+mutate: setup
+	$(BIN)/python scripts/mutate.py $(MODULE)
 
 clean:
 	rm -rf $(VENV) tests/peers/node_modules

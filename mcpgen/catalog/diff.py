@@ -4,9 +4,10 @@ Breaking means: a caller built against OLD may fail against NEW. For an input sc
 is anything NEW accepts less of (narrowed); for an output schema, anything NEW may send
 that OLD did not promise (widened), since a typed client validates what it receives.
 Security means: what a tool tells a model or a host changed (a description, where prompt
-injection hides; a flipped behaviour hint; a new tool that may write). That classification is
-the runtime's (`runtime/client/tool_security.py`), so the drift check on connect reports the
-same classes. Plain functions over plain JSON data; no I/O.
+injection hides; a flipped behaviour hint; a new name that may write, renamed or not). That
+classification, and which removed tool was renamed, are the runtime's
+(`runtime/client/tool_security.py`), so the drift check on connect reports the same classes.
+Plain functions over plain JSON data; no I/O.
 """
 
 from __future__ import annotations
@@ -16,7 +17,15 @@ from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass
 from typing import Any
 
-from ..runtime.client.tool_security import DESCRIPTION_CHANGED, HINT_DEFAULTS, may_write, tool_security_changes
+from ..runtime.client.tool_security import (
+    HINT_DEFAULTS,
+    HINT_FLIPPED,
+    WRITING_TOOL_ADDED,
+    SecurityChange,
+    by_name,
+    renames,
+    security_changes,
+)
 from ..wording import counted
 
 # (keyword, True when a larger value accepts more)
@@ -58,32 +67,44 @@ def _esc(key: str) -> str:
 
 
 def diff_tools(old: Sequence[Mapping[str, Any]], new: Sequence[Mapping[str, Any]]) -> list[Change]:
-    """Every change from `old` to `new` tool objects (as in tools/list), in a stable order."""
-    olds = {str(t.get("name")): t for t in old}
-    news = {str(t.get("name")): t for t in new}
+    """Every change from `old` to `new` tool objects (as in tools/list), in a stable order.
+
+    Which changes are security changes, and which tools were renamed, is the runtime's call
+    (`security_changes`, `renames`): every security row here is one of its changes, and no other
+    row is security, so this diff and the drift check on connect agree by construction."""
+    olds, news = by_name(old), by_name(new)
+    renamed = renames(olds, news)  # old name -> new name (still breaking: callers use the old name)
+    security: dict[str, list[Change]] = {}
+    for sec in security_changes(old, new):
+        security.setdefault(sec.tool, []).append(_security_change(sec))
     changes: list[Change] = []
-    removed = sorted(olds.keys() - news.keys())
-    added = sorted(news.keys() - olds.keys())
-    # A removed tool whose schemas reappear under a new name was renamed (still breaking).
-    renamed: dict[str, str] = {}
-    for r in removed:
-        for a in added:
-            if a not in renamed.values() and _signature(olds[r]) == _signature(news[a]):
-                renamed[r] = a
-                break
-    for r in removed:
+    for r in sorted(olds.keys() - news.keys()):
         if r in renamed:
             changes.append(Change(r, "tool_renamed", True, "", f"renamed to {renamed[r]!r}"))
         else:
             changes.append(Change(r, "tool_removed", True, "", "tool removed"))
-    for a in added:
-        if a not in renamed.values():
-            writes = may_write(news[a])
-            detail = "tool added, may write (readOnlyHint is not true)" if writes else "tool added, read-only"
-            changes.append(Change(a, "tool_added", False, "", detail, security=writes))
+    origin = {a: r for r, a in renamed.items()}
+    for a in sorted(news.keys() - olds.keys()):
+        flagged = security.pop(a, [])
+        if a not in origin and not any(c.kind == "tool_added" for c in flagged):
+            changes.append(Change(a, "tool_added", False, "", "tool added, read-only"))
+        changes += flagged
+        if a in origin:  # the pair's other differences (output schema, annotations, title)
+            changes += diff_tool(a, olds[origin[a]], news[a])
     for name in sorted(olds.keys() & news.keys()):
+        changes += security.pop(name, [])
         changes += diff_tool(name, olds[name], news[name])
     return changes
+
+
+def _security_change(sec: SecurityChange) -> Change:
+    if sec.kind == WRITING_TOOL_ADDED:
+        kind = "tool_added"
+    elif sec.kind == HINT_FLIPPED:
+        kind = sec.where.rsplit("/", 1)[-1] + "_flipped"
+    else:
+        kind = sec.kind
+    return Change(sec.tool, kind, False, sec.where, sec.detail, security=True)
 
 
 def _other_annotations(tool: Mapping[str, Any]) -> Any:
@@ -96,18 +117,11 @@ def _other_annotations(tool: Mapping[str, Any]) -> Any:
     return {k: v for k, v in annotations.items() if k not in HINT_DEFAULTS}
 
 
-def _signature(tool: Mapping[str, Any]) -> str:
-    return _canon([tool.get("inputSchema"), tool.get("outputSchema")])
-
-
 def diff_tool(name: str, old: Mapping[str, Any], new: Mapping[str, Any]) -> list[Change]:
+    """The changes of one tool that are not security changes (those are `diff_tools`'s, from the runtime)."""
     out: list[Change] = []
     if old.get("title") != new.get("title"):
         out.append(Change(name, "title_changed", False, "/title", "title changed"))
-    # Descriptions (the tool's and its schemas') and behaviour hints: the runtime's classification.
-    for sec in tool_security_changes(name, old, new):
-        kind = DESCRIPTION_CHANGED if sec.kind == DESCRIPTION_CHANGED else sec.where.rsplit("/", 1)[-1] + "_flipped"
-        out.append(Change(name, kind, False, sec.where, sec.detail, security=True))
     if _canon(_other_annotations(old)) != _canon(_other_annotations(new)):
         out.append(Change(name, "annotations_changed", False, "/annotations", "annotations changed"))
     ctx = _Ctx(name, out)
@@ -117,7 +131,7 @@ def diff_tool(name: str, old: Mapping[str, Any], new: Mapping[str, Any]) -> list
         out.append(Change(name, "output_schema_added", False, "/outputSchema", "structured output added"))
     elif old_out is not None and new_out is None:
         out.append(Change(name, "output_schema_removed", True, "/outputSchema", "structured output removed"))
-    elif isinstance(old_out, dict) and isinstance(new_out, dict):
+    elif old_out is not None:  # both present: a schema that is not an object is compared whole
         ctx.schema("output", "/outputSchema", old_out, new_out, 0)
     return out
 
@@ -281,6 +295,8 @@ class _Ctx:
             self.schema(side, at, op[key], np[key], depth + 1)
         for key in sorted((nreq - oreq) - np.keys() - op.keys()):
             self.narrowed(side, "required_added", f"{where}/required", f"{key!r} is required now")
+        for key in sorted((oreq - nreq) - np.keys() - op.keys()):
+            self.widened(side, "required_removed", f"{where}/required", f"{key!r} is optional now")
 
     def _variants(self, side: str, where: str, old: dict[str, Any], new: dict[str, Any]) -> None:
         for key in ("anyOf", "oneOf"):

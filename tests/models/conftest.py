@@ -5,7 +5,7 @@ from __future__ import annotations
 import importlib
 import sys
 import uuid
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 from types import ModuleType
 from typing import Any
@@ -17,9 +17,9 @@ from mcpgen.generate import generate_client
 from mcpgen.options import ClientOptions, Runtime
 from mcpgen.output.write import write_atomic
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))  # jsts_agreement_lib for test_jsts.py
+sys.path.insert(0, str(Path(__file__).resolve().parent))  # jsts_agreement_lib, models_support
 
-Build = Callable[..., ModuleType]
+from models_support import Build  # noqa: E402
 
 
 @pytest.fixture

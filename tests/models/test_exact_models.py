@@ -8,7 +8,7 @@ from typing import Any
 
 import pydantic
 import pytest
-from conftest import Build
+from models_support import Build
 
 
 class FakeSession:

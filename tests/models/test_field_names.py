@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import Build
+from models_support import Build
 
 # server-memory's shapes: nested objects with a keyword (`from`) and camelCase (`relationType`).
 RELATION = {

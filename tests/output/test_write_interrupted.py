@@ -114,24 +114,47 @@ def test_killed_or_interrupted_at_every_step(how: str, exchange: bool, tmp_path:
     assert n > 8  # mkdir, links, writes, swap, cleanup
 
 
+FILLS = ("write", "link", "mkdir")  # the steps that take disk space
+
+
+def reference_steps(tmp: Path) -> list[str]:
+    """The steps of one uninterrupted write of NEW over OLD, in order."""
+    out = setup(tmp / "steps")
+    seen: list[str] = []
+    saved, write.step_hook = write.step_hook, seen.append
+    try:
+        write.write_tree(out, NEW, walk(out), {"stale.py"})
+    finally:
+        write.step_hook = saved
+    return seen
+
+
 @pytest.mark.parametrize("at", range(1, 12))
 def test_a_full_disk_at_any_write_leaves_the_old_tree(at: int, tmp_path: Path, monkeypatch: Any) -> None:
-    old, _ = expected(tmp_path)
+    old, new = expected(tmp_path)
+    steps = reference_steps(tmp_path)
+    assert len(steps) < 12 and sum(s.startswith(FILLS) for s in steps) == 8  # the cases reach every step
     out = setup(tmp_path / "case")
     seen: list[str] = []
 
     def hook(what: str) -> None:
         seen.append(what)
-        if len(seen) == at and what.startswith(("write", "link", "mkdir")):
+        if len(seen) == at and what.startswith(FILLS):
             raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
 
     monkeypatch.setattr(write, "step_hook", hook)
-    try:
-        write.write_tree(out, NEW, walk(out), {"stale.py"})
-    except OSError as exc:
-        assert exc.errno == errno.ENOSPC
+    if at <= len(steps) and steps[at - 1].startswith(FILLS):
+        with pytest.raises(OSError, match=os.strerror(errno.ENOSPC)) as caught:
+            write.write_tree(out, NEW, walk(out), {"stale.py"})
+        assert caught.value.errno == errno.ENOSPC
+        assert seen == steps[:at]  # it stopped at the full disk
         assert state(out) == old
-        assert sorted(p.name for p in (tmp_path / "case").iterdir()) == ["pkg"]
+    else:
+        # A rename, the cleanup, or past the last step: nothing takes space, so a full disk
+        # cannot stop it, and the write completes.
+        write.write_tree(out, NEW, walk(out), {"stale.py"})
+        assert seen == steps and state(out) == new
+    assert sorted(p.name for p in (tmp_path / "case").iterdir()) == ["pkg"]
 
 
 def test_a_real_full_disk_is_one_error_and_the_old_tree_stays(tmp_path: Path) -> None:
@@ -143,7 +166,7 @@ def test_a_real_full_disk_is_one_error_and_the_old_tree_stays(tmp_path: Path) ->
         out = setup(mnt)
         old = state(out)
         big = {**NEW, "big.py": "x" * 400_000}
-        with pytest.raises(OSError) as ei:
+        with pytest.raises(OSError, match=os.strerror(errno.ENOSPC)) as ei:
             write.write_tree(out, big, walk(out), {"stale.py"})
         assert ei.value.errno == errno.ENOSPC
         assert state(out) == old and sorted(p.name for p in mnt.iterdir()) == ["pkg"]

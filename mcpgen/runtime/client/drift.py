@@ -12,27 +12,13 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from .tool_security import SecurityChange, security_changes
-
-# Keywords that only document: a changed description is not drift a typed call could trip over.
-_ANNOTATIONS = frozenset({"description", "title", "examples", "$comment"})
-# Keywords whose object keys are names (a property may well be called "description").
-_NAME_MAPS = frozenset({"properties", "patternProperties", "$defs", "definitions", "dependentSchemas"})
-
-
-def _without_annotations(node: Any, names: bool = False) -> Any:
-    if isinstance(node, list):
-        return [_without_annotations(v) for v in node]
-    if not isinstance(node, dict):
-        return node
-    if names:
-        return {k: _without_annotations(v) for k, v in node.items()}
-    return {k: _without_annotations(v, k in _NAME_MAPS) for k, v in node.items() if k not in _ANNOTATIONS}
+from .tool_security import SecurityChange, security_changes, without_prose
 
 
 def schema_hash(tool: Mapping[str, Any]) -> str:
     """A hash of what a typed call depends on: the input and output schemas, minus their prose."""
-    doc = _without_annotations({"inputSchema": tool.get("inputSchema"), "outputSchema": tool.get("outputSchema")})
+    # A changed description is not drift a typed call could trip over (it is security drift).
+    doc = without_prose({"inputSchema": tool.get("inputSchema"), "outputSchema": tool.get("outputSchema")})
     canonical = json.dumps(doc, sort_keys=True, separators=(",", ":"), ensure_ascii=True)
     return hashlib.sha256(canonical.encode("utf-8")).hexdigest()[:16]
 
@@ -92,7 +78,7 @@ def compare_tools(
 
 
 def _typed_view(tool: Mapping[str, Any]) -> Any:
-    return _without_annotations({"inputSchema": tool.get("inputSchema"), "outputSchema": tool.get("outputSchema")})
+    return without_prose({"inputSchema": tool.get("inputSchema"), "outputSchema": tool.get("outputSchema")})
 
 
 def _first_difference(old: Any, new: Any, where: str) -> str:

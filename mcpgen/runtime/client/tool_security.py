@@ -2,9 +2,12 @@
 
 A typed call does not break when a description changes or a tool becomes destructive, yet both
 matter: descriptions are read by models (prompt injection hides there) and the hints tell a
-host what a tool may do. Classified here, in the runtime, so that the drift check on connect
-and `mcpgen diff` (which imports this module) report the same classes. Standard library only
-(this module is vendored too).
+host what a tool may do. Classified here, in the runtime, once: the drift check on connect and
+`mcpgen diff` both take their security class from `security_changes`, and their renames from
+`renames`, so they cannot disagree. The rule for names: every name NEW has and OLD had not is a
+new tool to a host (approvals go by name), so one that may write is a security change whether or
+not it is a rename; a rename also carries every security difference of the pair (hints,
+descriptions). Standard library only (this module is vendored too).
 """
 
 from __future__ import annotations
@@ -24,7 +27,10 @@ DESCRIPTION_CHANGED = "description_changed"
 HINT_FLIPPED = "hint_flipped"
 WRITING_TOOL_ADDED = "writing_tool_added"
 _MAX_DEPTH = 64  # schema nesting walked for descriptions (deeper is compared as a whole)
-_NAME_MAPS = frozenset({"properties", "patternProperties", "$defs", "definitions", "dependentSchemas"})
+# Keywords whose object keys are names (a property may well be called "description").
+NAME_MAPS = frozenset({"properties", "patternProperties", "$defs", "definitions", "dependentSchemas"})
+# Keywords that only document: prose, which a typed call cannot trip over.
+PROSE = frozenset({"description", "title", "examples", "$comment"})
 
 
 @dataclass(frozen=True)
@@ -50,16 +56,48 @@ def may_write(tool: Mapping[str, Any]) -> bool:
     return not hints(tool)["readOnlyHint"]
 
 
+def without_prose(node: Any, names: bool = False) -> Any:
+    """A schema minus its documentation keywords (the keys of a name map are kept: they are names)."""
+    if isinstance(node, list):
+        return [without_prose(v) for v in node]
+    if not isinstance(node, dict):
+        return node
+    if names:
+        return {k: without_prose(v) for k, v in node.items()}
+    return {k: without_prose(v, k in NAME_MAPS) for k, v in node.items() if k not in PROSE}
+
+
+def by_name(tools: Iterable[Mapping[str, Any]]) -> dict[str, Mapping[str, Any]]:
+    return {str(t.get("name")): t for t in tools}
+
+
+def renames(olds: Mapping[str, Mapping[str, Any]], news: Mapping[str, Mapping[str, Any]]) -> dict[str, str]:
+    """Old name -> new name for each removed tool whose input schema (minus prose) reappears under
+    an added name: a caller's arguments still fit. First match in name order; each added name once."""
+    out: dict[str, str] = {}
+    added = sorted(news.keys() - olds.keys())
+    for old_name in sorted(olds.keys() - news.keys()):
+        wanted = _canon(without_prose(olds[old_name].get("inputSchema")))
+        for new_name in added:
+            if new_name not in out.values() and _canon(without_prose(news[new_name].get("inputSchema"))) == wanted:
+                out[old_name] = new_name
+                break
+    return out
+
+
 def security_changes(old: Iterable[Mapping[str, Any]], new: Iterable[Mapping[str, Any]]) -> list[SecurityChange]:
-    """Every security-relevant change from `old` to `new` tool objects, in a stable order."""
-    olds = {str(t.get("name")): t for t in old}
-    news = {str(t.get("name")): t for t in new}
+    """Every security-relevant change from `old` to `new` tool objects, in a stable order: the one
+    classification (see the module doc)."""
+    olds, news = by_name(old), by_name(new)
+    renamed_from = {new_name: old_name for old_name, new_name in renames(olds, news).items()}
     out: list[SecurityChange] = []
     for name in sorted(news.keys() - olds.keys()):
+        origin = renamed_from.get(name)
         if may_write(news[name]):
-            out.append(
-                SecurityChange(name, WRITING_TOOL_ADDED, "", "new tool that may write (readOnlyHint is not true)")
-            )
+            how = "new tool" if origin is None else f"new name (renamed from {origin!r}) of a tool"
+            out.append(SecurityChange(name, WRITING_TOOL_ADDED, "", f"{how} that may write (readOnlyHint is not true)"))
+        if origin is not None:
+            out += tool_security_changes(name, olds[origin], news[name])
     for name in sorted(olds.keys() & news.keys()):
         out += tool_security_changes(name, olds[name], news[name])
     return out
@@ -123,7 +161,7 @@ def _description_changes(
         if not names and key == "description":
             continue
         child = f"{where}/{key.replace('~', '~0').replace('/', '~1')}"
-        yield from _description_changes(old[key], new[key], child, depth + 1, names=not names and key in _NAME_MAPS)
+        yield from _description_changes(old[key], new[key], child, depth + 1, names=not names and key in NAME_MAPS)
     for key in sorted(new.keys() - old.keys()):  # a new argument's description is new text too
         if names and isinstance(new[key], dict) and "description" in new[key]:
             yield f"{where}/{key.replace('~', '~0').replace('/', '~1')}/description", None, new[key]["description"]

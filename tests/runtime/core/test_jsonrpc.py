@@ -6,6 +6,7 @@ import json
 import os
 import subprocess
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -39,12 +40,12 @@ def test_encode_is_one_compact_utf8_line() -> None:
 
 
 def test_encode_rejects_nan() -> None:
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match="Out of range float values are not JSON compliant"):
         jsonrpc.encode({"x": float("nan")})
 
 
 def test_decode_rejects_junk() -> None:
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match="Expecting value"):
         jsonrpc.decode(b"Server starting on stdio...")
 
 
@@ -81,7 +82,7 @@ def test_decode_takes_a_bare_message_directly_and_keeps_the_whole_rules_otherwis
     assert jsonrpc.decode(b'{"id":1}') == {"id": 1}
     assert jsonrpc.decode(b' \t{"id":1} ') == {"id": 1}  # whitespace around it still parses
     for junk in (b'{"id":1} x', b'{"id":1}{}', b"", b"nul", b"[1,"):
-        with pytest.raises(ValueError):
+        with pytest.raises(ValueError, match="Extra data|Expecting"):
             jsonrpc.decode(junk)
     with pytest.raises(ValueError, match="nested too deeply"):
         jsonrpc.decode(b"[" * 100_000 + b"]" * 100_000)
@@ -127,9 +128,9 @@ def test_encode_refuses_what_is_no_json_and_stays_usable() -> None:
     for value in (looped, {"x": deep}):
         # ValueError, as for NaN: the server answers "Result is not valid JSON" instead of failing
         # the request's task with a RecursionError and leaving the client waiting.
-        with pytest.raises(ValueError):
+        with pytest.raises(ValueError, match="contains itself, or is nested too deeply"):
             jsonrpc.encode(value)
-    with pytest.raises(TypeError):
+    with pytest.raises(TypeError, match="is not JSON serializable"):
         jsonrpc.encode({"x": object()})
     assert jsonrpc.encode({"after": [1, 2]}) == b'{"after":[1,2]}'
 
@@ -177,7 +178,7 @@ def test_decode_refuses_what_the_stdlib_refuses(line: bytes) -> None:
 
 @pytest.mark.parametrize("value", [float("inf"), float("-inf"), [1.0, {"x": float("nan")}]])
 def test_encode_refuses_infinities_msgspec_would_write_as_null(value: object) -> None:
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match="Out of range float values are not JSON compliant"):
         jsonrpc.encode(value)
     assert jsonrpc.encode({"x": None, "y": [None]}) == b'{"x":null,"y":[null]}'
 
@@ -220,3 +221,117 @@ def test_both_codecs_agree_with_the_stdlib_on_any_json(value: object) -> None:
     # With each codec (the fixture): the same JSON written, the same values read.
     assert repr(json.loads(jsonrpc.encode(value))) == repr(json.loads(stdlib))
     assert repr(jsonrpc.decode(stdlib)) == repr(json.loads(stdlib))
+
+
+def test_error_codes_are_the_specs() -> None:
+    # JSON-RPC 2.0 section 5.1, and MCP's own (schema.ts): peers match on the numbers.
+    assert (
+        jsonrpc.PARSE_ERROR,
+        jsonrpc.INVALID_REQUEST,
+        jsonrpc.METHOD_NOT_FOUND,
+        jsonrpc.INVALID_PARAMS,
+        jsonrpc.INTERNAL_ERROR,
+    ) == (-32700, -32600, -32601, -32602, -32603)
+    assert (
+        jsonrpc.RESOURCE_NOT_FOUND,
+        jsonrpc.URL_ELICITATION_REQUIRED,
+        jsonrpc.HEADER_MISMATCH,
+        jsonrpc.MISSING_CLIENT_CAPABILITY,
+        jsonrpc.UNSUPPORTED_PROTOCOL_VERSION,
+    ) == (-32002, -32042, -32020, -32021, -32022)
+
+
+@pytest.mark.parametrize(
+    ("message", "kind"),
+    [
+        ({"jsonrpc": "2.0", "id": 1}, "invalid"),  # neither a method, a result nor an error
+        ({"jsonrpc": "2.0", "result": {}}, "invalid"),  # a response without an id
+        ({"jsonrpc": "2.0", "error": {"code": 1, "message": "x"}}, "invalid"),  # an error without an id
+        ({"jsonrpc": "2.0", "id": 1, "error": "boom"}, "invalid"),  # an error that is not an object
+        ({"jsonrpc": "2.0", "id": 1, "result": None}, "response"),  # a null result is a result
+        ({"jsonrpc": "2.0", "id": 0, "method": "x", "params": [1]}, "request"),  # by-position params
+        ({"jsonrpc": "2.0", "id": 1, "method": "x", "params": None}, "request"),
+        ({"jsonrpc": "2.0", "method": "x", "params": [1]}, "notification"),
+        ({"jsonrpc": "2.0", "method": "x", "params": 3}, "invalid"),
+        ({"jsonrpc": "2.0", "id": 1.5, "method": "x"}, "invalid"),
+        ({"jsonrpc": "2.0", "id": 1, "method": "x", "result": {}}, "request"),  # a method makes it a request
+        ({"id": 1, "method": "x"}, "invalid"),  # no jsonrpc member
+        (None, "invalid"),
+    ],
+)
+def test_classify_every_shape(message: object, kind: str) -> None:
+    assert jsonrpc.classify(message) == kind
+
+
+def test_ids_are_strings_or_integers_never_booleans_null_or_floats() -> None:
+    assert [jsonrpc.is_valid_id(v) for v in (0, -1, 2**70, "", "a")] == [True] * 5
+    assert [jsonrpc.is_valid_id(v) for v in (True, False, None, 1.0, [1], {})] == [False] * 6
+
+
+def test_message_builders_leave_out_what_is_absent_and_keep_what_is_falsy() -> None:
+    assert jsonrpc.request(1, "m", None) == {"jsonrpc": "2.0", "id": 1, "method": "m"}
+    assert jsonrpc.request("a", "m", {}) == {"jsonrpc": "2.0", "id": "a", "method": "m", "params": {}}
+    assert jsonrpc.notification("n", None) == {"jsonrpc": "2.0", "method": "n"}
+    assert jsonrpc.notification("n", {"x": 1}) == {"jsonrpc": "2.0", "method": "n", "params": {"x": 1}}
+    assert jsonrpc.response(7, None) == {"jsonrpc": "2.0", "id": 7, "result": None}
+    for data in (0, False, "", {"why": "x"}):
+        assert jsonrpc.error_response(None, -32600, "bad", data) == {
+            "jsonrpc": "2.0",
+            "id": None,
+            "error": {"code": -32600, "message": "bad", "data": data},
+        }
+
+
+@pytest.mark.parametrize(
+    ("value", "text"),
+    [
+        ({"a": None, "b": [None, 1]}, '{"a":null,"b":[null,1]}'),
+        ({"a": float("nan")}, '{"a":NaN}'),  # not null: the text copy says what the value is
+        ([float("inf"), float("-inf")], "[Infinity,-Infinity]"),
+        ({"s": "null", "é": [1.5, True]}, '{"s":"null","é":[1.5,true]}'),
+        ({}, "{}"),
+    ],
+)
+def test_dumps_writes_a_structured_results_text_copy_as_json_dumps_does(value: object, text: str) -> None:
+    assert jsonrpc.dumps(value) == text
+    assert text == json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+
+
+def test_a_value_that_contains_itself_is_a_value_error() -> None:
+    loop: list[object] = []
+    loop.append(loop)
+    with pytest.raises(ValueError, match="contains itself"):
+        jsonrpc.encode({"x": loop})
+    with pytest.raises(ValueError, match="contains itself"):
+        jsonrpc.dumps(loop)
+
+
+def test_decode_reads_text_and_bytes_and_refuses_depth_past_the_limit() -> None:
+    assert jsonrpc.decode('{"a":1}') == {"a": 1} == jsonrpc.decode(b' {"a":1}\n')
+    assert jsonrpc.stdlib_decode(b"[1] ") == [1] and jsonrpc.stdlib_decode("2") == 2
+    with pytest.raises(ValueError, match="nested too deeply"):
+        jsonrpc.stdlib_decode("[" * 100_000 + "]" * 100_000)
+    with pytest.raises(ValueError, match="Extra data"):
+        jsonrpc.stdlib_decode("[1] [2]")
+
+
+@pytest.mark.parametrize("write", [jsonrpc.encode, jsonrpc.dumps], ids=["encode", "dumps"])
+def test_msgspec_writes_when_installed_whichever_call_comes_first(
+    write: Callable[[object], object], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # bytes tell the writers apart: msgspec writes base64, the stdlib has no form for them.
+    monkeypatch.setattr(jsonrpc, "_fast_loaded", False)
+    monkeypatch.setattr(jsonrpc, "_fast_encode", None)
+    monkeypatch.setattr(jsonrpc, "_fast_decode", None)
+    written = write({"b": b"x"})
+    assert (written.encode() if isinstance(written, str) else written) == b'{"b":"eA=="}'
+    # Where msgspec is missing, the stdlib has the last word and refuses them.
+    monkeypatch.setattr(jsonrpc, "_fast_encode", None)
+    with pytest.raises(TypeError, match="bytes is not JSON serializable"):
+        write({"b": b"x"})
+
+
+def test_keys_that_are_not_text_are_refused_not_skipped() -> None:
+    with pytest.raises(TypeError, match="keys must be str"):
+        jsonrpc.stdlib_encode({(1, 2): 0})
+    assert jsonrpc.stdlib_encode({1: 0, None: 1}) == b'{"1":0,"null":1}'
