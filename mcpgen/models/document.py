@@ -17,6 +17,7 @@ from ..catalog.model import Problem
 from ..plan.naming import pascal, snake
 from ..plan.result_shape import result_view
 from ..plan.types import ResultShape, ToolPlan
+from ..runtime.core.patterns import pattern_problem
 from .typing_view import typing_view
 
 # The name DCG gives the document itself (its class is dropped from the output).
@@ -77,6 +78,8 @@ class _Hoister:
             return node
         out: dict[str, Any] = {}
         for k, v in node.items():
+            if k in ("pattern", "patternProperties"):
+                self._check_patterns(k, v, where, ptr)
             if k in _DROP_KEYS:
                 if k in ("$dynamicRef", "$recursiveRef"):
                     self.problems.append(
@@ -102,6 +105,16 @@ class _Hoister:
             else:
                 out[k] = v
         return out
+
+    def _check_patterns(self, keyword: str, value: Any, where: str, ptr: str) -> None:
+        """A warning per pattern the run time's linear engine cannot run (runtime/core/patterns.py):
+        the value it guards is then refused at every call, so the author hears of it now."""
+        sources = [value] if keyword == "pattern" else list(value) if isinstance(value, dict) else []
+        for source in sources:
+            why = pattern_problem(source) if isinstance(source, str) else None
+            if why is not None:
+                msg = f"{keyword} {source[:80]!r} cannot run in linear time ({why}): every value it checks is refused"
+                self.problems.append(Problem(where, msg, f"{ptr}/{keyword}", warning=True))
 
     @staticmethod
     def _ref(ref: Any, key: str, local: dict[str, str]) -> str | None:
