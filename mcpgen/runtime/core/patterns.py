@@ -33,7 +33,9 @@ the GIL) short of a process per match.
 
 from __future__ import annotations
 
+import contextvars
 import functools
+import types
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -311,4 +313,50 @@ def linear_validator(cls: Any) -> Any:
     keywords = {"pattern": _pattern, "patternProperties": _pattern_properties}
     if "additionalProperties" in cls.VALIDATORS:
         keywords["additionalProperties"] = _additional_properties
+    unevaluated = cls.VALIDATORS.get("unevaluatedProperties")
+    if unevaluated is not None:
+        _divert_helpers()
+        keywords["unevaluatedProperties"] = functools.partial(_linear_helpers, unevaluated)
     return validators.extend(cls, keywords)  # type: ignore[no-untyped-call]
+
+
+# unevaluatedProperties asks jsonschema's helpers which keys patternProperties evaluated, through
+# $ref and every applicator, and they call `re.search` on each pattern. Rather than a copy of
+# that walk, those helper modules see a stand-in for `re` that, only while this module's
+# keyword runs (a context variable: per task and thread), matches through compile_pattern.
+_LINEAR = contextvars.ContextVar("mcpgen_linear_patterns", default=False)
+
+
+class _LinearRe:
+    """`re` for jsonschema's helper modules: itself, but for `search` while _LINEAR is set."""
+
+    def __init__(self, real: types.ModuleType) -> None:
+        self._real = real
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._real, name)
+
+    def search(self, pattern: Any, string: Any, flags: int = 0) -> Any:
+        if _LINEAR.get() and isinstance(pattern, str) and isinstance(string, str) and not flags:
+            return compile_pattern(pattern).search(string) or None  # (a refused pattern names no key)
+        return self._real.search(pattern, string, flags)
+
+
+@functools.cache
+def _divert_helpers() -> None:
+    import jsonschema._legacy_keywords
+    import jsonschema._utils
+
+    for module in (jsonschema._utils, jsonschema._legacy_keywords):
+        real = getattr(module, "re", None)
+        if isinstance(real, types.ModuleType):
+            module.re = _LinearRe(real)  # type: ignore[attr-defined]
+
+
+def _linear_helpers(keyword: Any, validator: Any, value: Any, instance: Any, schema: Any) -> Any:
+    token = _LINEAR.set(True)
+    try:
+        errors = list(keyword(validator, value, instance, schema))  # (all of them while set)
+    finally:
+        _LINEAR.reset(token)
+    yield from errors
