@@ -68,9 +68,7 @@ def _tool(input_schema: dict[str, Any], output_schema: dict[str, Any] | None = N
 
 @pytest.mark.timeout(120)
 @pytest.mark.parametrize("position", sorted(HOSTILE_VALUES))
-def test_a_hostile_result_schema_fails_the_typed_call_fast(
-    position: str, generate: GenerateFn, tmp_path: Path
-) -> None:
+def test_a_hostile_result_schema_fails_the_typed_call_fast(position: str, generate: GenerateFn, tmp_path: Path) -> None:
     plain = {"type": "object", "properties": {}}
     pkg: ModuleType = generate({"tools": [_tool(plain, _schema(patterns=True))]})
     served = tmp_path / f"served_{position}.json"
