@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import subprocess
 import sys
 from pathlib import Path
 from types import ModuleType
@@ -20,7 +19,7 @@ from typing import Any
 import pytest
 
 from mcpgen.runtime import McpError, ToolOutputError, connect_stdio
-from tests.generation import GenerateFn
+from tests.generation import GenerateFn, scaffold_server
 
 pytestmark = pytest.mark.slow
 
@@ -102,18 +101,9 @@ class Handlers(ToolsBase):
 
 @pytest.fixture(scope="module")
 def server_package(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    out = tmp_path_factory.mktemp("patterns")
-    (out / "tools.json").write_text(json.dumps([_tool(_schema(patterns=True))]))
-    done = subprocess.run(
-        [PY, "-m", "mcpgen.cli", "server", str(out / "tools.json"), "-o", str(out / "pattern_server")],
-        capture_output=True,
-        text=True,
-        timeout=120,
-        cwd=out,
+    return scaffold_server(
+        tmp_path_factory.mktemp("patterns"), json.dumps([_tool(_schema(patterns=True))]), "pattern_server", HANDLERS
     )
-    assert done.returncode == 0, done.stderr
-    (out / "pattern_server" / "handlers.py").write_text(HANDLERS)
-    return out
 
 
 @pytest.mark.timeout(120)
