@@ -1,7 +1,8 @@
 """Exact JSON Schema checks: server arguments, and the generated models' `model_validator`s.
 
 jsonschema is imported on first use, so the rest of the runtime stays standard-library only
-(a vendored client therefore needs jsonschema installed next to pydantic). Validators are
+(a vendored client therefore needs jsonschema installed next to pydantic, and google-re2 for
+schema patterns: patterns.py). Validators are
 compiled lazily, once per schema, never at import time.
 """
 
