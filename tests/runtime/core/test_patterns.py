@@ -181,3 +181,34 @@ def test_the_json_schema_test_suite_pattern_tests_agree(formats: bool) -> None:
         if (compile_problems(schema, formats=formats)(test["data"]) == []) is not test["valid"]
     ]
     assert wrong == []
+
+
+# Every call of Python's re on a pattern that is not a literal, and why it is no schema pattern.
+RE_CALLS_ALLOWED = {
+    ("mcpgen/catalog/metaschema.py", "re.compile(instance)"): "compiled, never matched (is it a regex at all?)",
+    ("mcpgen/output/handlers_file.py", "re.search(f'\\\\b{name}\\\\b', used)"): "a Python identifier the plan made",
+    ("mcpgen/runtime/client/features.py", "re.sub(_VARIABLE, one, template)"): "a constant pattern",
+    ("mcpgen/runtime/server/features.py", "re.compile(''.join(parts) + '\\\\Z')"): "a URI template's escaped literals",
+}
+
+
+def test_no_other_module_runs_re_on_a_pattern_it_was_handed() -> None:
+    """A new reader of schema patterns that calls Python's re directly fails here: use compile_pattern."""
+    import ast
+
+    root = Path(__file__).resolve().parents[3]
+    found = {}
+    for path in sorted((root / "mcpgen").rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if (
+                isinstance(node, ast.Call)
+                and isinstance(node.func, ast.Attribute)
+                and isinstance(node.func.value, ast.Name)
+                and node.func.value.id == "re"
+                and node.func.attr
+                in ("compile", "search", "match", "fullmatch", "findall", "finditer", "sub", "subn", "split")
+                and node.args
+                and not isinstance(node.args[0], ast.Constant)
+            ):
+                found[(path.relative_to(root).as_posix(), ast.unparse(node))] = node.lineno
+    assert set(found) == set(RE_CALLS_ALLOWED), found
