@@ -107,3 +107,21 @@ AWKWARD = [
     "t" * 300,
     "t" * 299 + "u",
 ]
+
+
+def scaffold_server(out: Path, tools_json: str, package: str, handlers: str) -> Path:
+    """`mcpgen server` of `tools_json` into out/package (a subprocess, as a user runs it), its
+    handlers.py replaced by `handlers`; returns `out` (the folder to run `python -m package` in)."""
+    import subprocess
+
+    (out / "tools.json").write_text(tools_json)
+    done = subprocess.run(
+        [PY, "-m", "mcpgen.cli", "server", str(out / "tools.json"), "-o", str(out / package)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        cwd=out,
+    )
+    assert done.returncode == 0, done.stderr
+    (out / package / "handlers.py").write_text(handlers)
+    return out

@@ -81,8 +81,8 @@ def _check_schema(where: str, pointer: str, schema: Any) -> list[Problem]:
 def _problem(where: str, pointer: str, error: Any) -> Problem:
     sub = "".join(f"/{p}" for p in error.path)
     if error.validator == "format" and error.validator_value == "regex":
-        # e.g. \p{L}: valid ECMA-262, but Python's re (which jsonschema checks with) rejects it.
-        msg = f"pattern {str(error.instance)[:100]!r} cannot be checked (not a regular expression Python's re accepts)"
+        # Neither RE2 (runtime/core/patterns.py) nor, for a warning, Python's re reads it.
+        msg = f"pattern {str(error.instance)[:100]!r} cannot be checked (not a regular expression)"
         return Problem(where, msg, pointer + sub)
     return Problem(where, f"invalid JSON Schema: {_in_words(error)}", pointer + sub)
 

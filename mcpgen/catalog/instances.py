@@ -21,7 +21,6 @@ import copy
 import itertools
 import json
 import random
-import re
 import string
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
@@ -30,6 +29,8 @@ from typing import Any, TypeGuard
 from jsonschema.exceptions import best_match
 from jsonschema.protocols import Validator
 from jsonschema.validators import Draft202012Validator, validator_for
+
+from ..runtime.core.patterns import compile_pattern, linear_validator
 
 # How often a nullable value is drawn as null (see InstanceGenerator._pick).
 NULL_SHARE = 0.2
@@ -107,7 +108,7 @@ class InstanceGenerator:
                 if isinstance(schema, dict)
                 else Draft202012Validator
             )
-            validator = cls(schema)
+            validator = linear_validator(cls)(schema)  # its patterns in linear time, as at run time
         self._validator = validator
         self._nodes = 0
 
@@ -309,10 +310,9 @@ class InstanceGenerator:
 
     def _string_for_pattern(self, pattern: str, lo: int, hi: int) -> str:
         # A guess from the pattern's literal characters; the schema check decides.
-        try:
-            compiled = re.compile(pattern)
-        except re.error as e:
-            raise _Dead(f"the pattern does not compile: {e}") from e
+        compiled = compile_pattern(pattern)  # (linear time: the pattern is a peer's)
+        if compiled.refused is not None:
+            raise _Dead(f"the pattern cannot be checked: {compiled.refused}")
         literals = sorted({c for c in pattern if c not in _REGEX_META and c.isprintable()}) or list("a0")
         for _ in range(30):
             size = self._rng.randint(max(lo, 1), max(hi, 1))

@@ -113,7 +113,32 @@ def _flat_validator() -> Any:
 
     flat = flat_2020_12()
     memoized = validators.extend(Draft202012Validator, {"$ref": _memo_ref})  # type: ignore[no-untyped-call]
-    return memoized(flat, format_checker=Draft202012Validator.FORMAT_CHECKER)
+    return memoized(flat, format_checker=format_checker())
+
+
+def format_checker() -> Any:
+    """2020-12's format checker, with `regex` meaning "a pattern mcpgen can read": one RE2 runs
+    (runtime/core/patterns.py), or one only a backtracking engine could (lookaround, backreferences:
+    valid, and warned about by the models stage, since every instance is refused at run time)."""
+    from jsonschema import Draft202012Validator, FormatChecker
+
+    checker = FormatChecker(())
+    checker.checkers = {**Draft202012Validator.FORMAT_CHECKER.checkers, "regex": (_is_regex, ())}
+    return checker
+
+
+def _is_regex(instance: object) -> bool:
+    import re
+
+    from ..runtime.core.patterns import compile_pattern
+
+    if not isinstance(instance, str) or compile_pattern(instance).refused is None:
+        return True
+    try:
+        re.compile(instance)  # (compiled, never matched: matching is what backtracks)
+    except (re.error, RecursionError, OverflowError):
+        return False
+    return True
 
 
 def check_schema(schema: dict[str, Any]) -> None:

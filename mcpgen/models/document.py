@@ -17,6 +17,7 @@ from ..catalog.model import Problem
 from ..plan.naming import pascal, snake
 from ..plan.result_shape import result_view
 from ..plan.types import ResultShape, ToolPlan
+from ..runtime.core.patterns import pattern_problem
 from .typing_view import typing_view
 
 # The name DCG gives the document itself (its class is dropped from the output).
@@ -179,6 +180,31 @@ class Document:
         return parts
 
 
+def pattern_warnings(node: Any, where: str, ptr: str, problems: list[Problem]) -> None:
+    """A warning per pattern the run time's linear engine cannot run (runtime/core/patterns.py),
+    one a tool and position: every value it checks is refused at every call, so the author hears
+    of it now. (The typing view has no patterns: they are found in the tool's own schema.)"""
+    if not isinstance(node, dict):
+        return
+    found = [("pattern", node["pattern"])] if isinstance(node.get("pattern"), str) else []
+    if isinstance(node.get("patternProperties"), dict):
+        found += [("patternProperties", p) for p in node["patternProperties"]]
+    for keyword, source in found:
+        why = pattern_problem(source)
+        if why is not None:
+            msg = f"{keyword} {source[:80]!r} cannot run in linear time ({why}): every value it checks is refused"
+            problems.append(Problem(where, msg, f"{ptr}/{keyword}", warning=True))
+    for k, v in node.items():
+        if k in _SCHEMA_MAP_KEYS and isinstance(v, dict):
+            for name, sub in v.items():
+                pattern_warnings(sub, where, f"{ptr}/{k}/{name}", problems)
+        elif k in _SCHEMA_LIST_KEYS and isinstance(v, list):
+            for i, sub in enumerate(v):
+                pattern_warnings(sub, where, f"{ptr}/{k}/{i}", problems)
+        elif k in _SCHEMA_ONE_KEYS:
+            pattern_warnings(v, where, f"{ptr}/{k}", problems)
+
+
 def build_document(tools: Sequence[ToolPlan]) -> tuple[Document, list[Problem]]:
     """The combined typing-view document, with DCG's scoped field aliases (Class.wire -> python)."""
     problems: list[Problem] = []
@@ -191,6 +217,8 @@ def build_document(tools: Sequence[ToolPlan]) -> tuple[Document, list[Problem]]:
             defs[t.result_model] = None
     aliases: dict[str, str] = {}
     for t in tools:
+        pattern_warnings(t.spec.input_schema, repr(t.wire), "/inputSchema", problems)
+        pattern_warnings(t.spec.output_schema, repr(t.wire), "/outputSchema", problems)
         hoist.add(t.args_model, typing_view(t.spec.input_schema, root_object=True), repr(t.wire), "/inputSchema")
         for f in t.args:
             aliases[f"{t.args_model}.{f.wire}"] = f.python

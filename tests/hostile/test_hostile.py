@@ -169,10 +169,11 @@ def test_hostile_values_behave_as_the_schema_says(generated: tuple[Path, ModuleT
     assert rec.model_validate({"head": {"v": 1, "next": {"v": 2, "next": None}}, "self": {"head": None}})
     with pytest.raises(pydantic.ValidationError):
         rec.model_validate({"head": {"next": {"v": "2"}}})
+    # Lookbehind needs a backtracking engine: generated (with a warning), every value refused.
     look = getattr(models, table["lookbehind"][0])
-    assert look.model_validate({"s": "ab"})
-    with pytest.raises(pydantic.ValidationError):
-        look.model_validate({"s": "cb"})
+    for value in ("ab", "cb"):
+        with pytest.raises(pydantic.ValidationError, match="cannot be checked .lookaround"):
+            look.model_validate({"s": value})
 
 
 def _described(text: str) -> str:

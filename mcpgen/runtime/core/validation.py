@@ -1,7 +1,8 @@
 """Exact JSON Schema checks: server arguments, and the generated models' `model_validator`s.
 
 jsonschema is imported on first use, so the rest of the runtime stays standard-library only
-(a vendored client therefore needs jsonschema installed next to pydantic). Validators are
+(a vendored client therefore needs jsonschema installed next to pydantic, and google-re2 for
+schema patterns: patterns.py). Validators are
 compiled lazily, once per schema, never at import time.
 """
 
@@ -9,13 +10,13 @@ from __future__ import annotations
 
 import functools
 import math
-import re
 import weakref
 from collections.abc import Callable, Mapping, Sized
 from dataclasses import dataclass
 from typing import Any, get_args
 
 from .errors import SchemaMismatch
+from .patterns import compile_pattern, linear_validator
 
 Check = Callable[[Any], "str | None"]
 
@@ -56,7 +57,8 @@ def compile_problems(schema: dict[str, Any] | bool, *, formats: bool = True) -> 
     # The schema's own $schema picks the dialect (2020-12 by default, as MCP says). An empty
     # registry (jsonschema adds the bundled meta-schemas) has no retrieval: a $ref outside
     # the document fails instead of reading a file or fetching a URL.
-    cls = jsonschema.validators.validator_for(schema, default=jsonschema.Draft202012Validator)
+    # Its pattern keywords run in linear time (patterns.py): a schema is a peer's or an author's.
+    cls = linear_validator(jsonschema.validators.validator_for(schema, default=jsonschema.Draft202012Validator))
     kwargs: dict[str, Any] = {"registry": referencing.Registry()}
     if formats:
         kwargs["format_checker"] = cls.FORMAT_CHECKER
@@ -124,10 +126,7 @@ def _explain(error: Any) -> list[SchemaProblem]:
 
 
 def _search(pattern: Any, text: str) -> bool:
-    try:
-        return isinstance(pattern, str) and re.search(pattern, text) is not None
-    except re.error:
-        return False
+    return isinstance(pattern, str) and compile_pattern(pattern).search(text)
 
 
 def _clip_part(part: Any) -> str | int:
@@ -337,11 +336,10 @@ def _keyword(key: str, value: Any, schema: dict[str, Any], formats: bool) -> Pre
             return lambda v: not isinstance(v, kind) or len(v) >= size
         return lambda v: not isinstance(v, kind) or len(v) <= size
     if key == "pattern":
-        try:
-            regex = re.compile(value)
-        except (re.error, TypeError):
-            raise _Unsupported(key) from None
-        return lambda v: not isinstance(v, str) or regex.search(v) is not None
+        regex = compile_pattern(value) if isinstance(value, str) else None
+        if regex is None or regex.refused is not None:
+            raise _Unsupported(key)  # (jsonschema then refuses the instance, saying why)
+        return lambda v: not isinstance(v, str) or regex.search(v)
     if key == "format" and not formats:
         return None  # an annotation unless formats are checked
     if key in ("anyOf", "allOf"):  # (not oneOf: a False that only means "ask jsonschema" would miscount)

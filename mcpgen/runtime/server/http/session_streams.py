@@ -107,7 +107,7 @@ class SessionStreams:
         log_key = token = None
         gone = False
         if session_id is not None:
-            token = "p" + secrets.token_urlsafe(12)
+            token = await self.logs.new_token()
             log_key = stream_key(session_id, token)
         deadline = time.monotonic() + RESUME_WINDOW
         while message is not None:

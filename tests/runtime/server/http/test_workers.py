@@ -21,6 +21,7 @@ from serving import ServerProcess, started
 from mcpgen.runtime import connect_http
 from mcpgen.runtime.server.command import workers_problem
 from mcpgen.runtime.server.http.workers import Supervision
+from tests.generation import scaffold_server
 
 PY = sys.executable
 PKG = "pid_server"
@@ -63,18 +64,7 @@ needs_fork = pytest.mark.skipif(not hasattr(os, "fork") or not Path("/proc").is_
 @pytest.fixture(scope="module")
 def package(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The folder holding the scaffolded `pid_server` package, its handler filled in."""
-    out = tmp_path_factory.mktemp("workers")
-    (out / "pid.json").write_text(SCHEMA)
-    done = subprocess.run(
-        [PY, "-m", "mcpgen.cli", "server", str(out / "pid.json"), "-o", str(out / PKG)],
-        capture_output=True,
-        text=True,
-        timeout=120,
-        cwd=out,
-    )
-    assert done.returncode == 0, done.stderr
-    (out / PKG / "handlers.py").write_text(HANDLERS)
-    return out
+    return scaffold_server(tmp_path_factory.mktemp("workers"), SCHEMA, PKG, HANDLERS)
 
 
 def argv(*extra: str) -> list[str]:
