@@ -35,6 +35,8 @@ class Param:
     wire: str
     required: bool
     annotation: str = "Any"  # filled from the generated models (names qualified for client.py)
+    description: str = ""  # the schema's, untrusted (it reaches source through the docstring filter)
+    default: str | None = None  # the schema's default as JSON text (the server applies it), if any
 
 
 # The behaviour hints of MCP tool annotations (2025-03-26 on).
@@ -52,15 +54,13 @@ class ToolPlan:
     result_fields: tuple[FieldName, ...]  # the (unwrapped) result's top-level properties
     shape: ResultShape
     wrapped: bool  # the advertised result is {"result": X}; the method returns X
-    doc: str  # the method's docstring: title and description
+    doc: str  # the handler stub's docstring: title, description and `Args:`
     summary: str  # a short one for the server's ToolsBase (the full text is in the tool table)
     schema_hash: str
+    text: str = ""  # title and description alone (the client's docstring: plan/docstrings.py)
     # Known once the models are generated (models.bind_plan):
     params: tuple[Param, ...] = ()
     result_annotation: str | None = None  # None: no outputSchema
-    # Every argument maps to its wire name through the Args model's aliases, so a typed method
-    # can send `locals()`; otherwise (e.g. a RootModel union) it spells out the wire-keyed dict.
-    by_locals: bool = False
 
     @property
     def wire(self) -> str:
@@ -124,6 +124,7 @@ class StringParam:
     python: str
     wire: str
     required: bool
+    description: str = ""  # untrusted, as Param's
 
 
 @dataclass(frozen=True)
@@ -135,6 +136,7 @@ class PromptPlan:
     params: tuple[StringParam, ...]  # required first, declaration order within each group
     doc: str
     summary: str
+    text: str = ""  # title and description alone (the client's docstring: plan/docstrings.py)
 
     @property
     def wire(self) -> str:
@@ -169,6 +171,7 @@ class TemplatePlan:
     params: tuple[StringParam, ...]  # the template's `{var}` names, in order (all required)
     doc: str
     summary: str
+    text: str = ""  # title and description alone (the client's docstring: plan/docstrings.py)
 
     @property
     def template(self) -> str:

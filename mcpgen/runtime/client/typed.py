@@ -1,7 +1,7 @@
 """The machinery every generated client shares: connecting, per-call options, dispatch, the sync twin.
 
 A generated `AsyncClient` subclasses `AsyncClientBase` and adds one typed method per tool that
-calls `_invoke`; its `Client` subclasses `SyncClientBase` and runs those methods on a loop
+calls `_call` with its arguments by wire name; its `Client` subclasses `SyncClientBase` and runs those methods on a loop
 thread. Keeping this here, not in each generated package, keeps generated code to what differs
 from server to server (and the formatter's work with it).
 """
@@ -318,7 +318,7 @@ class AsyncClientBase(AsyncFeatures):
         import pydantic
 
         try:
-            return await self._invoke(wire, dict(arguments), python_names=False)
+            return await self._send(self._binding(wire), wire, dict(arguments), False)
         except pydantic.ValidationError as exc:
             lines = wire_lines(problems_of(exc))
             return ToolResult.error("\n".join([f"Invalid arguments for tool {wire!r}:", *lines]))
@@ -332,30 +332,25 @@ class AsyncClientBase(AsyncFeatures):
             binding = bindings[wire] = _ToolBinding.of(self._load_models(), self._catalog.table[wire])
         return binding
 
-    def _call(self, wire: str, local_vars: Mapping[str, Any]) -> Coroutine[Any, Any, Any]:
-        """What a typed method awaits: its `locals()` (Python argument names) sent by wire name.
+    def _call(self, wire: str, arguments: dict[str, Any]) -> Coroutine[Any, Any, Any]:
+        """What a typed method awaits: its arguments keyed by wire name, `{"a": a, "b": b}`.
 
-        The method's arguments are its Args model's fields (the one naming pass gives both),
-        so each field's alias is the argument's wire name; `self` and UNSET values drop out.
+        A typed method names every argument it has, set or not; an optional one the caller left
+        out is UNSET, and this is the one place UNSET values drop out (left out of the request,
+        never sent as null). Bad arguments raise InvalidArguments in the caller's Python names.
         Not a coroutine itself: it hands back `_send`'s, one coroutine frame less per call.
         """
-        binding = self._binding(wire)
-        wire_of = binding.wire_of
-        sent = {wire_of[k]: v for k, v in local_vars.items() if k in wire_of and not isinstance(v, Unset)}
-        return self._send(binding, wire, sent, True)
+        sent = {k: v for k, v in arguments.items() if not isinstance(v, Unset)}
+        return self._send(self._binding(wire), wire, sent, True)
 
-    async def _call_text(self, wire: str, local_vars: Mapping[str, Any]) -> ToolResult:
+    async def _call_text(self, wire: str, arguments: dict[str, Any]) -> ToolResult:
         """`_call` for a tool without outputSchema: the result is always a ToolResult."""
-        return cast(ToolResult, await self._call(wire, local_vars))
-
-    async def _invoke(self, wire: str, given: Mapping[str, Any], *, python_names: bool = True) -> Any:
-        """Validate, send, parse. Bad arguments raise InvalidArguments naming them as the caller's
-        keywords (`python_names`), else pydantic's ValidationError (dispatch words it by wire name)."""
-        sent = {k: v for k, v in given.items() if not isinstance(v, Unset)}
-        return await self._send(self._binding(wire), wire, sent, python_names)
+        return cast(ToolResult, await self._call(wire, arguments))
 
     async def _send(self, binding: _ToolBinding, wire: str, sent: dict[str, Any], python_names: bool) -> Any:
-        """`_invoke` once the arguments the caller set are known (by wire name)."""
+        """Validate, send, parse, once the arguments the caller set are known (by wire name).
+        Bad arguments raise InvalidArguments naming them as the caller's keywords
+        (`python_names`), else pydantic's ValidationError (dispatch words it by wire name)."""
         arguments = binding.plain_arguments(sent)
         if arguments is None:
             arguments = binding.built_arguments(wire, sent, python_names)
@@ -394,11 +389,10 @@ _CHECKED = {EXACT_CONTEXT_KEY: False}
 
 @dataclass(frozen=True)
 class _ToolBinding:
-    """One tool's typed call path, worked out on its first call: its models, the wire name of
-    each argument, and the exact checks its models run (read from the models module)."""
+    """One tool's typed call path, worked out on its first call: its models and the exact checks
+    they run (read from the models module)."""
 
     args_model: Any
-    wire_of: Mapping[str, str]  # Python argument name -> wire name, for every argument
     args_exact: ExactModel | None  # None: arguments always go through the Args model
     result_model: Any
     result_exact: ExactModel | None
@@ -415,11 +409,9 @@ class _ToolBinding:
         schemas = getattr(models, "_EXACT_SCHEMAS", None) or {}
         wraps = getattr(models, "_EXACT_WRAPS", None) or {}
         args_model = getattr(models, args_name)
-        fields = args_model.model_fields
         result_model = getattr(models, result_name) if result_name is not None else None
         return cls(
             args_model,
-            {name: info.serialization_alias or info.alias or name for name, info in fields.items()},
             exact_model(args_model, schemas, wraps),
             result_model,
             exact_model(result_model, schemas, wraps) if result_model is not None else None,
