@@ -42,7 +42,17 @@ ENTRY_WIDTH = 84
 
 def _section(title: str, lines: Iterable[str]) -> str:
     body = [
-        "\n".join(textwrap.wrap(line, ENTRY_WIDTH, initial_indent="    ", subsequent_indent="        "))
+        "\n".join(
+            # Words stay whole (a long one overflows its line): the text reads as the schema has it.
+            textwrap.wrap(
+                line,
+                ENTRY_WIDTH,
+                initial_indent="    ",
+                subsequent_indent="        ",
+                break_long_words=False,
+                break_on_hyphens=False,
+            )
+        )
         for line in lines
     ]
     return f"{title}:\n" + "\n".join(body) if body else ""

@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..catalog.model import Problem, ToolSpec
+from ..runtime.core.tables import ResultMode
 from .naming import FieldName
 
 
@@ -110,11 +111,11 @@ class ToolPlan:
         return self.shape is ResultShape.ROOT
 
     @property
-    def mode(self) -> str:
-        """How the server sends a handler's value: none, model, wrapped_model, root, wrapped_root."""
+    def mode(self) -> ResultMode:
+        """How the result travels (the tables' `mode` column, client and server alike)."""
         if self.shape is ResultShape.CONTENT:
-            return "none"
-        return ("wrapped_" if self.wrapped else "") + str(self.shape.value)
+            return ResultMode.CONTENT
+        return ResultMode(("wrapped_" if self.wrapped else "") + str(self.shape.value))
 
 
 @dataclass(frozen=True)
@@ -183,8 +184,14 @@ class TemplatePlan:
         return mime if isinstance(mime, str) else None
 
 
-def _json(items: Any) -> str:
-    return json.dumps(items, ensure_ascii=True, separators=(",", ":"))
+def _json_text(value: Any) -> str:
+    return json.dumps(value, ensure_ascii=True, separators=(",", ":"))
+
+
+def _json(items: Any) -> tuple[str, ...]:
+    """One compact JSON text per definition: a table holds one a line, so a one-tool change is a
+    one-line diff."""
+    return tuple(_json_text(item) for item in items)
 
 
 @dataclass(frozen=True)
@@ -216,24 +223,24 @@ class Plan:
 
     # The definitions as JSON text, exactly as the source declared them (advertised verbatim).
     @property
-    def tools_json(self) -> str:
+    def tools_json(self) -> tuple[str, ...]:
         return _json([t.spec.raw for t in self.tools])
 
     @property
     def server_info_json(self) -> str:
         """Everything the source said about itself in serverInfo (title, websiteUrl, icons, ...)."""
-        return _json(self.server_info)
+        return _json_text(self.server_info)
 
     @property
-    def prompts_json(self) -> str:
+    def prompts_json(self) -> tuple[str, ...]:
         return _json([p.definition for p in self.prompts])
 
     @property
-    def resources_json(self) -> str:
+    def resources_json(self) -> tuple[str, ...]:
         return _json([r.definition for r in self.resources])
 
     @property
-    def templates_json(self) -> str:
+    def templates_json(self) -> tuple[str, ...]:
         return _json([t.definition for t in self.templates])
 
     def tool(self, wire: str) -> ToolPlan:

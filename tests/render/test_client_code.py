@@ -217,7 +217,7 @@ def test_hostile_strings_do_not_execute(generate: GenerateFn, tmp_path: Path) ->
     method = next(iter(pkg._catalog.METHOD_NAMES))
     run(getattr(pkg.AsyncClient(s), method)(**{pkg.AsyncClient.__dict__[method].__code__.co_varnames[1]: "b"}))
     assert s.calls[-1][0] == evil and list(s.calls[-1][1]) == [evil]
-    assert json.loads(pkg._catalog.TOOLS_JSON)[0] == raw
+    assert json.loads(pkg._catalog.TOOLS_JSON[0]) == raw
 
 
 def test_methods_send_their_arguments_by_wire_name(generate: GenerateFn) -> None:

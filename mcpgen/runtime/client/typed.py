@@ -18,7 +18,7 @@ import typing
 import warnings
 import weakref
 from collections.abc import AsyncIterator, Callable, Coroutine, Iterator, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from types import ModuleType
 from typing import TYPE_CHECKING, Any, ClassVar, Concatenate, Generic, Literal, ParamSpec, TypeVar, cast, overload
 
@@ -32,6 +32,7 @@ from ..core.errors import (
     ToolOutputWarning,
 )
 from ..core.results import ToolResult, Unset, structured_of
+from ..core.tables import ToolRow
 from ..core.validation import (
     EXACT_CONTEXT_KEY,
     ExactModel,
@@ -40,6 +41,7 @@ from ..core.validation import (
     validate_model,
 )
 from .arguments import problems_of, python_lines, wire_lines
+from .catalog import ToolCatalog
 from .drift import compare_tools
 from .features import AsyncFeatures, SyncFeatures
 from .llm_tools import (
@@ -48,7 +50,6 @@ from .llm_tools import (
     LlmFormat,
     OpenAIResponsesTool,
     OpenAITool,
-    llm_tool,
 )
 from .options import (
     CallOptions,
@@ -72,46 +73,6 @@ _T = TypeVar("_T")
 _P = ParamSpec("_P")
 _A = TypeVar("_A", bound="AsyncClientBase")
 _S = TypeVar("_S", bound="SyncClientBase[Any]")
-
-
-@dataclass
-class ToolCatalog:
-    """The tool catalog a client was generated from (the tools kept verbatim as JSON text)."""
-
-    tools_json: str
-    # wire name -> (Args model, Result model or None, unwrap {"result": X}, result is a RootModel)
-    table: dict[str, tuple[str, str | None, bool, bool]]
-    # wire name -> hash of its inputSchema + outputSchema; compared with the live server on connect
-    schema_hashes: dict[str, str]
-    # Python method name -> wire name (LLMs sometimes call a tool by its method name)
-    method_names: dict[str, str]
-    source_command: tuple[str, ...] | None = None  # `connect()` starts this again
-    source_url: str | None = None  # or connects here (never the headers: tokens stay out of code)
-    server_info: dict[str, Any] = field(default_factory=dict)
-    # or starts this entry of this servers config (its path relative to package_file's folder)
-    source_config: tuple[str, str] | None = None
-    package_file: str | None = None
-    _parsed: list[dict[str, Any]] = field(default_factory=list, repr=False)
-
-    def tools(self) -> list[dict[str, Any]]:
-        """The original tool objects, exactly as the server listed them (a fresh copy)."""
-        return copy.deepcopy(self.shared_tools())
-
-    def shared_tools(self) -> list[dict[str, Any]]:
-        """The same, parsed once and shared: for readers that never change them."""
-        if not self._parsed:
-            self._parsed.extend(json.loads(self.tools_json))
-        return self._parsed
-
-    def tool_definitions(self, format: LlmFormat = "anthropic") -> list[Any]:
-        """Function-calling definitions of every tool in the shape of `format`'s API (llm_tools.py)."""
-        return [llm_tool(t, format) for t in self.tools()]
-
-    def resolve(self, name: str) -> str | None:
-        """The wire name for a wire name or a generated method name; None if unknown."""
-        if name in self.table:
-            return name
-        return self.method_names.get(name)
 
 
 async def _check_drift(catalog: ToolCatalog, session: ClientSession, mode: str) -> None:
@@ -404,8 +365,9 @@ class _ToolBinding:
     root_as_is: frozenset[type]
 
     @classmethod
-    def of(cls, models: ModuleType, row: tuple[str, str | None, bool, bool]) -> _ToolBinding:
-        args_name, result_name, wrapped, is_root = row
+    def of(cls, models: ModuleType, row: ToolRow) -> _ToolBinding:
+        args_name, result_name, mode = row
+        wrapped, is_root = mode.wrapped, mode.is_root
         schemas = getattr(models, "_EXACT_SCHEMAS", None) or {}
         wraps = getattr(models, "_EXACT_WRAPS", None) or {}
         args_model = getattr(models, args_name)
