@@ -112,24 +112,25 @@ def _string_args(params: tuple[StringParam, ...]) -> str:
     )
 
 
-def prompt_docstring(p: PromptPlan) -> str:
+def _string_method_docstring(text: str, params: tuple[StringParam, ...], returns: str, footer: str) -> str:
+    """A prompt's or a template's method: string arguments, what it returns, the call errors."""
     return _join(
-        p.text,
-        _string_args(p.params),
-        _section("Returns", ["PromptResult: The prompt's messages (and its description, if any)."]),
+        text,
+        _string_args(params),
+        _section("Returns", [returns]),
         _section("Raises", (f"{name}: {why}" for name, why in _CALL_RAISES)),
-        f"MCP prompt: {p.wire!r}",
+        footer,
     )
+
+
+def prompt_docstring(p: PromptPlan) -> str:
+    returns = "PromptResult: The prompt's messages (and its description, if any)."
+    return _string_method_docstring(p.text, p.params, returns, f"MCP prompt: {p.wire!r}")
 
 
 def template_docstring(t: TemplatePlan) -> str:
-    return _join(
-        t.text,
-        _string_args(t.params),
-        _section("Returns", ["ResourceContents: What the server read at the expanded URI."]),
-        _section("Raises", (f"{name}: {why}" for name, why in _CALL_RAISES)),
-        f"MCP resource template: {t.template!r}",
-    )
+    returns = "ResourceContents: What the server read at the expanded URI."
+    return _string_method_docstring(t.text, t.params, returns, f"MCP resource template: {t.template!r}")
 
 
 def client_docstrings(plan: Plan) -> dict[str, str]:
