@@ -62,6 +62,10 @@ class ServerTables(Protocol):
     def SERVER_NAME(self) -> str: ...
     @property
     def SERVER_VERSION(self) -> str: ...
+    @property
+    def SERVER_INFO_JSON(self) -> str: ...
+    @property
+    def INSTRUCTIONS(self) -> str | None: ...
     # One JSON text per declaration.
     @property
     def TOOLS_JSON(self) -> Sequence[str]: ...
@@ -113,14 +117,13 @@ class SubscriptionHook:
 def server_identity(handlers: object, tables: ServerTables) -> tuple[JSONObject, str | None]:
     """What the server says about itself in `initialize`: the source's serverInfo and
     instructions as tables.py keeps them, under what `handlers` sets (its class's SERVER_INFO
-    keys win, one by one; its INSTRUCTIONS, even None, replaces the source's). Tables generated
-    before these were kept (no SERVER_INFO_JSON) give the name and version only."""
-    info: JSONObject = json.loads(getattr(tables, "SERVER_INFO_JSON", "{}"))
+    keys win, one by one; its INSTRUCTIONS, even None, replaces the source's)."""
+    info: JSONObject = json.loads(tables.SERVER_INFO_JSON)
     info.update(name=tables.SERVER_NAME, version=tables.SERVER_VERSION)
     override = getattr(handlers, "SERVER_INFO", None)
     if isinstance(override, Mapping):
         info.update(override)
-    instructions = getattr(handlers, "INSTRUCTIONS", getattr(tables, "INSTRUCTIONS", None))
+    instructions = getattr(handlers, "INSTRUCTIONS", tables.INSTRUCTIONS)
     return info, instructions if isinstance(instructions, str) else None
 
 

@@ -46,6 +46,8 @@ def tables(**overrides: Any) -> types.SimpleNamespace:
     base: dict[str, Any] = {
         "SERVER_NAME": "adapter",
         "SERVER_VERSION": "1",
+        "SERVER_INFO_JSON": "{}",
+        "INSTRUCTIONS": None,
         "TOOLS_JSON": (json.dumps(ECHO), json.dumps(POINT)),
         "PROMPTS_JSON": (),
         "RESOURCES_JSON": (),
