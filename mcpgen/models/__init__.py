@@ -12,9 +12,11 @@ model checks the raw instance with jsonschema first (mcpgen/runtime/core/validat
 from __future__ import annotations
 
 import ast
+import json
 from dataclasses import replace
 
 from ..catalog.model import Problem
+from ..plan.build import one_line
 from ..plan.naming import allocate
 from ..plan.types import Param, Plan, ResultShape, ToolPlan
 from . import dcg
@@ -98,17 +100,37 @@ def bind_plan(plan: Plan, models: ModelsOutput) -> Plan:
     )
 
 
+# A default shown in a docstring is cut to this many characters of its JSON text.
+DEFAULT_DOC_MAX = 80
+
+
+def _described(schema: object) -> tuple[str, str | None]:
+    """An argument's description (one line) and its schema default as JSON text (None: no default)."""
+    if not isinstance(schema, dict):
+        return "", None
+    default = None
+    if "default" in schema:
+        default = json.dumps(schema["default"], ensure_ascii=False)
+        if len(default) > DEFAULT_DOC_MAX:
+            default = default[: DEFAULT_DOC_MAX - 4] + " ..."
+    return one_line(schema.get("description")), default
+
+
 def _bind_tool(t: ToolPlan, models: ModelsOutput) -> ToolPlan:
     required = t.spec.input_schema.get("required")
     required = set(required) if isinstance(required, list) else set()
     info = models.infos[t.args_model]
-    params = [Param(f.python, f.wire, f.wire in required, info.fields.get(f.python, "Any")) for f in t.args]
+    props = t.spec.input_schema.get("properties")
+    props = props if isinstance(props, dict) else {}
+    params = [
+        Param(f.python, f.wire, f.wire in required, info.fields.get(f.python, "Any"), *_described(props.get(f.wire)))
+        for f in t.args
+    ]
     params.sort(key=lambda p: not p.required)  # stable: schema order within each group
-    by_locals = info.root_type is None and all(info.wire_names.get(p.python) == p.wire for p in params)
     if t.result_model is None:
-        return replace(t, params=tuple(params), by_locals=by_locals)
+        return replace(t, params=tuple(params))
     result = models.infos[t.result_model]
     # The models decide: an object schema DCG could only type as a RootModel is sent as a root.
     shape = ResultShape.ROOT if result.root_type is not None else ResultShape.MODEL
     annotation = result.root_type if result.root_type is not None else f"_models.{t.result_model}"
-    return replace(t, params=tuple(params), by_locals=by_locals, shape=shape, result_annotation=annotation)
+    return replace(t, params=tuple(params), shape=shape, result_annotation=annotation)

@@ -38,7 +38,7 @@ Generate = Callable[[dict[str, Any], dict[str, str]], str]
 
 def run_in_process(doc: dict[str, Any], aliases: dict[str, str]) -> str:
     from datamodel_code_generator import InputFileType, LiteralType, PythonVersion, generate
-    from datamodel_code_generator.enums import DataModelType
+    from datamodel_code_generator.enums import DataModelType, NamingStrategy
 
     result = generate(
         json.dumps(doc, sort_keys=False),
@@ -54,6 +54,9 @@ def run_in_process(doc: dict[str, Any], aliases: dict[str, str]) -> str:
         use_standard_collections=True,
         enum_field_as_literal=LiteralType.All,
         keep_model_order=True,
+        # A nested model is named by its path from its tool's model (`ReadMediaFileResultContentItem`),
+        # never `ContentItem1` or a bare `Resource` that one tool happens to have first.
+        naming_strategy=NamingStrategy.FullPath,
         use_schema_description=False,
         # Unknown keys are kept (and sent); the exact check already judged them.
         extra_fields="allow",

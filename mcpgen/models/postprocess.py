@@ -10,11 +10,11 @@ from __future__ import annotations
 
 import ast
 import copy
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from ..catalog.model import Problem
 from .document import ROOT_CLASS
-from .fields import FieldRename, name_fields, wire_name
+from .fields import FieldRename, name_fields
 from .imports import import_block
 from .per_tool import ModelModule, ToolRoots, split_by_tool
 
@@ -25,7 +25,6 @@ class ModelInfo:
 
     fields: dict[str, str]  # python field name -> annotation source (names qualified for client.py)
     root_type: str | None  # RootModel[T] -> "T" (qualified); None for BaseModel
-    wire_names: dict[str, str] = field(default_factory=dict)  # python field name -> its alias, or itself
 
 
 @dataclass(frozen=True)
@@ -292,12 +291,10 @@ def _info(cls: ast.ClassDef, q: _Qualifier) -> ModelInfo:
         if isinstance(base, ast.Subscript) and isinstance(base.value, ast.Name) and base.value.id == "RootModel":
             root = q.text(base.slice)
     fields: dict[str, str] = {}
-    wire_names: dict[str, str] = {}
     for stmt in cls.body:
         if isinstance(stmt, ast.AnnAssign) and isinstance(stmt.target, ast.Name) and stmt.target.id != "model_config":
             fields[stmt.target.id] = q.text(stmt.annotation)
-            wire_names[stmt.target.id] = wire_name(stmt)
-    return ModelInfo(fields, root, wire_names)
+    return ModelInfo(fields, root)
 
 
 def _defined_names(body: list[ast.stmt]) -> frozenset[str]:

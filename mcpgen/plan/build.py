@@ -77,14 +77,25 @@ def _usable_tools(catalog: Catalog, skip_invalid: bool) -> tuple[list[ToolSpec],
     return usable, notes
 
 
-def _doc(definition: dict[str, Any], fallback: str, footer: str, args: str = "") -> str:
-    """Title and description (the description alone when it starts with the title), else a
-    fallback; then the `Args:` section, if any, and the footer."""
+def _text(definition: dict[str, Any], fallback: str) -> str:
+    """Title and description (the description alone when it starts with the title), else a fallback."""
     title, desc = (definition.get(k) if isinstance(definition.get(k), str) else None for k in ("title", "description"))
     if title and desc and desc.startswith(title):
         title = None
-    text = "\n\n".join(x for x in (title, desc) if x) or fallback
-    return "\n\n".join(x for x in (text, args, footer) if x)
+    return "\n\n".join(x for x in (title, desc) if x) or fallback
+
+
+def _doc(definition: dict[str, Any], fallback: str, footer: str, args: str = "") -> str:
+    """`_text`, then the `Args:` section, if any, and the footer."""
+    return "\n\n".join(x for x in (_text(definition, fallback), args, footer) if x)
+
+
+def one_line(text: Any) -> str:
+    """An argument's description on one line of at most ARG_DOC_MAX characters ("" if none)."""
+    line = " ".join(text.split()) if isinstance(text, str) else ""
+    if len(line) > ARG_DOC_MAX:
+        line = line[:ARG_DOC_MAX].rsplit(" ", 1)[0] + " ..."
+    return line
 
 
 # An argument's description in a docstring's Args: section is one line of at most this many characters.
@@ -96,9 +107,7 @@ def _args_section(described: list[tuple[str, Any]]) -> str:
     in signature order; the text is untrusted and reaches the source only through the docstring filter."""
     lines = []
     for python, desc in described:
-        text = " ".join(desc.split()) if isinstance(desc, str) else ""
-        if len(text) > ARG_DOC_MAX:
-            text = text[:ARG_DOC_MAX].rsplit(" ", 1)[0] + " ..."
+        text = one_line(desc)
         if text:
             lines.append(f"    {python}: {text}")
     return "Args:\n" + "\n".join(lines) if lines else ""
@@ -156,6 +165,7 @@ def _tool_plan(spec: ToolSpec, n: ToolNames) -> ToolPlan:
         doc=_doc(spec.raw, f"The {spec.name!r} tool.", f"MCP tool: {spec.name!r}", _tool_args_section(spec, n)),
         summary=_summary(spec.raw, "tool", spec.name),
         schema_hash=schema_hash(spec.raw),
+        text=_text(spec.raw, f"The {spec.name!r} tool."),
     )
 
 
@@ -227,7 +237,12 @@ def _feature_plans(
             if isinstance(a, dict) and isinstance(a.get("name"), str):
                 declared.setdefault(a["name"], a)
         params = [
-            StringParam(f.python, f.wire, declared[f.wire].get("required") is True)
+            StringParam(
+                f.python,
+                f.wire,
+                declared[f.wire].get("required") is True,
+                one_line(declared[f.wire].get("description")),
+            )
             for f in field_names(declared, _BODY_LOCALS)
         ]
         params.sort(key=lambda a: not a.required)  # stable: declaration order within each group
@@ -245,6 +260,7 @@ def _feature_plans(
                     _args_section([(a.python, declared[a.wire].get("description")) for a in params]),
                 ),
                 summary=_summary(p, "prompt", p["name"]),
+                text=_text(p, f"The {p['name']!r} prompt."),
             )
         )
     resource_plans = tuple(
@@ -273,6 +289,7 @@ def _feature_plans(
                 ),
                 doc=_doc(t, "Resources matching this URI template.", f"MCP resource template: {t['uriTemplate']!r}"),
                 summary=_summary(t, "resource template", t["uriTemplate"]),
+                text=_text(t, "Resources matching this URI template."),
             )
         )
     return tuple(prompt_plans), resource_plans, tuple(template_plans)

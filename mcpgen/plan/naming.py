@@ -54,6 +54,67 @@ CLIENT_MEMBERS = frozenset(
     }
 )
 
+# The runtime names a generated package re-exports (the client's `__init__.py`, the server's
+# `_generated/__init__.py`): no model class may be called the same, so `pkg.ToolResult` and
+# `pkg.models.X` are never two classes of one name (tests/render/test_readable.py holds the list
+# to the templates).
+RUNTIME_EXPORTS = frozenset(
+    {
+        "AsyncClient",
+        "AudioContent",
+        "AuthInfo",
+        "BlobResourceContents",
+        "Client",
+        "Completion",
+        "ConnectionClosed",
+        "ContentBlock",
+        "Context",
+        "EmbeddedResource",
+        "ImageContent",
+        "InvalidArguments",
+        "McpError",
+        "Prompt",
+        "PromptArgument",
+        "PromptMessage",
+        "PromptOutput",
+        "PromptResult",
+        "ProtocolError",
+        "RequestTimeout",
+        "Resource",
+        "ResourceContent",
+        "ResourceContents",
+        "ResourceLink",
+        "ResourceOutput",
+        "ResourceTemplate",
+        "ResourceUpdates",
+        "RpcError",
+        "SchemaDriftError",
+        "SchemaDriftWarning",
+        "SyncResourceUpdates",
+        "TextContent",
+        "TextResourceContents",
+        "ToolError",
+        "ToolOutput",
+        "ToolOutputError",
+        "ToolOutputWarning",
+        "ToolResult",
+        "ToolsBase",
+        "UnknownContent",
+        "Unset",
+    }
+)
+# A tool's models are `<Stem>Args` and `<Stem>Result` (nested ones `<Stem>Result<Field>...`): a
+# stem that would make one of them a re-exported name gets "Tool" appended (`PromptToolResult`).
+_MODEL_SUFFIXES = ("Args", "Result")
+RESERVED_STEMS = frozenset(n[: -len(s)] for n in RUNTIME_EXPORTS for s in _MODEL_SUFFIXES if n.endswith(s))
+
+
+def model_stem(method: str) -> str:
+    """The Pascal stem of a tool's model names, stepping around the re-exported runtime names."""
+    stem = pascal(method)
+    return stem + "Tool" if stem in RESERVED_STEMS else stem
+
+
 # Names the generated server's ToolsBase defines itself, beside the tool methods.
 SERVER_MEMBERS = frozenset({"complete", "subscribe"})
 
@@ -199,7 +260,7 @@ def name_tools(tools: Iterable[ToolSpec], result_props: dict[str, dict[str, obje
     # One method name per tool for both sides: it steps around the client's and the server's members.
     methods = allocate(specs, base, RESERVED_SNAKE | CLIENT_MEMBERS | SERVER_MEMBERS)
     # Pascal stems come from the unique method names; re-check since `a_2` and `a2` meet again.
-    stems = allocate(specs, {w: pascal(methods[w]) for w in specs}, frozenset(), joiner="V")
+    stems = allocate(specs, {w: model_stem(methods[w]) for w in specs}, RESERVED_STEMS, joiner="V")
     modules = allocate(specs, {w: methods[w][:MODULE_CHARS] for w in specs}, WINDOWS_DEVICES)
     out: dict[str, ToolNames] = {}
     for w, spec in specs.items():

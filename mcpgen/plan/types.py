@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..catalog.model import Problem, ToolSpec
+from ..runtime.core.tables import ResultMode
 from .naming import FieldName
 
 
@@ -35,6 +36,8 @@ class Param:
     wire: str
     required: bool
     annotation: str = "Any"  # filled from the generated models (names qualified for client.py)
+    description: str = ""  # the schema's, untrusted (it reaches source through the docstring filter)
+    default: str | None = None  # the schema's default as JSON text (the server applies it), if any
 
 
 # The behaviour hints of MCP tool annotations (2025-03-26 on).
@@ -52,15 +55,13 @@ class ToolPlan:
     result_fields: tuple[FieldName, ...]  # the (unwrapped) result's top-level properties
     shape: ResultShape
     wrapped: bool  # the advertised result is {"result": X}; the method returns X
-    doc: str  # the method's docstring: title and description
+    doc: str  # the handler stub's docstring: title, description and `Args:`
     summary: str  # a short one for the server's ToolsBase (the full text is in the tool table)
     schema_hash: str
+    text: str = ""  # title and description alone (the client's docstring: plan/docstrings.py)
     # Known once the models are generated (models.bind_plan):
     params: tuple[Param, ...] = ()
     result_annotation: str | None = None  # None: no outputSchema
-    # Every argument maps to its wire name through the Args model's aliases, so a typed method
-    # can send `locals()`; otherwise (e.g. a RootModel union) it spells out the wire-keyed dict.
-    by_locals: bool = False
 
     @property
     def wire(self) -> str:
@@ -110,11 +111,11 @@ class ToolPlan:
         return self.shape is ResultShape.ROOT
 
     @property
-    def mode(self) -> str:
-        """How the server sends a handler's value: none, model, wrapped_model, root, wrapped_root."""
+    def mode(self) -> ResultMode:
+        """How the result travels (the tables' `mode` column, client and server alike)."""
         if self.shape is ResultShape.CONTENT:
-            return "none"
-        return ("wrapped_" if self.wrapped else "") + str(self.shape.value)
+            return ResultMode.CONTENT
+        return ResultMode(("wrapped_" if self.wrapped else "") + str(self.shape.value))
 
 
 @dataclass(frozen=True)
@@ -124,6 +125,7 @@ class StringParam:
     python: str
     wire: str
     required: bool
+    description: str = ""  # untrusted, as Param's
 
 
 @dataclass(frozen=True)
@@ -135,6 +137,7 @@ class PromptPlan:
     params: tuple[StringParam, ...]  # required first, declaration order within each group
     doc: str
     summary: str
+    text: str = ""  # title and description alone (the client's docstring: plan/docstrings.py)
 
     @property
     def wire(self) -> str:
@@ -169,6 +172,7 @@ class TemplatePlan:
     params: tuple[StringParam, ...]  # the template's `{var}` names, in order (all required)
     doc: str
     summary: str
+    text: str = ""  # title and description alone (the client's docstring: plan/docstrings.py)
 
     @property
     def template(self) -> str:
@@ -180,8 +184,14 @@ class TemplatePlan:
         return mime if isinstance(mime, str) else None
 
 
-def _json(items: Any) -> str:
-    return json.dumps(items, ensure_ascii=True, separators=(",", ":"))
+def _json_text(value: Any) -> str:
+    return json.dumps(value, ensure_ascii=True, separators=(",", ":"))
+
+
+def _json(items: Any) -> tuple[str, ...]:
+    """One compact JSON text per definition: a table holds one a line, so a one-tool change is a
+    one-line diff."""
+    return tuple(_json_text(item) for item in items)
 
 
 @dataclass(frozen=True)
@@ -213,24 +223,24 @@ class Plan:
 
     # The definitions as JSON text, exactly as the source declared them (advertised verbatim).
     @property
-    def tools_json(self) -> str:
+    def tools_json(self) -> tuple[str, ...]:
         return _json([t.spec.raw for t in self.tools])
 
     @property
     def server_info_json(self) -> str:
         """Everything the source said about itself in serverInfo (title, websiteUrl, icons, ...)."""
-        return _json(self.server_info)
+        return _json_text(self.server_info)
 
     @property
-    def prompts_json(self) -> str:
+    def prompts_json(self) -> tuple[str, ...]:
         return _json([p.definition for p in self.prompts])
 
     @property
-    def resources_json(self) -> str:
+    def resources_json(self) -> tuple[str, ...]:
         return _json([r.definition for r in self.resources])
 
     @property
-    def templates_json(self) -> str:
+    def templates_json(self) -> tuple[str, ...]:
         return _json([t.definition for t in self.templates])
 
     def tool(self, wire: str) -> ToolPlan:

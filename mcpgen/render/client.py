@@ -11,6 +11,7 @@ from ..models import ModelsOutput
 from ..models.imports import import_lines
 from ..models.per_tool import ModelModule
 from ..options import ClientOptions, Runtime
+from ..plan.docstrings import client_docstrings
 from ..plan.types import Plan
 from .emitters import PyCode, code
 from .environment import make_environment, render
@@ -44,7 +45,7 @@ def client_imports(plan: Plan, models: ModelsOutput, runtime: str, sync: bool) -
         if line.rsplit(" ", 1)[-1] + "." in used
     ]
     typing = ["TYPE_CHECKING"] if checking else []
-    typing += ["cast as _cast"] if any(t.result_model or not t.by_locals for t in plan.tools) else []
+    typing += ["cast as _cast"] if any(t.result_model for t in plan.tools) else []
     top = [
         "from __future__ import annotations",
         "from types import ModuleType as _ModuleType",
@@ -52,14 +53,14 @@ def client_imports(plan: Plan, models: ModelsOutput, runtime: str, sync: bool) -
         f"from {runtime}.support.client import {', '.join(support)}",
         "from ._catalog import CATALOG",
     ]
-    return code(import_lines(top)), code(_indented(import_lines(checking)))
+    return code(import_lines(top)), code(indented(import_lines(checking)))
 
 
 def front_imports(runtime: str) -> PyCode:
     """The import block of models.py's run-time branch, sorted (one block when the runtime is a
     vendored, relative one), indented one level."""
     return code(
-        _indented(import_lines([f"from {runtime}.support.models import lazy_models", "from ._models import _DECLARES"]))
+        indented(import_lines([f"from {runtime}.support.models import lazy_models", "from ._models import _DECLARES"]))
     )
 
 
@@ -68,7 +69,7 @@ def code_lines(lines: tuple[str, ...] | list[str]) -> tuple[PyCode, ...]:
     return tuple(code(line) for line in lines)
 
 
-def _indented(block: str) -> str:
+def indented(block: str) -> str:
     """`block` indented one level, for the body of an `if`; its blank lines stay blank ("" stays "")."""
     return "    " + block.replace("\n", "\n    ").replace("\n    \n", "\n\n") if block else ""
 
@@ -118,6 +119,7 @@ def render_client(plan: Plan, models: ModelsOutput, options: ClientOptions, temp
                 sync=options.sync,
                 imports=imports,
                 type_checking_imports=type_checking_imports,
+                docs=client_docstrings(plan),
             ),
         )
     add_model_modules(fs, env, "", models.modules, models.modules)

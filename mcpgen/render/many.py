@@ -14,14 +14,42 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from ..models import ModelsOutput
+from ..models.imports import import_lines
 from ..options import ClientOptions
+from ..plan.docstrings import CALL_ERRORS
 from ..plan.many import ManyPlan
 from ..plan.types import Plan
 from .client import render_client, runtime_module
+from .emitters import PyCode, code
 from .environment import make_environment, render
 from .files import FileSet
 
 TOP_FILES = ("__init__.py", "client.py", "_servers.py")
+
+
+def _imports(many: ManyPlan, runtime: str, sync: bool) -> dict[str, PyCode]:
+    """The import blocks of the package's `__init__.py` and `client.py`, sorted (namespaces are
+    Python names made by plan/many.py, never untrusted text)."""
+    errors = ", ".join(CALL_ERRORS)
+    init = [
+        "from __future__ import annotations",
+        f"from {runtime}.support.client import ServersConfigError, {errors}, ToolResult",
+        "from ._servers import COLLISIONS, SERVERS, TOOL_NAMES",
+        "from .client import AsyncClient" + (", Client" if sync else ""),
+    ]
+    client = [
+        "from __future__ import annotations",
+        "import contextlib as _contextlib",
+        "import os as _os",
+        "from collections.abc import AsyncIterator" + (", Iterator" if sync else ""),
+        "from typing import Any",
+        "from typing import cast as _cast",
+        f"from {runtime}.support.client import config_path as _config_path",
+        f"from {runtime}.support.client import AsyncManyClientBase" + (", SyncManyClientBase" if sync else ""),
+        "from ._servers import CONFIG_FILE, SERVERS, TOOL_NAMES",
+        *(f"from .servers import {s.namespace} as _server_{s.namespace}" for s in many.servers),
+    ]
+    return {"init_imports": code(import_lines(init)), "client_imports": code(import_lines(client))}
 
 
 def render_many(
@@ -40,6 +68,7 @@ def render_many(
         "sync": options.sync,
         "config_file": config_file,
     }
+    context.update(_imports(many, runtime_module(options.runtime), options.sync), call_errors=CALL_ERRORS)
     for name in TOP_FILES:
         fs.add(name, render(env, f"many/{name}.jinja", **context))
     fs.add("py.typed", "")

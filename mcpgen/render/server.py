@@ -48,7 +48,7 @@ def base_imports(plan: Plan, models: ModelsOutput, runtime: str) -> PyCode:
     support = ["Context", "Server", "bind_handlers"]
     support += (["CompletionHook"] if features[0] else []) + (["SubscriptionHook"] if features[1] else [])
     support += (["PromptOutput"] if plan.prompts else []) + (["ResourceOutput"] if features[1] else [])
-    support += ["ToolOutput"] if any(t.mode == "none" for t in plan.tools) else []
+    support += ["ToolOutput"] if any(t.result_model is None for t in plan.tools) else []
     return code(
         import_lines(
             [

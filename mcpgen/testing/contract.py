@@ -46,9 +46,14 @@ class ContractCase:
         return f"{self.tool['name']}-{kind}-{self.protocol}"
 
 
-def contract_cases(tools_json: str | Sequence[dict[str, Any]], *, draws: int = VALID_DRAWS) -> list[ContractCase]:
-    """Every case for every tool: valid draws and one invalid set of arguments, in both eras."""
-    tools = json.loads(tools_json) if isinstance(tools_json, str) else list(tools_json)
+def contract_cases(tools_json: str | Sequence[str | dict[str, Any]], *, draws: int = VALID_DRAWS) -> list[ContractCase]:
+    """Every case for every tool: valid draws and one invalid set of arguments, in both eras.
+    `tools_json` is a JSON array text, or the tools one each (a generated `TOOLS_JSON`: one JSON
+    text a tool), or the tool objects."""
+    if isinstance(tools_json, str):
+        tools = json.loads(tools_json)
+    else:
+        tools = [json.loads(t) if isinstance(t, str) else t for t in tools_json]
     cases: list[ContractCase] = []
     for tool in tools:
         schema = tool.get("inputSchema", {})

@@ -12,11 +12,11 @@ import pytest
 from mcpgen.models.dcg import DcgWorker
 from mcpgen.models.dcg import run_in_process as _run_dcg
 
+# The document's shape (models/document.py): each model under $defs, the root's properties refer to them.
 DOC: dict[str, Any] = {
+    "$defs": {"EchoArgs": {"type": "object", "properties": {"message": {"type": "string"}}, "required": ["message"]}},
     "type": "object",
-    "properties": {
-        "EchoArgs": {"type": "object", "properties": {"message": {"type": "string"}}, "required": ["message"]}
-    },
+    "properties": {"EchoArgs": {"$ref": "#/$defs/EchoArgs"}},
 }
 
 

@@ -59,7 +59,7 @@ def _fields(model: Any) -> dict[str, tuple[str | None, str | None]]:
 
 def test_nested_model_fields_are_snake_case_aliased_to_their_wire_names(build: Build) -> None:
     models = build(MEMORY_TOOLS).models
-    relation = models.Relation
+    relation = models.CreateRelationsArgsRelation
     assert _fields(relation) == {
         "from_": ("from", "The name of the entity where the relation starts"),
         "to": ("to", "The name of the entity where the relation ends"),
@@ -75,7 +75,7 @@ def test_nested_model_fields_are_snake_case_aliased_to_their_wire_names(build: B
 
 def test_every_model_is_built_by_python_names_and_sent_by_wire_names(build: Build) -> None:
     models = build(MEMORY_TOOLS).models
-    relation_cls = models.Relation
+    relation_cls = models.CreateRelationsArgsRelation
     relation = relation_cls(from_="Ada", to="Babbage", relation_type="knows")
     assert (relation.from_, relation.relation_type) == ("Ada", "knows")
     wire = {"relations": [{"from": "Ada", "to": "Babbage", "relationType": "knows"}]}
@@ -108,7 +108,7 @@ class _Recording:
 
 def test_typed_method_sends_nested_models_by_wire_name(build: Build) -> None:
     pkg = build(MEMORY_TOOLS)
-    relation_cls = pkg.models.Relation
+    relation_cls = pkg.models.CreateRelationsArgsRelation
     session = _Recording()
     client = pkg.AsyncClient(session)
     result = asyncio.run(client.create_relations(relations=[relation_cls(from_="Ada", to="B", relation_type="knows")]))
@@ -121,8 +121,10 @@ def test_typed_method_sends_nested_models_by_wire_name(build: Build) -> None:
 def test_argument_descriptions_reach_the_method_docstrings(build: Build) -> None:
     pkg = build(MEMORY_TOOLS)
     doc = inspect.getdoc(pkg.AsyncClient.search_nodes) or ""
-    assert "Args:\n    query: The search query\n" in doc
-    assert "max_results" not in doc  # no description: not listed
+    assert "Args:\n    query (str): The search query.\n" in doc
+    # Every argument is listed, with a description or not, and how an optional one is left out.
+    assert "    max_results (int, optional): Left out, the server's default applies: 10.\n" in doc
+    assert "    class_ (str | None, optional): Left out of the call when not given.\n" in doc
 
 
 def test_models_have_one_sorted_import_block(build: Build) -> None:

@@ -120,9 +120,10 @@ def test_client_and_server_expose_the_same_names(tmp_path: Path, capsys: pytest.
     tools_json = next(
         node.value
         for node in ast.parse((tmp_path / "colliding_client" / "_catalog.py").read_text()).body
-        if isinstance(node, ast.Assign) and getattr(node.targets[0], "id", "") == "TOOLS_JSON"
+        if isinstance(node, ast.AnnAssign) and getattr(node.target, "id", "") == "TOOLS_JSON"
     )
-    client_tools = sorted(t["name"] for t in json.loads(ast.literal_eval(tools_json)))
+    assert tools_json is not None
+    client_tools = sorted(json.loads(t)["name"] for t in ast.literal_eval(tools_json))
 
     async def served() -> dict[str, list[str]]:
         async with connect_stdio(sys.executable, ["-m", "colliding_server"], cwd=str(tmp_path), protocol="legacy") as s:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from mcpgen.runtime.support.client import ToolCatalog
+from mcpgen.runtime.support.client import ResultMode, ToolCatalog, ToolRow
 
 # The stdio command the catalog was read from; `AsyncClient.connect()` starts it again.
 SOURCE_COMMAND: tuple[str, ...] | None = None
@@ -15,32 +15,68 @@ SOURCE_URL: str | None = None
 
 SERVER_INFO: dict[str, Any] = {}
 
-# wire name -> (Args model, Result model or None, unwrap {"result": X}, result is a RootModel)
-TOOL_TABLE: dict[str, tuple[str, str | None, bool, bool]] = {
-    "add_numbers": ("AddNumbersArgs", None, False, False),
-    "invalid_array_header": ("InvalidArrayHeaderArgs", None, False, False),
-    "invalid_colon_in_name": ("InvalidColonInNameArgs", None, False, False),
-    "invalid_control_char_name": ("InvalidControlCharNameArgs", None, False, False),
-    "invalid_duplicate_diff_case": ("InvalidDuplicateDiffCaseArgs", None, False, False),
-    "invalid_duplicate_same_case": ("InvalidDuplicateSameCaseArgs", None, False, False),
-    "invalid_empty_header": ("InvalidEmptyHeaderArgs", None, False, False),
-    "invalid_non_ascii_name": ("InvalidNonAsciiNameArgs", None, False, False),
-    "invalid_null_header": ("InvalidNullHeaderArgs", None, False, False),
-    "invalid_number_header": ("InvalidNumberHeaderArgs", None, False, False),
-    "invalid_object_header": ("InvalidObjectHeaderArgs", None, False, False),
-    "invalid_space_in_name": ("InvalidSpaceInNameArgs", None, False, False),
-    "json_schema_echo": ("JsonSchemaEchoArgs", None, False, False),
-    "my-hyphenated-tool": ("MyHyphenatedToolArgs", None, False, False),
-    "test_client_elicitation_defaults": ("TestClientElicitationDefaultsArgs", None, False, False),
-    "test_custom_headers": ("TestCustomHeadersArgs", None, False, False),
-    "test_custom_headers_null": ("TestCustomHeadersNullArgs", None, False, False),
-    "test_headers": ("TestHeadersArgs", None, False, False),
-    "test_mrtr_echo_state": ("TestMrtrEchoStateArgs", None, False, False),
-    "test_mrtr_no_result_type": ("TestMrtrNoResultTypeArgs", None, False, False),
-    "test_mrtr_no_state": ("TestMrtrNoStateArgs", None, False, False),
-    "test_mrtr_unrelated": ("TestMrtrUnrelatedArgs", None, False, False),
-    "test_reconnection": ("TestReconnectionArgs", None, False, False),
-    "valid_tool": ("ValidToolArgs", None, False, False),
+# wire name -> its Args model, its Result model (None: no outputSchema) and how the result travels
+TOOL_TABLE: dict[str, ToolRow] = {
+    "add_numbers": ToolRow(args="AddNumbersArgs", result=None, mode=ResultMode.CONTENT),
+    "invalid_array_header": ToolRow(
+        args="InvalidArrayHeaderArgs", result=None, mode=ResultMode.CONTENT
+    ),
+    "invalid_colon_in_name": ToolRow(
+        args="InvalidColonInNameArgs", result=None, mode=ResultMode.CONTENT
+    ),
+    "invalid_control_char_name": ToolRow(
+        args="InvalidControlCharNameArgs", result=None, mode=ResultMode.CONTENT
+    ),
+    "invalid_duplicate_diff_case": ToolRow(
+        args="InvalidDuplicateDiffCaseArgs", result=None, mode=ResultMode.CONTENT
+    ),
+    "invalid_duplicate_same_case": ToolRow(
+        args="InvalidDuplicateSameCaseArgs", result=None, mode=ResultMode.CONTENT
+    ),
+    "invalid_empty_header": ToolRow(
+        args="InvalidEmptyHeaderArgs", result=None, mode=ResultMode.CONTENT
+    ),
+    "invalid_non_ascii_name": ToolRow(
+        args="InvalidNonAsciiNameArgs", result=None, mode=ResultMode.CONTENT
+    ),
+    "invalid_null_header": ToolRow(
+        args="InvalidNullHeaderArgs", result=None, mode=ResultMode.CONTENT
+    ),
+    "invalid_number_header": ToolRow(
+        args="InvalidNumberHeaderArgs", result=None, mode=ResultMode.CONTENT
+    ),
+    "invalid_object_header": ToolRow(
+        args="InvalidObjectHeaderArgs", result=None, mode=ResultMode.CONTENT
+    ),
+    "invalid_space_in_name": ToolRow(
+        args="InvalidSpaceInNameArgs", result=None, mode=ResultMode.CONTENT
+    ),
+    "json_schema_echo": ToolRow(args="JsonSchemaEchoArgs", result=None, mode=ResultMode.CONTENT),
+    "my-hyphenated-tool": ToolRow(
+        args="MyHyphenatedToolArgs", result=None, mode=ResultMode.CONTENT
+    ),
+    "test_client_elicitation_defaults": ToolRow(
+        args="TestClientElicitationDefaultsArgs", result=None, mode=ResultMode.CONTENT
+    ),
+    "test_custom_headers": ToolRow(
+        args="TestCustomHeadersArgs", result=None, mode=ResultMode.CONTENT
+    ),
+    "test_custom_headers_null": ToolRow(
+        args="TestCustomHeadersNullArgs", result=None, mode=ResultMode.CONTENT
+    ),
+    "test_headers": ToolRow(args="TestHeadersArgs", result=None, mode=ResultMode.CONTENT),
+    "test_mrtr_echo_state": ToolRow(
+        args="TestMrtrEchoStateArgs", result=None, mode=ResultMode.CONTENT
+    ),
+    "test_mrtr_no_result_type": ToolRow(
+        args="TestMrtrNoResultTypeArgs", result=None, mode=ResultMode.CONTENT
+    ),
+    "test_mrtr_no_state": ToolRow(args="TestMrtrNoStateArgs", result=None, mode=ResultMode.CONTENT),
+    "test_mrtr_unrelated": ToolRow(
+        args="TestMrtrUnrelatedArgs", result=None, mode=ResultMode.CONTENT
+    ),
+    "test_reconnection": ToolRow(args="TestReconnectionArgs", result=None, mode=ResultMode.CONTENT),
+    "valid_tool": ToolRow(args="ValidToolArgs", result=None, mode=ResultMode.CONTENT),
 }
 
 # wire name -> hash of its inputSchema + outputSchema; compared with the live server on connect.
@@ -99,7 +135,33 @@ METHOD_NAMES: dict[str, str] = {
     "valid_tool": "valid_tool",
 }
 
-TOOLS_JSON = '[{"name":"add_numbers","description":"Add two numbers together","inputSchema":{"type":"object","properties":{"a":{"type":"number","description":"First number"},"b":{"type":"number","description":"Second number"}},"required":["a","b"]}},{"name":"invalid_array_header","description":"x-mcp-header MUST only be on primitive types","inputSchema":{"type":"object","properties":{"items":{"type":"array","items":{"type":"string"},"x-mcp-header":"Items"}},"required":["items"]}},{"name":"invalid_colon_in_name","description":"x-mcp-header MUST NOT contain colon","inputSchema":{"type":"object","properties":{"value":{"type":"string","x-mcp-header":"Region:Primary"}},"required":["value"]}},{"name":"invalid_control_char_name","description":"x-mcp-header MUST NOT contain control chars","inputSchema":{"type":"object","properties":{"value":{"type":"string","x-mcp-header":"Region\\t1"}},"required":["value"]}},{"name":"invalid_duplicate_diff_case","description":"Duplicate case-insensitive x-mcp-header \\"MyField\\"/\\"myfield\\"","inputSchema":{"type":"object","properties":{"field1":{"type":"string","x-mcp-header":"MyField"},"field2":{"type":"string","x-mcp-header":"myfield"}},"required":["field1","field2"]}},{"name":"invalid_duplicate_same_case","description":"Duplicate x-mcp-header \\"Region\\" on two properties","inputSchema":{"type":"object","properties":{"field1":{"type":"string","x-mcp-header":"Region"},"field2":{"type":"string","x-mcp-header":"Region"}},"required":["field1","field2"]}},{"name":"invalid_empty_header","description":"x-mcp-header MUST NOT be empty","inputSchema":{"type":"object","properties":{"value":{"type":"string","x-mcp-header":""}},"required":["value"]}},{"name":"invalid_non_ascii_name","description":"x-mcp-header MUST contain only ASCII chars","inputSchema":{"type":"object","properties":{"value":{"type":"string","x-mcp-header":"R\\u00e9gion"}},"required":["value"]}},{"name":"invalid_null_header","description":"x-mcp-header MUST only be on primitive types","inputSchema":{"type":"object","properties":{"nil":{"type":"null","x-mcp-header":"Nil"}},"required":["nil"]}},{"name":"invalid_number_header","description":"x-mcp-header MUST NOT be on number type","inputSchema":{"type":"object","properties":{"score":{"type":"number","x-mcp-header":"Score"}},"required":["score"]}},{"name":"invalid_object_header","description":"x-mcp-header MUST only be on primitive types","inputSchema":{"type":"object","properties":{"data":{"type":"object","x-mcp-header":"Data"}},"required":["data"]}},{"name":"invalid_space_in_name","description":"x-mcp-header MUST NOT contain space","inputSchema":{"type":"object","properties":{"value":{"type":"string","x-mcp-header":"My Region"}},"required":["value"]}},{"name":"json_schema_echo","description":"Echoes back an arbitrary JSON Schema object so the harness can observe what the client preserved.","inputSchema":{"type":"object","properties":{"schema":{"type":"object","description":"The inputSchema the client observed","passed back verbatim.":null}},"required":["schema"]}},{"name":"my-hyphenated-tool","description":"Tool with hyphen in name to test special chars in Mcp-Name header","inputSchema":{"type":"object","properties":{},"required":[]}},{"name":"test_client_elicitation_defaults","description":"Tests that client applies defaults for omitted elicitation fields","inputSchema":{"type":"object","properties":{},"required":[]}},{"name":"test_custom_headers","description":"A tool with x-mcp-header annotations to test custom header mirroring and encoding","inputSchema":{"type":"object","properties":{"region":{"type":"string","description":"Plain ASCII string value","x-mcp-header":"Region"},"priority":{"type":"integer","description":"Integer numeric value","x-mcp-header":"Priority"},"verbose":{"type":"boolean","description":"Boolean value","x-mcp-header":"Verbose"},"debug":{"type":"boolean","description":"Boolean true value","x-mcp-header":"Debug"},"empty_val":{"type":"string","description":"Empty string value","x-mcp-header":"EmptyVal"},"method_val":{"type":"string","description":"Value for header named \\"Method\\"","x-mcp-header":"Method"},"float_val":{"type":"number","description":"Floating point value","no x-mcp-header annotation":null},"non_ascii_val":{"type":"string","description":"Non-ASCII string value","x-mcp-header":"NonAscii"},"whitespace_val":{"type":"string","description":"String with leading/trailing whitespace","x-mcp-header":"Whitespace"},"leading_space_val":{"type":"string","description":"String with leading space only","x-mcp-header":"LeadingSpace"},"trailing_space_val":{"type":"string","description":"String with trailing space only","x-mcp-header":"TrailingSpace"},"internal_space_val":{"type":"string","description":"String with internal spaces only","x-mcp-header":"InternalSpace"},"control_char_val":{"type":"string","description":"String with control characters","x-mcp-header":"ControlChar"},"crlf_val":{"type":"string","description":"String with carriage return and line feed","x-mcp-header":"CrLf"},"tab_val":{"type":"string","description":"String with leading tab","x-mcp-header":"Tab"},"query":{"type":"string","description":"No x-mcp-header annotation - should not be mirrored"}},"required":["region","priority","query"]}},{"name":"test_custom_headers_null","description":"A tool for testing null/omitted x-mcp-header parameter handling","inputSchema":{"type":"object","properties":{"region":{"type":"string","description":"Plain ASCII string value","x-mcp-header":"Region"},"priority":{"type":"integer","description":"Integer numeric value","x-mcp-header":"Priority"},"verbose":{"type":"boolean","description":"Boolean value - will be null to test omission","x-mcp-header":"Verbose"},"query":{"type":"string","description":"No x-mcp-header annotation"}},"required":["region","priority","query"]}},{"name":"test_headers","description":"A simple tool used to test that HTTP headers are sent correctly","inputSchema":{"type":"object","properties":{},"required":[]}},{"name":"test_mrtr_echo_state","description":"Test tool: triggers MRTR flow with requestState. Client must echo state back unchanged.","inputSchema":{"type":"object","properties":{},"required":[]}},{"name":"test_mrtr_no_result_type","description":"Test tool: returns a result without resultType. Client must treat it as complete (default).","inputSchema":{"type":"object","properties":{},"required":[]}},{"name":"test_mrtr_no_state","description":"Test tool: triggers MRTR flow WITHOUT requestState. Client must NOT include requestState in retry.","inputSchema":{"type":"object","properties":{},"required":[]}},{"name":"test_mrtr_unrelated","description":"Test tool: simple tool called between MRTR rounds. Must NOT carry inputResponses or requestState from another tool.","inputSchema":{"type":"object","properties":{},"required":[]}},{"name":"test_reconnection","description":"A tool that triggers SSE stream closure to test client reconnection behavior","inputSchema":{"type":"object","properties":{},"required":[]}},{"name":"valid_tool","description":"A valid tool with correct x-mcp-header","inputSchema":{"type":"object","properties":{"region":{"type":"string","x-mcp-header":"Region"}},"required":["region"]}}]'
+# Each tool exactly as the server listed it, one JSON text a line (parsed on first use).
+TOOLS_JSON: tuple[str, ...] = (
+    '{"name":"add_numbers","description":"Add two numbers together","inputSchema":{"type":"object","properties":{"a":{"type":"number","description":"First number"},"b":{"type":"number","description":"Second number"}},"required":["a","b"]}}',
+    '{"name":"invalid_array_header","description":"x-mcp-header MUST only be on primitive types","inputSchema":{"type":"object","properties":{"items":{"type":"array","items":{"type":"string"},"x-mcp-header":"Items"}},"required":["items"]}}',
+    '{"name":"invalid_colon_in_name","description":"x-mcp-header MUST NOT contain colon","inputSchema":{"type":"object","properties":{"value":{"type":"string","x-mcp-header":"Region:Primary"}},"required":["value"]}}',
+    '{"name":"invalid_control_char_name","description":"x-mcp-header MUST NOT contain control chars","inputSchema":{"type":"object","properties":{"value":{"type":"string","x-mcp-header":"Region\\t1"}},"required":["value"]}}',
+    '{"name":"invalid_duplicate_diff_case","description":"Duplicate case-insensitive x-mcp-header \\"MyField\\"/\\"myfield\\"","inputSchema":{"type":"object","properties":{"field1":{"type":"string","x-mcp-header":"MyField"},"field2":{"type":"string","x-mcp-header":"myfield"}},"required":["field1","field2"]}}',
+    '{"name":"invalid_duplicate_same_case","description":"Duplicate x-mcp-header \\"Region\\" on two properties","inputSchema":{"type":"object","properties":{"field1":{"type":"string","x-mcp-header":"Region"},"field2":{"type":"string","x-mcp-header":"Region"}},"required":["field1","field2"]}}',
+    '{"name":"invalid_empty_header","description":"x-mcp-header MUST NOT be empty","inputSchema":{"type":"object","properties":{"value":{"type":"string","x-mcp-header":""}},"required":["value"]}}',
+    '{"name":"invalid_non_ascii_name","description":"x-mcp-header MUST contain only ASCII chars","inputSchema":{"type":"object","properties":{"value":{"type":"string","x-mcp-header":"R\\u00e9gion"}},"required":["value"]}}',
+    '{"name":"invalid_null_header","description":"x-mcp-header MUST only be on primitive types","inputSchema":{"type":"object","properties":{"nil":{"type":"null","x-mcp-header":"Nil"}},"required":["nil"]}}',
+    '{"name":"invalid_number_header","description":"x-mcp-header MUST NOT be on number type","inputSchema":{"type":"object","properties":{"score":{"type":"number","x-mcp-header":"Score"}},"required":["score"]}}',
+    '{"name":"invalid_object_header","description":"x-mcp-header MUST only be on primitive types","inputSchema":{"type":"object","properties":{"data":{"type":"object","x-mcp-header":"Data"}},"required":["data"]}}',
+    '{"name":"invalid_space_in_name","description":"x-mcp-header MUST NOT contain space","inputSchema":{"type":"object","properties":{"value":{"type":"string","x-mcp-header":"My Region"}},"required":["value"]}}',
+    '{"name":"json_schema_echo","description":"Echoes back an arbitrary JSON Schema object so the harness can observe what the client preserved.","inputSchema":{"type":"object","properties":{"schema":{"type":"object","description":"The inputSchema the client observed","passed back verbatim.":null}},"required":["schema"]}}',
+    '{"name":"my-hyphenated-tool","description":"Tool with hyphen in name to test special chars in Mcp-Name header","inputSchema":{"type":"object","properties":{},"required":[]}}',
+    '{"name":"test_client_elicitation_defaults","description":"Tests that client applies defaults for omitted elicitation fields","inputSchema":{"type":"object","properties":{},"required":[]}}',
+    '{"name":"test_custom_headers","description":"A tool with x-mcp-header annotations to test custom header mirroring and encoding","inputSchema":{"type":"object","properties":{"region":{"type":"string","description":"Plain ASCII string value","x-mcp-header":"Region"},"priority":{"type":"integer","description":"Integer numeric value","x-mcp-header":"Priority"},"verbose":{"type":"boolean","description":"Boolean value","x-mcp-header":"Verbose"},"debug":{"type":"boolean","description":"Boolean true value","x-mcp-header":"Debug"},"empty_val":{"type":"string","description":"Empty string value","x-mcp-header":"EmptyVal"},"method_val":{"type":"string","description":"Value for header named \\"Method\\"","x-mcp-header":"Method"},"float_val":{"type":"number","description":"Floating point value","no x-mcp-header annotation":null},"non_ascii_val":{"type":"string","description":"Non-ASCII string value","x-mcp-header":"NonAscii"},"whitespace_val":{"type":"string","description":"String with leading/trailing whitespace","x-mcp-header":"Whitespace"},"leading_space_val":{"type":"string","description":"String with leading space only","x-mcp-header":"LeadingSpace"},"trailing_space_val":{"type":"string","description":"String with trailing space only","x-mcp-header":"TrailingSpace"},"internal_space_val":{"type":"string","description":"String with internal spaces only","x-mcp-header":"InternalSpace"},"control_char_val":{"type":"string","description":"String with control characters","x-mcp-header":"ControlChar"},"crlf_val":{"type":"string","description":"String with carriage return and line feed","x-mcp-header":"CrLf"},"tab_val":{"type":"string","description":"String with leading tab","x-mcp-header":"Tab"},"query":{"type":"string","description":"No x-mcp-header annotation - should not be mirrored"}},"required":["region","priority","query"]}}',
+    '{"name":"test_custom_headers_null","description":"A tool for testing null/omitted x-mcp-header parameter handling","inputSchema":{"type":"object","properties":{"region":{"type":"string","description":"Plain ASCII string value","x-mcp-header":"Region"},"priority":{"type":"integer","description":"Integer numeric value","x-mcp-header":"Priority"},"verbose":{"type":"boolean","description":"Boolean value - will be null to test omission","x-mcp-header":"Verbose"},"query":{"type":"string","description":"No x-mcp-header annotation"}},"required":["region","priority","query"]}}',
+    '{"name":"test_headers","description":"A simple tool used to test that HTTP headers are sent correctly","inputSchema":{"type":"object","properties":{},"required":[]}}',
+    '{"name":"test_mrtr_echo_state","description":"Test tool: triggers MRTR flow with requestState. Client must echo state back unchanged.","inputSchema":{"type":"object","properties":{},"required":[]}}',
+    '{"name":"test_mrtr_no_result_type","description":"Test tool: returns a result without resultType. Client must treat it as complete (default).","inputSchema":{"type":"object","properties":{},"required":[]}}',
+    '{"name":"test_mrtr_no_state","description":"Test tool: triggers MRTR flow WITHOUT requestState. Client must NOT include requestState in retry.","inputSchema":{"type":"object","properties":{},"required":[]}}',
+    '{"name":"test_mrtr_unrelated","description":"Test tool: simple tool called between MRTR rounds. Must NOT carry inputResponses or requestState from another tool.","inputSchema":{"type":"object","properties":{},"required":[]}}',
+    '{"name":"test_reconnection","description":"A tool that triggers SSE stream closure to test client reconnection behavior","inputSchema":{"type":"object","properties":{},"required":[]}}',
+    '{"name":"valid_tool","description":"A valid tool with correct x-mcp-header","inputSchema":{"type":"object","properties":{"region":{"type":"string","x-mcp-header":"Region"}},"required":["region"]}}',
+)
 
 CATALOG = ToolCatalog(
     TOOLS_JSON, TOOL_TABLE, SCHEMA_HASHES, METHOD_NAMES, SOURCE_COMMAND, SOURCE_URL, SERVER_INFO

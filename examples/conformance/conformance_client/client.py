@@ -41,113 +41,300 @@ class AsyncClient(AsyncClientBase):
         """Add two numbers together
 
         Args:
-            a: First number
-            b: Second number
+            a (float): First number.
+            b (float): Second number.
+
+        Returns:
+            ToolResult: The tool's content blocks (`.text` joins the text ones).
+
+        Raises:
+            InvalidArguments: An argument does not match inputSchema (nothing was sent).
+            ToolError: The tool reported an error (`isError: true`); `.result` holds it.
+            RpcError: The server answered with a JSON-RPC error (e.g. an unknown tool).
+            RequestTimeout: No answer within the call's timeout.
+            ConnectionClosed: The connection ended before the answer came.
 
         MCP tool: 'add_numbers'
         """
-        return await self._call_text("add_numbers", locals())
+        return await self._call_text("add_numbers", {"a": a, "b": b})
 
     async def invalid_array_header(self, *, items: list[str]) -> ToolResult:
         """x-mcp-header MUST only be on primitive types
 
+        Args:
+            items (list[str]): Required.
+
+        Returns:
+            ToolResult: The tool's content blocks (`.text` joins the text ones).
+
+        Raises:
+            InvalidArguments: An argument does not match inputSchema (nothing was sent).
+            ToolError: The tool reported an error (`isError: true`); `.result` holds it.
+            RpcError: The server answered with a JSON-RPC error (e.g. an unknown tool).
+            RequestTimeout: No answer within the call's timeout.
+            ConnectionClosed: The connection ended before the answer came.
+
         MCP tool: 'invalid_array_header'
         """
-        return await self._call_text("invalid_array_header", locals())
+        return await self._call_text("invalid_array_header", {"items": items})
 
     async def invalid_colon_in_name(self, *, value: str) -> ToolResult:
         """x-mcp-header MUST NOT contain colon
 
+        Args:
+            value (str): Required.
+
+        Returns:
+            ToolResult: The tool's content blocks (`.text` joins the text ones).
+
+        Raises:
+            InvalidArguments: An argument does not match inputSchema (nothing was sent).
+            ToolError: The tool reported an error (`isError: true`); `.result` holds it.
+            RpcError: The server answered with a JSON-RPC error (e.g. an unknown tool).
+            RequestTimeout: No answer within the call's timeout.
+            ConnectionClosed: The connection ended before the answer came.
+
         MCP tool: 'invalid_colon_in_name'
         """
-        return await self._call_text("invalid_colon_in_name", locals())
+        return await self._call_text("invalid_colon_in_name", {"value": value})
 
     async def invalid_control_char_name(self, *, value: str) -> ToolResult:
         """x-mcp-header MUST NOT contain control chars
 
+        Args:
+            value (str): Required.
+
+        Returns:
+            ToolResult: The tool's content blocks (`.text` joins the text ones).
+
+        Raises:
+            InvalidArguments: An argument does not match inputSchema (nothing was sent).
+            ToolError: The tool reported an error (`isError: true`); `.result` holds it.
+            RpcError: The server answered with a JSON-RPC error (e.g. an unknown tool).
+            RequestTimeout: No answer within the call's timeout.
+            ConnectionClosed: The connection ended before the answer came.
+
         MCP tool: 'invalid_control_char_name'
         """
-        return await self._call_text("invalid_control_char_name", locals())
+        return await self._call_text("invalid_control_char_name", {"value": value})
 
     async def invalid_duplicate_diff_case(self, *, field1: str, field2: str) -> ToolResult:
         """Duplicate case-insensitive x-mcp-header \"MyField\"/\"myfield\"
 
+        Args:
+            field1 (str): Required.
+            field2 (str): Required.
+
+        Returns:
+            ToolResult: The tool's content blocks (`.text` joins the text ones).
+
+        Raises:
+            InvalidArguments: An argument does not match inputSchema (nothing was sent).
+            ToolError: The tool reported an error (`isError: true`); `.result` holds it.
+            RpcError: The server answered with a JSON-RPC error (e.g. an unknown tool).
+            RequestTimeout: No answer within the call's timeout.
+            ConnectionClosed: The connection ended before the answer came.
+
         MCP tool: 'invalid_duplicate_diff_case'
         """
-        return await self._call_text("invalid_duplicate_diff_case", locals())
+        return await self._call_text(
+            "invalid_duplicate_diff_case", {"field1": field1, "field2": field2}
+        )
 
     async def invalid_duplicate_same_case(self, *, field1: str, field2: str) -> ToolResult:
         """Duplicate x-mcp-header \"Region\" on two properties
 
+        Args:
+            field1 (str): Required.
+            field2 (str): Required.
+
+        Returns:
+            ToolResult: The tool's content blocks (`.text` joins the text ones).
+
+        Raises:
+            InvalidArguments: An argument does not match inputSchema (nothing was sent).
+            ToolError: The tool reported an error (`isError: true`); `.result` holds it.
+            RpcError: The server answered with a JSON-RPC error (e.g. an unknown tool).
+            RequestTimeout: No answer within the call's timeout.
+            ConnectionClosed: The connection ended before the answer came.
+
         MCP tool: 'invalid_duplicate_same_case'
         """
-        return await self._call_text("invalid_duplicate_same_case", locals())
+        return await self._call_text(
+            "invalid_duplicate_same_case", {"field1": field1, "field2": field2}
+        )
 
     async def invalid_empty_header(self, *, value: str) -> ToolResult:
         """x-mcp-header MUST NOT be empty
 
+        Args:
+            value (str): Required.
+
+        Returns:
+            ToolResult: The tool's content blocks (`.text` joins the text ones).
+
+        Raises:
+            InvalidArguments: An argument does not match inputSchema (nothing was sent).
+            ToolError: The tool reported an error (`isError: true`); `.result` holds it.
+            RpcError: The server answered with a JSON-RPC error (e.g. an unknown tool).
+            RequestTimeout: No answer within the call's timeout.
+            ConnectionClosed: The connection ended before the answer came.
+
         MCP tool: 'invalid_empty_header'
         """
-        return await self._call_text("invalid_empty_header", locals())
+        return await self._call_text("invalid_empty_header", {"value": value})
 
     async def invalid_non_ascii_name(self, *, value: str) -> ToolResult:
         """x-mcp-header MUST contain only ASCII chars
 
+        Args:
+            value (str): Required.
+
+        Returns:
+            ToolResult: The tool's content blocks (`.text` joins the text ones).
+
+        Raises:
+            InvalidArguments: An argument does not match inputSchema (nothing was sent).
+            ToolError: The tool reported an error (`isError: true`); `.result` holds it.
+            RpcError: The server answered with a JSON-RPC error (e.g. an unknown tool).
+            RequestTimeout: No answer within the call's timeout.
+            ConnectionClosed: The connection ended before the answer came.
+
         MCP tool: 'invalid_non_ascii_name'
         """
-        return await self._call_text("invalid_non_ascii_name", locals())
+        return await self._call_text("invalid_non_ascii_name", {"value": value})
 
     async def invalid_null_header(self, *, nil: None) -> ToolResult:
         """x-mcp-header MUST only be on primitive types
 
+        Args:
+            nil (None): Required.
+
+        Returns:
+            ToolResult: The tool's content blocks (`.text` joins the text ones).
+
+        Raises:
+            InvalidArguments: An argument does not match inputSchema (nothing was sent).
+            ToolError: The tool reported an error (`isError: true`); `.result` holds it.
+            RpcError: The server answered with a JSON-RPC error (e.g. an unknown tool).
+            RequestTimeout: No answer within the call's timeout.
+            ConnectionClosed: The connection ended before the answer came.
+
         MCP tool: 'invalid_null_header'
         """
-        return await self._call_text("invalid_null_header", locals())
+        return await self._call_text("invalid_null_header", {"nil": nil})
 
     async def invalid_number_header(self, *, score: float) -> ToolResult:
         """x-mcp-header MUST NOT be on number type
 
+        Args:
+            score (float): Required.
+
+        Returns:
+            ToolResult: The tool's content blocks (`.text` joins the text ones).
+
+        Raises:
+            InvalidArguments: An argument does not match inputSchema (nothing was sent).
+            ToolError: The tool reported an error (`isError: true`); `.result` holds it.
+            RpcError: The server answered with a JSON-RPC error (e.g. an unknown tool).
+            RequestTimeout: No answer within the call's timeout.
+            ConnectionClosed: The connection ended before the answer came.
+
         MCP tool: 'invalid_number_header'
         """
-        return await self._call_text("invalid_number_header", locals())
+        return await self._call_text("invalid_number_header", {"score": score})
 
     async def invalid_object_header(self, *, data: dict[str, _typing.Any]) -> ToolResult:
         """x-mcp-header MUST only be on primitive types
 
+        Args:
+            data (dict[str, Any]): Required.
+
+        Returns:
+            ToolResult: The tool's content blocks (`.text` joins the text ones).
+
+        Raises:
+            InvalidArguments: An argument does not match inputSchema (nothing was sent).
+            ToolError: The tool reported an error (`isError: true`); `.result` holds it.
+            RpcError: The server answered with a JSON-RPC error (e.g. an unknown tool).
+            RequestTimeout: No answer within the call's timeout.
+            ConnectionClosed: The connection ended before the answer came.
+
         MCP tool: 'invalid_object_header'
         """
-        return await self._call_text("invalid_object_header", locals())
+        return await self._call_text("invalid_object_header", {"data": data})
 
     async def invalid_space_in_name(self, *, value: str) -> ToolResult:
         """x-mcp-header MUST NOT contain space
 
+        Args:
+            value (str): Required.
+
+        Returns:
+            ToolResult: The tool's content blocks (`.text` joins the text ones).
+
+        Raises:
+            InvalidArguments: An argument does not match inputSchema (nothing was sent).
+            ToolError: The tool reported an error (`isError: true`); `.result` holds it.
+            RpcError: The server answered with a JSON-RPC error (e.g. an unknown tool).
+            RequestTimeout: No answer within the call's timeout.
+            ConnectionClosed: The connection ended before the answer came.
+
         MCP tool: 'invalid_space_in_name'
         """
-        return await self._call_text("invalid_space_in_name", locals())
+        return await self._call_text("invalid_space_in_name", {"value": value})
 
     async def json_schema_echo(self, *, schema_: dict[str, _typing.Any]) -> ToolResult:
         """Echoes back an arbitrary JSON Schema object so the harness can observe what the client preserved.
 
         Args:
-            schema_: The inputSchema the client observed
+            schema_ (dict[str, Any]): The inputSchema the client observed.
+
+        Returns:
+            ToolResult: The tool's content blocks (`.text` joins the text ones).
+
+        Raises:
+            InvalidArguments: An argument does not match inputSchema (nothing was sent).
+            ToolError: The tool reported an error (`isError: true`); `.result` holds it.
+            RpcError: The server answered with a JSON-RPC error (e.g. an unknown tool).
+            RequestTimeout: No answer within the call's timeout.
+            ConnectionClosed: The connection ended before the answer came.
 
         MCP tool: 'json_schema_echo'
         """
-        return await self._call_text("json_schema_echo", locals())
+        return await self._call_text("json_schema_echo", {"schema": schema_})
 
     async def my_hyphenated_tool(self) -> ToolResult:
         """Tool with hyphen in name to test special chars in Mcp-Name header
 
+        Returns:
+            ToolResult: The tool's content blocks (`.text` joins the text ones).
+
+        Raises:
+            ToolError: The tool reported an error (`isError: true`); `.result` holds it.
+            RpcError: The server answered with a JSON-RPC error (e.g. an unknown tool).
+            RequestTimeout: No answer within the call's timeout.
+            ConnectionClosed: The connection ended before the answer came.
+
         MCP tool: 'my-hyphenated-tool'
         """
-        return await self._call_text("my-hyphenated-tool", locals())
+        return await self._call_text("my-hyphenated-tool", {})
 
     async def test_client_elicitation_defaults(self) -> ToolResult:
         """Tests that client applies defaults for omitted elicitation fields
 
+        Returns:
+            ToolResult: The tool's content blocks (`.text` joins the text ones).
+
+        Raises:
+            ToolError: The tool reported an error (`isError: true`); `.result` holds it.
+            RpcError: The server answered with a JSON-RPC error (e.g. an unknown tool).
+            RequestTimeout: No answer within the call's timeout.
+            ConnectionClosed: The connection ended before the answer came.
+
         MCP tool: 'test_client_elicitation_defaults'
         """
-        return await self._call_text("test_client_elicitation_defaults", locals())
+        return await self._call_text("test_client_elicitation_defaults", {})
 
     async def test_custom_headers(
         self,
@@ -172,26 +359,69 @@ class AsyncClient(AsyncClientBase):
         """A tool with x-mcp-header annotations to test custom header mirroring and encoding
 
         Args:
-            region: Plain ASCII string value
-            priority: Integer numeric value
-            query: No x-mcp-header annotation - should not be mirrored
-            verbose: Boolean value
-            debug: Boolean true value
-            empty_val: Empty string value
-            method_val: Value for header named \"Method\"
-            float_val: Floating point value
-            non_ascii_val: Non-ASCII string value
-            whitespace_val: String with leading/trailing whitespace
-            leading_space_val: String with leading space only
-            trailing_space_val: String with trailing space only
-            internal_space_val: String with internal spaces only
-            control_char_val: String with control characters
-            crlf_val: String with carriage return and line feed
-            tab_val: String with leading tab
+            region (str): Plain ASCII string value.
+            priority (int): Integer numeric value.
+            query (str): No x-mcp-header annotation - should not be mirrored.
+            verbose (bool | None, optional): Boolean value. Left out of the call when not
+                given.
+            debug (bool | None, optional): Boolean true value. Left out of the call when not
+                given.
+            empty_val (str | None, optional): Empty string value. Left out of the call when
+                not given.
+            method_val (str | None, optional): Value for header named \"Method\". Left out of
+                the call when not given.
+            float_val (float | None, optional): Floating point value. Left out of the call
+                when not given.
+            non_ascii_val (str | None, optional): Non-ASCII string value. Left out of the
+                call when not given.
+            whitespace_val (str | None, optional): String with leading/trailing whitespace.
+                Left out of the call when not given.
+            leading_space_val (str | None, optional): String with leading space only. Left
+                out of the call when not given.
+            trailing_space_val (str | None, optional): String with trailing space only. Left
+                out of the call when not given.
+            internal_space_val (str | None, optional): String with internal spaces only.
+                Left out of the call when not given.
+            control_char_val (str | None, optional): String with control characters. Left
+                out of the call when not given.
+            crlf_val (str | None, optional): String with carriage return and line feed. Left
+                out of the call when not given.
+            tab_val (str | None, optional): String with leading tab. Left out of the call
+                when not given.
+
+        Returns:
+            ToolResult: The tool's content blocks (`.text` joins the text ones).
+
+        Raises:
+            InvalidArguments: An argument does not match inputSchema (nothing was sent).
+            ToolError: The tool reported an error (`isError: true`); `.result` holds it.
+            RpcError: The server answered with a JSON-RPC error (e.g. an unknown tool).
+            RequestTimeout: No answer within the call's timeout.
+            ConnectionClosed: The connection ended before the answer came.
 
         MCP tool: 'test_custom_headers'
         """
-        return await self._call_text("test_custom_headers", locals())
+        return await self._call_text(
+            "test_custom_headers",
+            {
+                "region": region,
+                "priority": priority,
+                "query": query,
+                "verbose": verbose,
+                "debug": debug,
+                "empty_val": empty_val,
+                "method_val": method_val,
+                "float_val": float_val,
+                "non_ascii_val": non_ascii_val,
+                "whitespace_val": whitespace_val,
+                "leading_space_val": leading_space_val,
+                "trailing_space_val": trailing_space_val,
+                "internal_space_val": internal_space_val,
+                "control_char_val": control_char_val,
+                "crlf_val": crlf_val,
+                "tab_val": tab_val,
+            },
+        )
 
     async def test_custom_headers_null(
         self, *, region: str, priority: int, query: str, verbose: bool | None | Unset = UNSET
@@ -199,66 +429,155 @@ class AsyncClient(AsyncClientBase):
         """A tool for testing null/omitted x-mcp-header parameter handling
 
         Args:
-            region: Plain ASCII string value
-            priority: Integer numeric value
-            query: No x-mcp-header annotation
-            verbose: Boolean value - will be null to test omission
+            region (str): Plain ASCII string value.
+            priority (int): Integer numeric value.
+            query (str): No x-mcp-header annotation.
+            verbose (bool | None, optional): Boolean value - will be null to test omission.
+                Left out of the call when not given.
+
+        Returns:
+            ToolResult: The tool's content blocks (`.text` joins the text ones).
+
+        Raises:
+            InvalidArguments: An argument does not match inputSchema (nothing was sent).
+            ToolError: The tool reported an error (`isError: true`); `.result` holds it.
+            RpcError: The server answered with a JSON-RPC error (e.g. an unknown tool).
+            RequestTimeout: No answer within the call's timeout.
+            ConnectionClosed: The connection ended before the answer came.
 
         MCP tool: 'test_custom_headers_null'
         """
-        return await self._call_text("test_custom_headers_null", locals())
+        return await self._call_text(
+            "test_custom_headers_null",
+            {"region": region, "priority": priority, "query": query, "verbose": verbose},
+        )
 
     async def test_headers(self) -> ToolResult:
         """A simple tool used to test that HTTP headers are sent correctly
 
+        Returns:
+            ToolResult: The tool's content blocks (`.text` joins the text ones).
+
+        Raises:
+            ToolError: The tool reported an error (`isError: true`); `.result` holds it.
+            RpcError: The server answered with a JSON-RPC error (e.g. an unknown tool).
+            RequestTimeout: No answer within the call's timeout.
+            ConnectionClosed: The connection ended before the answer came.
+
         MCP tool: 'test_headers'
         """
-        return await self._call_text("test_headers", locals())
+        return await self._call_text("test_headers", {})
 
     async def test_mrtr_echo_state(self) -> ToolResult:
         """Test tool: triggers MRTR flow with requestState. Client must echo state back unchanged.
 
+        Returns:
+            ToolResult: The tool's content blocks (`.text` joins the text ones).
+
+        Raises:
+            ToolError: The tool reported an error (`isError: true`); `.result` holds it.
+            RpcError: The server answered with a JSON-RPC error (e.g. an unknown tool).
+            RequestTimeout: No answer within the call's timeout.
+            ConnectionClosed: The connection ended before the answer came.
+
         MCP tool: 'test_mrtr_echo_state'
         """
-        return await self._call_text("test_mrtr_echo_state", locals())
+        return await self._call_text("test_mrtr_echo_state", {})
 
     async def test_mrtr_no_result_type(self) -> ToolResult:
         """Test tool: returns a result without resultType. Client must treat it as complete (default).
 
+        Returns:
+            ToolResult: The tool's content blocks (`.text` joins the text ones).
+
+        Raises:
+            ToolError: The tool reported an error (`isError: true`); `.result` holds it.
+            RpcError: The server answered with a JSON-RPC error (e.g. an unknown tool).
+            RequestTimeout: No answer within the call's timeout.
+            ConnectionClosed: The connection ended before the answer came.
+
         MCP tool: 'test_mrtr_no_result_type'
         """
-        return await self._call_text("test_mrtr_no_result_type", locals())
+        return await self._call_text("test_mrtr_no_result_type", {})
 
     async def test_mrtr_no_state(self) -> ToolResult:
         """Test tool: triggers MRTR flow WITHOUT requestState. Client must NOT include requestState in retry.
 
+        Returns:
+            ToolResult: The tool's content blocks (`.text` joins the text ones).
+
+        Raises:
+            ToolError: The tool reported an error (`isError: true`); `.result` holds it.
+            RpcError: The server answered with a JSON-RPC error (e.g. an unknown tool).
+            RequestTimeout: No answer within the call's timeout.
+            ConnectionClosed: The connection ended before the answer came.
+
         MCP tool: 'test_mrtr_no_state'
         """
-        return await self._call_text("test_mrtr_no_state", locals())
+        return await self._call_text("test_mrtr_no_state", {})
 
     async def test_mrtr_unrelated(self) -> ToolResult:
         """Test tool: simple tool called between MRTR rounds. Must NOT carry inputResponses or requestState from another tool.
 
+        Returns:
+            ToolResult: The tool's content blocks (`.text` joins the text ones).
+
+        Raises:
+            ToolError: The tool reported an error (`isError: true`); `.result` holds it.
+            RpcError: The server answered with a JSON-RPC error (e.g. an unknown tool).
+            RequestTimeout: No answer within the call's timeout.
+            ConnectionClosed: The connection ended before the answer came.
+
         MCP tool: 'test_mrtr_unrelated'
         """
-        return await self._call_text("test_mrtr_unrelated", locals())
+        return await self._call_text("test_mrtr_unrelated", {})
 
     async def test_reconnection(self) -> ToolResult:
         """A tool that triggers SSE stream closure to test client reconnection behavior
 
+        Returns:
+            ToolResult: The tool's content blocks (`.text` joins the text ones).
+
+        Raises:
+            ToolError: The tool reported an error (`isError: true`); `.result` holds it.
+            RpcError: The server answered with a JSON-RPC error (e.g. an unknown tool).
+            RequestTimeout: No answer within the call's timeout.
+            ConnectionClosed: The connection ended before the answer came.
+
         MCP tool: 'test_reconnection'
         """
-        return await self._call_text("test_reconnection", locals())
+        return await self._call_text("test_reconnection", {})
 
     async def valid_tool(self, *, region: str) -> ToolResult:
         """A valid tool with correct x-mcp-header
 
+        Args:
+            region (str): Required.
+
+        Returns:
+            ToolResult: The tool's content blocks (`.text` joins the text ones).
+
+        Raises:
+            InvalidArguments: An argument does not match inputSchema (nothing was sent).
+            ToolError: The tool reported an error (`isError: true`); `.result` holds it.
+            RpcError: The server answered with a JSON-RPC error (e.g. an unknown tool).
+            RequestTimeout: No answer within the call's timeout.
+            ConnectionClosed: The connection ended before the answer came.
+
         MCP tool: 'valid_tool'
         """
-        return await self._call_text("valid_tool", locals())
+        return await self._call_text("valid_tool", {"region": region})
 
     async def get_test_prompt(self) -> PromptResult:
         """A simple prompt for header testing
+
+        Returns:
+            PromptResult: The prompt's messages (and its description, if any).
+
+        Raises:
+            RpcError: The server answered with a JSON-RPC error (e.g. an unknown tool).
+            RequestTimeout: No answer within the call's timeout.
+            ConnectionClosed: The connection ended before the answer came.
 
         MCP prompt: 'test_prompt'
         """

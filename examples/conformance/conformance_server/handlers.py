@@ -20,7 +20,6 @@ from ._generated import (
     ToolOutput,
     ToolResult,
     ToolsBase,
-    features,
     models,
 )
 
@@ -213,7 +212,7 @@ class Handlers(ToolsBase):
             await asyncio.sleep(0.05)
         return "Tool with progress executed successfully"
 
-    async def prompt_test_simple_prompt(self, args: features.PromptTestSimplePromptArgs, ctx: Context) -> PromptOutput:
+    async def prompt_test_simple_prompt(self, args: models.PromptTestSimplePromptArgs, ctx: Context) -> PromptOutput:
         """A simple prompt without arguments
 
         MCP prompt: 'test_simple_prompt'
@@ -221,7 +220,7 @@ class Handlers(ToolsBase):
         return "This is a simple prompt for testing."
 
     async def prompt_test_prompt_with_arguments(
-        self, args: features.PromptTestPromptWithArgumentsArgs, ctx: Context
+        self, args: models.PromptTestPromptWithArgumentsArgs, ctx: Context
     ) -> PromptOutput:
         """A prompt with required arguments
 
@@ -230,7 +229,7 @@ class Handlers(ToolsBase):
         return f"Prompt with arguments: arg1='{args.arg1}', arg2='{args.arg2}'"
 
     async def prompt_test_prompt_with_embedded_resource(
-        self, args: features.PromptTestPromptWithEmbeddedResourceArgs, ctx: Context
+        self, args: models.PromptTestPromptWithEmbeddedResourceArgs, ctx: Context
     ) -> PromptOutput:
         """A prompt that includes an embedded resource
 
@@ -252,7 +251,7 @@ class Handlers(ToolsBase):
         ]
 
     async def prompt_test_prompt_with_image(
-        self, args: features.PromptTestPromptWithImageArgs, ctx: Context
+        self, args: models.PromptTestPromptWithImageArgs, ctx: Context
     ) -> PromptOutput:
         """A prompt that includes an image
 
@@ -284,7 +283,7 @@ class Handlers(ToolsBase):
         """
         return "Watched resource content"
 
-    async def template_template(self, params: features.TemplateTemplateParams, ctx: Context) -> ResourceOutput:
+    async def template_template(self, params: models.TemplateTemplateParams, ctx: Context) -> ResourceOutput:
         """A resource template with parameter substitution
 
         MCP resource template: 'test://template/{id}/data'
@@ -390,7 +389,7 @@ class Handlers(ToolsBase):
         return f"Hello, {accepted(answer, 'name')}!"
 
     async def prompt_test_input_required_result_prompt(
-        self, args: features.PromptTestInputRequiredResultPromptArgs, ctx: Context
+        self, args: models.PromptTestInputRequiredResultPromptArgs, ctx: Context
     ) -> PromptOutput:
         """A prompt that first asks the user for context (input request user_context)
 

@@ -1,7 +1,7 @@
 """The machinery every generated client shares: connecting, per-call options, dispatch, the sync twin.
 
 A generated `AsyncClient` subclasses `AsyncClientBase` and adds one typed method per tool that
-calls `_invoke`; its `Client` subclasses `SyncClientBase` and runs those methods on a loop
+calls `_call` with its arguments by wire name; its `Client` subclasses `SyncClientBase` and runs those methods on a loop
 thread. Keeping this here, not in each generated package, keeps generated code to what differs
 from server to server (and the formatter's work with it).
 """
@@ -18,7 +18,7 @@ import typing
 import warnings
 import weakref
 from collections.abc import AsyncIterator, Callable, Coroutine, Iterator, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from types import ModuleType
 from typing import TYPE_CHECKING, Any, ClassVar, Concatenate, Generic, Literal, ParamSpec, TypeVar, cast, overload
 
@@ -32,6 +32,7 @@ from ..core.errors import (
     ToolOutputWarning,
 )
 from ..core.results import ToolResult, Unset, structured_of
+from ..core.tables import ToolRow
 from ..core.validation import (
     EXACT_CONTEXT_KEY,
     ExactModel,
@@ -40,6 +41,7 @@ from ..core.validation import (
     validate_model,
 )
 from .arguments import problems_of, python_lines, wire_lines
+from .catalog import ToolCatalog
 from .drift import compare_tools
 from .features import AsyncFeatures, SyncFeatures
 from .llm_tools import (
@@ -48,7 +50,6 @@ from .llm_tools import (
     LlmFormat,
     OpenAIResponsesTool,
     OpenAITool,
-    llm_tool,
 )
 from .options import (
     CallOptions,
@@ -72,46 +73,6 @@ _T = TypeVar("_T")
 _P = ParamSpec("_P")
 _A = TypeVar("_A", bound="AsyncClientBase")
 _S = TypeVar("_S", bound="SyncClientBase[Any]")
-
-
-@dataclass
-class ToolCatalog:
-    """The tool catalog a client was generated from (the tools kept verbatim as JSON text)."""
-
-    tools_json: str
-    # wire name -> (Args model, Result model or None, unwrap {"result": X}, result is a RootModel)
-    table: dict[str, tuple[str, str | None, bool, bool]]
-    # wire name -> hash of its inputSchema + outputSchema; compared with the live server on connect
-    schema_hashes: dict[str, str]
-    # Python method name -> wire name (LLMs sometimes call a tool by its method name)
-    method_names: dict[str, str]
-    source_command: tuple[str, ...] | None = None  # `connect()` starts this again
-    source_url: str | None = None  # or connects here (never the headers: tokens stay out of code)
-    server_info: dict[str, Any] = field(default_factory=dict)
-    # or starts this entry of this servers config (its path relative to package_file's folder)
-    source_config: tuple[str, str] | None = None
-    package_file: str | None = None
-    _parsed: list[dict[str, Any]] = field(default_factory=list, repr=False)
-
-    def tools(self) -> list[dict[str, Any]]:
-        """The original tool objects, exactly as the server listed them (a fresh copy)."""
-        return copy.deepcopy(self.shared_tools())
-
-    def shared_tools(self) -> list[dict[str, Any]]:
-        """The same, parsed once and shared: for readers that never change them."""
-        if not self._parsed:
-            self._parsed.extend(json.loads(self.tools_json))
-        return self._parsed
-
-    def tool_definitions(self, format: LlmFormat = "anthropic") -> list[Any]:
-        """Function-calling definitions of every tool in the shape of `format`'s API (llm_tools.py)."""
-        return [llm_tool(t, format) for t in self.tools()]
-
-    def resolve(self, name: str) -> str | None:
-        """The wire name for a wire name or a generated method name; None if unknown."""
-        if name in self.table:
-            return name
-        return self.method_names.get(name)
 
 
 async def _check_drift(catalog: ToolCatalog, session: ClientSession, mode: str) -> None:
@@ -318,7 +279,7 @@ class AsyncClientBase(AsyncFeatures):
         import pydantic
 
         try:
-            return await self._invoke(wire, dict(arguments), python_names=False)
+            return await self._send(self._binding(wire), wire, dict(arguments), False)
         except pydantic.ValidationError as exc:
             lines = wire_lines(problems_of(exc))
             return ToolResult.error("\n".join([f"Invalid arguments for tool {wire!r}:", *lines]))
@@ -332,30 +293,25 @@ class AsyncClientBase(AsyncFeatures):
             binding = bindings[wire] = _ToolBinding.of(self._load_models(), self._catalog.table[wire])
         return binding
 
-    def _call(self, wire: str, local_vars: Mapping[str, Any]) -> Coroutine[Any, Any, Any]:
-        """What a typed method awaits: its `locals()` (Python argument names) sent by wire name.
+    def _call(self, wire: str, arguments: dict[str, Any]) -> Coroutine[Any, Any, Any]:
+        """What a typed method awaits: its arguments keyed by wire name, `{"a": a, "b": b}`.
 
-        The method's arguments are its Args model's fields (the one naming pass gives both),
-        so each field's alias is the argument's wire name; `self` and UNSET values drop out.
+        A typed method names every argument it has, set or not; an optional one the caller left
+        out is UNSET, and this is the one place UNSET values drop out (left out of the request,
+        never sent as null). Bad arguments raise InvalidArguments in the caller's Python names.
         Not a coroutine itself: it hands back `_send`'s, one coroutine frame less per call.
         """
-        binding = self._binding(wire)
-        wire_of = binding.wire_of
-        sent = {wire_of[k]: v for k, v in local_vars.items() if k in wire_of and not isinstance(v, Unset)}
-        return self._send(binding, wire, sent, True)
+        sent = {k: v for k, v in arguments.items() if not isinstance(v, Unset)}
+        return self._send(self._binding(wire), wire, sent, True)
 
-    async def _call_text(self, wire: str, local_vars: Mapping[str, Any]) -> ToolResult:
+    async def _call_text(self, wire: str, arguments: dict[str, Any]) -> ToolResult:
         """`_call` for a tool without outputSchema: the result is always a ToolResult."""
-        return cast(ToolResult, await self._call(wire, local_vars))
-
-    async def _invoke(self, wire: str, given: Mapping[str, Any], *, python_names: bool = True) -> Any:
-        """Validate, send, parse. Bad arguments raise InvalidArguments naming them as the caller's
-        keywords (`python_names`), else pydantic's ValidationError (dispatch words it by wire name)."""
-        sent = {k: v for k, v in given.items() if not isinstance(v, Unset)}
-        return await self._send(self._binding(wire), wire, sent, python_names)
+        return cast(ToolResult, await self._call(wire, arguments))
 
     async def _send(self, binding: _ToolBinding, wire: str, sent: dict[str, Any], python_names: bool) -> Any:
-        """`_invoke` once the arguments the caller set are known (by wire name)."""
+        """Validate, send, parse, once the arguments the caller set are known (by wire name).
+        Bad arguments raise InvalidArguments naming them as the caller's keywords
+        (`python_names`), else pydantic's ValidationError (dispatch words it by wire name)."""
         arguments = binding.plain_arguments(sent)
         if arguments is None:
             arguments = binding.built_arguments(wire, sent, python_names)
@@ -394,11 +350,10 @@ _CHECKED = {EXACT_CONTEXT_KEY: False}
 
 @dataclass(frozen=True)
 class _ToolBinding:
-    """One tool's typed call path, worked out on its first call: its models, the wire name of
-    each argument, and the exact checks its models run (read from the models module)."""
+    """One tool's typed call path, worked out on its first call: its models and the exact checks
+    they run (read from the models module)."""
 
     args_model: Any
-    wire_of: Mapping[str, str]  # Python argument name -> wire name, for every argument
     args_exact: ExactModel | None  # None: arguments always go through the Args model
     result_model: Any
     result_exact: ExactModel | None
@@ -410,16 +365,15 @@ class _ToolBinding:
     root_as_is: frozenset[type]
 
     @classmethod
-    def of(cls, models: ModuleType, row: tuple[str, str | None, bool, bool]) -> _ToolBinding:
-        args_name, result_name, wrapped, is_root = row
+    def of(cls, models: ModuleType, row: ToolRow) -> _ToolBinding:
+        args_name, result_name, mode = row
+        wrapped, is_root = mode.wrapped, mode.is_root
         schemas = getattr(models, "_EXACT_SCHEMAS", None) or {}
         wraps = getattr(models, "_EXACT_WRAPS", None) or {}
         args_model = getattr(models, args_name)
-        fields = args_model.model_fields
         result_model = getattr(models, result_name) if result_name is not None else None
         return cls(
             args_model,
-            {name: info.serialization_alias or info.alias or name for name, info in fields.items()},
             exact_model(args_model, schemas, wraps),
             result_model,
             exact_model(result_model, schemas, wraps) if result_model is not None else None,

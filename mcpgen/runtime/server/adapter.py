@@ -23,6 +23,7 @@ from ..core.errors import RpcError, SchemaMismatch, ToolError
 from ..core.jsonrpc import INTERNAL_ERROR, INVALID_PARAMS, JSONObject, dumps
 from ..core.protocol import ERA_MODERN
 from ..core.results import ToolResult
+from ..core.tables import HandledItem, HandledTool, ResultMode
 from ..core.validation import (
     EXACT_CONTEXT_KEY,
     ExactModel,
@@ -47,13 +48,6 @@ PromptOutput = Union[str, Sequence[dict[str, Any]], dict[str, Any]]
 # A resource returns text, bytes, a list of resource contents, or a whole ReadResourceResult.
 ResourceOutput = Union[str, bytes, Sequence[dict[str, Any]], dict[str, Any]]
 
-# How a tool's return value goes on the wire (the fourth column of TOOLS):
-#   none          no outputSchema: text, content blocks or a ToolResult
-#   model         an object result model, sent as structuredContent
-#   wrapped_model the same, inside the {"result": ...} wrapper the advertised schema declares
-#   root          a non-object result: bare in the stateless era, {"result": ...} before it
-#   wrapped_root  a non-object result inside the wrapper the advertised schema declares
-RESULT_MODES = frozenset({"none", "model", "wrapped_model", "root", "wrapped_root"})
 
 Method = Callable[..., Awaitable[Any]]
 
@@ -69,28 +63,33 @@ class ServerTables(Protocol):
     @property
     def SERVER_VERSION(self) -> str: ...
     @property
-    def TOOLS_JSON(self) -> str: ...
+    def SERVER_INFO_JSON(self) -> str: ...
     @property
-    def PROMPTS_JSON(self) -> str: ...
+    def INSTRUCTIONS(self) -> str | None: ...
+    # One JSON text per declaration.
     @property
-    def RESOURCES_JSON(self) -> str: ...
+    def TOOLS_JSON(self) -> Sequence[str]: ...
     @property
-    def TEMPLATES_JSON(self) -> str: ...
+    def PROMPTS_JSON(self) -> Sequence[str]: ...
     @property
-    def TOOLS(self) -> Mapping[str, tuple[str, str, str | None, str]]:
-        """tool name -> (handler method, Args model, Result model or None, result mode)"""
+    def RESOURCES_JSON(self) -> Sequence[str]: ...
+    @property
+    def TEMPLATES_JSON(self) -> Sequence[str]: ...
+    @property
+    def TOOLS(self) -> Mapping[str, HandledTool]:
+        """tool name -> its handler method, models and result mode"""
 
     @property
-    def PROMPTS(self) -> Mapping[str, tuple[str, str]]:
-        """prompt name -> (handler method, arguments model)"""
+    def PROMPTS(self) -> Mapping[str, HandledItem]:
+        """prompt name -> its handler method and arguments model"""
 
     @property
     def RESOURCES(self) -> Mapping[str, str]:
         """resource URI -> handler method"""
 
     @property
-    def TEMPLATES(self) -> Mapping[str, tuple[str, str]]:
-        """URI template -> (handler method, variables model)"""
+    def TEMPLATES(self) -> Mapping[str, HandledItem]:
+        """URI template -> its handler method and variables model"""
 
 
 class CompletionHook:
@@ -118,14 +117,13 @@ class SubscriptionHook:
 def server_identity(handlers: object, tables: ServerTables) -> tuple[JSONObject, str | None]:
     """What the server says about itself in `initialize`: the source's serverInfo and
     instructions as tables.py keeps them, under what `handlers` sets (its class's SERVER_INFO
-    keys win, one by one; its INSTRUCTIONS, even None, replaces the source's). Tables generated
-    before these were kept (no SERVER_INFO_JSON) give the name and version only."""
-    info: JSONObject = json.loads(getattr(tables, "SERVER_INFO_JSON", "{}"))
+    keys win, one by one; its INSTRUCTIONS, even None, replaces the source's)."""
+    info: JSONObject = json.loads(tables.SERVER_INFO_JSON)
     info.update(name=tables.SERVER_NAME, version=tables.SERVER_VERSION)
     override = getattr(handlers, "SERVER_INFO", None)
     if isinstance(override, Mapping):
         info.update(override)
-    instructions = getattr(handlers, "INSTRUCTIONS", getattr(tables, "INSTRUCTIONS", None))
+    instructions = getattr(handlers, "INSTRUCTIONS", tables.INSTRUCTIONS)
     return info, instructions if isinstance(instructions, str) else None
 
 
@@ -138,8 +136,7 @@ def bind_handlers(handlers: object, tables: ServerTables, models: ModuleType) ->
     # for one, and `initialize` and `tools/list` need none. Each tool's handler is made, and its
     # models looked up, on the tool's first call.
     for wire, (method, args_model, result_model, mode) in tables.TOOLS.items():
-        if mode not in RESULT_MODES or (result_model is None) != (mode == "none"):  # (refused at start)
-            raise ValueError(f"tool {wire!r}: result mode {mode!r} does not fit result model {result_model!r}")
+        _check_mode(wire, result_model, mode)  # (refused at start)
         bound = _method(handlers, method)
         server.add_tool_made_on_first_call(
             tools[wire],
@@ -185,7 +182,7 @@ def _tool_of_models(
     models: ModuleType,
     args_model: str,
     result_model: str | None,
-    mode: str,
+    mode: ResultMode,
 ) -> ToolHandler:
     """Tool `wire`'s handler, its models looked up in `models` by name (on the tool's first call)."""
     result, exact = None, None
@@ -202,7 +199,7 @@ def _tool(
     method: Method,
     args_model: type[pydantic.BaseModel],
     result_model: type[pydantic.BaseModel] | None,
-    mode: str,
+    mode: ResultMode,
     result_exact: ExactModel | None = None,
 ) -> ToolHandler:
     send = _sender(wire, result_model, mode, result_exact)
@@ -232,17 +229,22 @@ def _tool(
     return call
 
 
-def _sender(
-    wire: str, result_model: type[pydantic.BaseModel] | None, mode: str, exact: ExactModel | None = None
-) -> Callable[[Any, RequestContext], JSONObject]:
-    """How tool `wire`'s return value becomes its CallToolResult."""
-    if mode not in RESULT_MODES or (result_model is None) != (mode == "none"):
+def _check_mode(wire: str, result_model: object, mode: object) -> None:
+    """A tool's row must be whole: a ResultMode, and a Result model exactly when it is not CONTENT."""
+    if not isinstance(mode, ResultMode) or (result_model is None) != (mode is ResultMode.CONTENT):
         raise ValueError(f"tool {wire!r}: result mode {mode!r} does not fit result model {result_model!r}")
+
+
+def _sender(
+    wire: str, result_model: type[pydantic.BaseModel] | None, mode: ResultMode, exact: ExactModel | None = None
+) -> Callable[[Any, RequestContext], JSONObject]:
+    """How tool `wire`'s return value becomes its CallToolResult (core/tables.py's ResultMode)."""
+    _check_mode(wire, result_model, mode)
     if result_model is None:
         return lambda value, ctx: _plain_output(value)
     model = result_model
-    if mode in ("model", "wrapped_model"):
-        wrap = mode == "wrapped_model"
+    if not mode.is_root:
+        wrap = mode.wrapped
 
         def send_model(value: Any, ctx: RequestContext) -> JSONObject:
             data = _checked_plain(exact, value)
@@ -251,7 +253,7 @@ def _sender(
             return _structured_output({"result": data} if wrap else data)
 
         return send_model
-    always_wrap = mode == "wrapped_root"
+    always_wrap = mode.wrapped
 
     def send_root(value: Any, ctx: RequestContext) -> JSONObject:
         data = _checked_plain(exact, value)
@@ -404,10 +406,10 @@ def _not_implemented(what: str) -> RpcError:
 # -- reading the tables ----------------------------------------------------------------
 
 
-def _by_key(definitions_json: str, key: str) -> dict[str, JSONObject]:
-    """The declarations in a JSON array text, by their name, URI or URI template."""
+def _by_key(definitions_json: Sequence[str], key: str) -> dict[str, JSONObject]:
+    """The declarations, one JSON text each, by their name, URI or URI template."""
     found: dict[str, JSONObject] = {}
-    for definition in json.loads(definitions_json):
+    for definition in json.loads("[" + ",".join(definitions_json) + "]"):  # one parse for all
         if isinstance(definition, dict) and isinstance(definition.get(key), str):
             found[definition[key]] = definition
     return found
@@ -436,7 +438,6 @@ __all__ = [
     "CompletionHook",
     "Context",
     "PromptOutput",
-    "RESULT_MODES",
     "ResourceOutput",
     "ServerTables",
     "SubscriptionHook",

@@ -1,6 +1,7 @@
 """What a generated client package imports (kept free of pydantic and the server side, so that
 importing a generated client stays cheap)."""
 
+from ..client.catalog import ToolCatalog
 from ..client.features import (
     BlobResourceContents,
     Completion,
@@ -19,7 +20,7 @@ from ..client.features import (
 )
 from ..client.many import AsyncManyClientBase, SyncManyClientBase
 from ..client.servers_config import config_path
-from ..client.typed import AsyncClientBase, SyncClientBase, ToolCatalog, sync_method
+from ..client.typed import AsyncClientBase, SyncClientBase, sync_method
 from ..core.errors import (
     ConnectionClosed,
     InvalidArguments,
@@ -46,6 +47,7 @@ from ..core.results import (
     UnknownContent,
     Unset,
 )
+from ..core.tables import ResultMode, ToolRow
 
 __all__ = [
     "AsyncManyClientBase",
@@ -82,6 +84,8 @@ __all__ = [
     "TextContent",
     "TextResourceContents",
     "ToolCatalog",
+    "ToolRow",
+    "ResultMode",
     "ToolError",
     "ToolOutputError",
     "ToolOutputWarning",

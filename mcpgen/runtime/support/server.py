@@ -10,6 +10,7 @@ from ..core.errors import RpcError, ToolError
 from ..core.jsonrpc import INTERNAL_ERROR, INVALID_PARAMS
 from ..core.protocol import ERA_MODERN
 from ..core.results import ToolResult
+from ..core.tables import HandledItem, HandledTool, ResultMode
 from ..core.validation import EXACT_CONTEXT_KEY, compile_validator
 from ..server.adapter import (
     CompletionHook,
@@ -32,6 +33,9 @@ from ..server.server import RequestContext, Server, error_result
 from ..server.store import Store
 
 __all__ = [
+    "HandledItem",
+    "HandledTool",
+    "ResultMode",
     "AuthInfo",
     "AuthSettings",
     "CompletionHook",

@@ -2,7 +2,28 @@
 modules that load no session, transport or event loop (one tool's import stays cheap)."""
 
 from ..client.tool_index import ToolIndex, ToolInfo
-from ..core.errors import InvalidArguments, ToolError
+from ..core.errors import (
+    ConnectionClosed,
+    InvalidArguments,
+    McpError,
+    RequestTimeout,
+    RpcError,
+    ToolError,
+    ToolOutputError,
+)
 from ..core.results import UNSET, ToolResult, Unset
 
-__all__ = ["InvalidArguments", "ToolError", "ToolIndex", "ToolInfo", "ToolResult", "UNSET", "Unset"]
+__all__ = [
+    "ConnectionClosed",
+    "InvalidArguments",
+    "McpError",
+    "RequestTimeout",
+    "RpcError",
+    "ToolError",
+    "ToolIndex",
+    "ToolInfo",
+    "ToolOutputError",
+    "ToolResult",
+    "UNSET",
+    "Unset",
+]

@@ -65,7 +65,14 @@ def test_a_model_loads_its_own_tools_module_and_every_name_stays_reachable(tmp_p
     assert report["same class"] is True and report["pickled"] is True
     assert report["missing"] == "module 'weather_client.models' has no attribute 'NoSuchModel'"
     assert report["dir"] == ["GetForecastArgs", "ListCitiesArgs", "WeatherAlertArgs"]
-    public = ["Day", "GetForecastArgs", "GetForecastResult", "ListCitiesArgs", "ListCitiesResult", "WeatherAlertArgs"]
+    public = [
+        "GetForecastArgs",
+        "GetForecastResult",
+        "GetForecastResultDay",
+        "ListCitiesArgs",
+        "ListCitiesResult",
+        "WeatherAlertArgs",
+    ]
     assert report["all"] == public
     assert report["star"] == public
     assert report["after star"] == ["_shared", "get_forecast", "list_cities", "weather_alert"]

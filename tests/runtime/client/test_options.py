@@ -33,6 +33,7 @@ from mcpgen.runtime import (
     connect_stdio,
 )
 from mcpgen.runtime.client import options as options_module
+from mcpgen.runtime.client.catalog import ToolCatalog
 from mcpgen.runtime.client.options import (
     CallKwargs,
     ClientConnectKwargs,
@@ -43,7 +44,8 @@ from mcpgen.runtime.client.options import (
     HttpKwargs,
     StdioKwargs,
 )
-from mcpgen.runtime.client.typed import AsyncClientBase, SyncClientBase, ToolCatalog, sync_method
+from mcpgen.runtime.client.typed import AsyncClientBase, SyncClientBase, sync_method
+from mcpgen.runtime.core.tables import ResultMode, ToolRow
 from mcpgen.runtime.support.client import ToolOutputError, ToolOutputWarning
 from mcpgen.runtime.transports.http_client import StreamableHttpTransport
 
@@ -250,8 +252,8 @@ def _models() -> ModuleType:
 
 # The live echo tool's schema hash would match; this one does not (drift="strict" must raise).
 _CATALOG = ToolCatalog(
-    tools_json=json.dumps([{"name": "weather", "inputSchema": {"type": "object"}}]),
-    table={"weather": ("WeatherArgs", "WeatherResult", False, False)},
+    tools_json=(json.dumps({"name": "weather", "inputSchema": {"type": "object"}}),),
+    table={"weather": ToolRow("WeatherArgs", "WeatherResult", ResultMode.MODEL)},
     schema_hashes={"echo": "0" * 16},
     method_names={},
     source_command=(PY, RUNTIME_SERVER),
@@ -266,7 +268,7 @@ class AsyncClient(AsyncClientBase):
         return _models()
 
     async def weather(self, *, city: str) -> WeatherResult:
-        result: WeatherResult = await self._invoke("weather", {"city": city})
+        result: WeatherResult = await self._call("weather", {"city": city})
         return result
 
 
@@ -400,7 +402,7 @@ from mcpgen.runtime.support.client import AsyncClientBase, SyncClientBase, ToolC
 
 
 class AsyncClient(AsyncClientBase):
-    _catalog = ToolCatalog(tools_json="[]", table={}, schema_hashes={}, method_names={})
+    _catalog = ToolCatalog(tools_json=(), table={}, schema_hashes={}, method_names={})
 
     @staticmethod
     def _load_models() -> ModuleType:

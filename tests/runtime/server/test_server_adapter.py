@@ -23,6 +23,7 @@ from mcpgen.runtime.core.results import (
     ToolResult,
     UnknownContent,
 )
+from mcpgen.runtime.core.tables import HandledTool, ResultMode
 from mcpgen.runtime.server.adapter import CompletionHook, SubscriptionHook, bind_handlers
 
 
@@ -45,11 +46,16 @@ def tables(**overrides: Any) -> types.SimpleNamespace:
     base: dict[str, Any] = {
         "SERVER_NAME": "adapter",
         "SERVER_VERSION": "1",
-        "TOOLS_JSON": json.dumps([ECHO, POINT]),
-        "PROMPTS_JSON": "[]",
-        "RESOURCES_JSON": "[]",
-        "TEMPLATES_JSON": "[]",
-        "TOOLS": {"echo": ("echo", "EchoArgs", None, "none"), "point": ("point", "EchoArgs", "PointResult", "model")},
+        "SERVER_INFO_JSON": "{}",
+        "INSTRUCTIONS": None,
+        "TOOLS_JSON": (json.dumps(ECHO), json.dumps(POINT)),
+        "PROMPTS_JSON": (),
+        "RESOURCES_JSON": (),
+        "TEMPLATES_JSON": (),
+        "TOOLS": {
+            "echo": HandledTool("echo", "EchoArgs", None, ResultMode.CONTENT),
+            "point": HandledTool("point", "EchoArgs", "PointResult", ResultMode.MODEL),
+        },
         "PROMPTS": {},
         "RESOURCES": {},
         "TEMPLATES": {},
@@ -143,12 +149,19 @@ def test_a_client_tool_error_raised_in_a_handler_sends_the_other_servers_result_
 
 
 def test_binding_refuses_tables_that_do_not_fit() -> None:
-    with pytest.raises(ValueError, match="'point'.*'none'"):
-        bind_handlers(Handlers(""), tables(TOOLS={"point": ("point", "EchoArgs", "PointResult", "none")}), MODELS)
+    with pytest.raises(ValueError, match="'point'.*ResultMode.CONTENT"):
+        bind_handlers(
+            Handlers(""),
+            tables(TOOLS={"point": HandledTool("point", "EchoArgs", "PointResult", ResultMode.CONTENT)}),
+            MODELS,
+        )
     with pytest.raises(ValueError, match="'echo'.*'sideways'"):
-        bind_handlers(Handlers(""), tables(TOOLS={"echo": ("echo", "EchoArgs", None, "sideways")}), MODELS)
+        sideways = HandledTool("echo", "EchoArgs", None, "sideways")  # type: ignore[arg-type]
+        bind_handlers(Handlers(""), tables(TOOLS={"echo": sideways}), MODELS)
     with pytest.raises(TypeError, match="no handler method 'shout'"):
-        bind_handlers(Handlers(""), tables(TOOLS={"echo": ("shout", "EchoArgs", None, "none")}), MODELS)
+        bind_handlers(
+            Handlers(""), tables(TOOLS={"echo": HandledTool("shout", "EchoArgs", None, ResultMode.CONTENT)}), MODELS
+        )
 
 
 class CountingModels(types.ModuleType):
@@ -196,7 +209,10 @@ def test_models_are_looked_up_on_each_tools_first_call_not_at_start() -> None:
 
 def test_a_missing_model_fails_its_tool_call_not_the_server(caplog: pytest.LogCaptureFixture) -> None:
     broken = tables(
-        TOOLS={"echo": ("echo", "MissingArgs", None, "none"), "point": ("point", "EchoArgs", "PointResult", "model")}
+        TOOLS={
+            "echo": HandledTool("echo", "MissingArgs", None, ResultMode.CONTENT),
+            "point": HandledTool("point", "EchoArgs", "PointResult", ResultMode.MODEL),
+        }
     )
     listed, _, failed, _, other, _ = serve_and_call(MODELS, broken, ["echo", "point"])
     assert listed == 2
@@ -218,6 +234,6 @@ def test_completion_and_subscriptions_are_offered_only_with_something_to_complet
 
     handlers = Hooked("")
     handlers.resource_a = read_a  # type: ignore[attr-defined]
-    watched = tables(RESOURCES_JSON=json.dumps([resource]), RESOURCES={"mem://a": "resource_a"})
+    watched = tables(RESOURCES_JSON=(json.dumps(resource),), RESOURCES={"mem://a": "resource_a"})
     caps = bind_handlers(handlers, watched, MODELS).capabilities()
     assert caps["resources"] == {"listChanged": True, "subscribe": True} and "completions" not in caps

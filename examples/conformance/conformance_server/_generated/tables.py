@@ -2,6 +2,8 @@
 """What this server serves, as data: each declaration exactly as the source gives it, and which
 handler method, models and result shape serve it (read by the runtime's `bind_handlers`)."""
 
+from mcpgen.runtime.support.server import HandledItem, HandledTool, ResultMode
+
 SERVER_NAME = "conformance_server"
 SERVER_VERSION = "0.1.0"
 # What the source said about itself (initialize): handlers.py may override it (INSTRUCTIONS,
@@ -10,133 +12,215 @@ SERVER_INFO_JSON = "{}"
 INSTRUCTIONS: str | None = None
 
 # JSON text, not Python literals: numbers, key order and unknown keywords round-trip exactly.
-TOOLS_JSON = '[{"name":"json_schema_2020_12_tool","description":"Tool whose input schema uses JSON Schema 2020-12 keywords (kept verbatim).","inputSchema":{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","$defs":{"address":{"$anchor":"addressDef","type":"object","properties":{"street":{"type":"string"},"city":{"type":"string"}}}},"properties":{"name":{"type":"string"},"address":{"$ref":"#/$defs/address"},"contactMethod":{"type":"string","enum":["phone","email"]},"phone":{"type":"string"},"email":{"type":"string"}},"allOf":[{"anyOf":[{"required":["phone"]},{"required":["email"]}]}],"if":{"properties":{"contactMethod":{"const":"phone"}},"required":["contactMethod"]},"then":{"required":["phone"]},"else":{"required":["email"]},"additionalProperties":false}},{"name":"test_audio_content","description":"Returns audio (a tiny WAV).","inputSchema":{"type":"object","properties":{}}},{"name":"test_elicitation","description":"Asks the user for input (elicitation).","inputSchema":{"type":"object","properties":{"message":{"type":"string","description":"The message to show the user"}},"required":["message"]}},{"name":"test_elicitation_sep1034_defaults","description":"Elicitation whose requested schema carries default values (SEP-1034).","inputSchema":{"type":"object","properties":{}}},{"name":"test_elicitation_sep1330_enums","description":"Elicitation with every enum shape (SEP-1330).","inputSchema":{"type":"object","properties":{}}},{"name":"test_embedded_resource","description":"Returns an embedded text resource.","inputSchema":{"type":"object","properties":{}}},{"name":"test_error_handling","description":"Always fails with a tool execution error.","inputSchema":{"type":"object","properties":{}}},{"name":"test_image_content","description":"Returns an image (a 1x1 PNG).","inputSchema":{"type":"object","properties":{}}},{"name":"test_input_required_result_capabilities","description":"Asks only for the inputs whose capabilities the client declared.","inputSchema":{"type":"object","properties":{}}},{"name":"test_input_required_result_elicitation","description":"Asks the user\'s name (input request user_name), then greets them.","inputSchema":{"type":"object","properties":{}}},{"name":"test_input_required_result_list_roots","description":"Asks for the client\'s roots (input request client_roots).","inputSchema":{"type":"object","properties":{}}},{"name":"test_input_required_result_multi_round","description":"Asks for a name, then (next round) a favourite colour.","inputSchema":{"type":"object","properties":{}}},{"name":"test_input_required_result_multiple_inputs","description":"Asks for a name, a greeting and the roots in one round.","inputSchema":{"type":"object","properties":{}}},{"name":"test_input_required_result_request_state","description":"Asks for a confirmation; the retry\'s requestState is checked.","inputSchema":{"type":"object","properties":{}}},{"name":"test_input_required_result_sampling","description":"Asks the client\'s LLM a question (input request capital_question).","inputSchema":{"type":"object","properties":{}}},{"name":"test_input_required_result_tampered_state","description":"Asks for a confirmation; a tampered requestState is refused.","inputSchema":{"type":"object","properties":{}}},{"name":"test_logging_tool","description":"Logs while it runs (sent only when the request set a log level).","inputSchema":{"type":"object","properties":{}}},{"name":"test_missing_capability","description":"Needs sampling; a client that did not declare it gets -32021.","inputSchema":{"type":"object","properties":{}}},{"name":"test_multiple_content_types","description":"Returns text, an image and an embedded resource.","inputSchema":{"type":"object","properties":{}}},{"name":"test_param_header","description":"Echoes a region that clients also send in the Mcp-Param-Region header.","inputSchema":{"type":"object","properties":{"region":{"type":"string","description":"A region name","x-mcp-header":"Region"}},"required":["region"]}},{"name":"test_reconnection","description":"Closes its response stream early; the result follows on the resumed stream.","inputSchema":{"type":"object","properties":{}}},{"name":"test_sampling","description":"Asks the client\'s LLM to answer a prompt (sampling).","inputSchema":{"type":"object","properties":{"prompt":{"type":"string","description":"The prompt to send"}},"required":["prompt"]}},{"name":"test_simple_text","description":"Returns a simple text response.","inputSchema":{"type":"object","properties":{}}},{"name":"test_streaming_elicitation","description":"Asks the user for input; the answer comes through an input_required result.","inputSchema":{"type":"object","properties":{}}},{"name":"test_tool_with_logging","description":"Sends three log messages while it runs.","inputSchema":{"type":"object","properties":{}}},{"name":"test_tool_with_progress","description":"Reports progress 0, 50 and 100 of 100.","inputSchema":{"type":"object","properties":{}}}]'
-PROMPTS_JSON = '[{"description":"A prompt that first asks the user for context (input request user_context)","name":"test_input_required_result_prompt"},{"arguments":[{"description":"First test argument","name":"arg1","required":true},{"description":"Second test argument","name":"arg2","required":true}],"description":"A prompt with required arguments","name":"test_prompt_with_arguments"},{"arguments":[{"description":"URI of the resource to embed","name":"resourceUri","required":true}],"description":"A prompt that includes an embedded resource","name":"test_prompt_with_embedded_resource"},{"description":"A prompt that includes an image","name":"test_prompt_with_image"},{"description":"A simple prompt without arguments","name":"test_simple_prompt"}]'
-RESOURCES_JSON = '[{"description":"A static binary resource (image) for testing","mimeType":"image/png","name":"static-binary","uri":"test://static-binary"},{"description":"A static text resource for testing","mimeType":"text/plain","name":"static-text","uri":"test://static-text"},{"description":"A resource that can be subscribed to","mimeType":"text/plain","name":"watched-resource","uri":"test://watched-resource"}]'
-TEMPLATES_JSON = '[{"description":"A resource template with parameter substitution","mimeType":"application/json","name":"template","uriTemplate":"test://template/{id}/data"}]'
+# One declaration a line.
+TOOLS_JSON: tuple[str, ...] = (
+    '{"name":"json_schema_2020_12_tool","description":"Tool whose input schema uses JSON Schema 2020-12 keywords (kept verbatim).","inputSchema":{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","$defs":{"address":{"$anchor":"addressDef","type":"object","properties":{"street":{"type":"string"},"city":{"type":"string"}}}},"properties":{"name":{"type":"string"},"address":{"$ref":"#/$defs/address"},"contactMethod":{"type":"string","enum":["phone","email"]},"phone":{"type":"string"},"email":{"type":"string"}},"allOf":[{"anyOf":[{"required":["phone"]},{"required":["email"]}]}],"if":{"properties":{"contactMethod":{"const":"phone"}},"required":["contactMethod"]},"then":{"required":["phone"]},"else":{"required":["email"]},"additionalProperties":false}}',
+    '{"name":"test_audio_content","description":"Returns audio (a tiny WAV).","inputSchema":{"type":"object","properties":{}}}',
+    '{"name":"test_elicitation","description":"Asks the user for input (elicitation).","inputSchema":{"type":"object","properties":{"message":{"type":"string","description":"The message to show the user"}},"required":["message"]}}',
+    '{"name":"test_elicitation_sep1034_defaults","description":"Elicitation whose requested schema carries default values (SEP-1034).","inputSchema":{"type":"object","properties":{}}}',
+    '{"name":"test_elicitation_sep1330_enums","description":"Elicitation with every enum shape (SEP-1330).","inputSchema":{"type":"object","properties":{}}}',
+    '{"name":"test_embedded_resource","description":"Returns an embedded text resource.","inputSchema":{"type":"object","properties":{}}}',
+    '{"name":"test_error_handling","description":"Always fails with a tool execution error.","inputSchema":{"type":"object","properties":{}}}',
+    '{"name":"test_image_content","description":"Returns an image (a 1x1 PNG).","inputSchema":{"type":"object","properties":{}}}',
+    '{"name":"test_input_required_result_capabilities","description":"Asks only for the inputs whose capabilities the client declared.","inputSchema":{"type":"object","properties":{}}}',
+    '{"name":"test_input_required_result_elicitation","description":"Asks the user\'s name (input request user_name), then greets them.","inputSchema":{"type":"object","properties":{}}}',
+    '{"name":"test_input_required_result_list_roots","description":"Asks for the client\'s roots (input request client_roots).","inputSchema":{"type":"object","properties":{}}}',
+    '{"name":"test_input_required_result_multi_round","description":"Asks for a name, then (next round) a favourite colour.","inputSchema":{"type":"object","properties":{}}}',
+    '{"name":"test_input_required_result_multiple_inputs","description":"Asks for a name, a greeting and the roots in one round.","inputSchema":{"type":"object","properties":{}}}',
+    '{"name":"test_input_required_result_request_state","description":"Asks for a confirmation; the retry\'s requestState is checked.","inputSchema":{"type":"object","properties":{}}}',
+    '{"name":"test_input_required_result_sampling","description":"Asks the client\'s LLM a question (input request capital_question).","inputSchema":{"type":"object","properties":{}}}',
+    '{"name":"test_input_required_result_tampered_state","description":"Asks for a confirmation; a tampered requestState is refused.","inputSchema":{"type":"object","properties":{}}}',
+    '{"name":"test_logging_tool","description":"Logs while it runs (sent only when the request set a log level).","inputSchema":{"type":"object","properties":{}}}',
+    '{"name":"test_missing_capability","description":"Needs sampling; a client that did not declare it gets -32021.","inputSchema":{"type":"object","properties":{}}}',
+    '{"name":"test_multiple_content_types","description":"Returns text, an image and an embedded resource.","inputSchema":{"type":"object","properties":{}}}',
+    '{"name":"test_param_header","description":"Echoes a region that clients also send in the Mcp-Param-Region header.","inputSchema":{"type":"object","properties":{"region":{"type":"string","description":"A region name","x-mcp-header":"Region"}},"required":["region"]}}',
+    '{"name":"test_reconnection","description":"Closes its response stream early; the result follows on the resumed stream.","inputSchema":{"type":"object","properties":{}}}',
+    '{"name":"test_sampling","description":"Asks the client\'s LLM to answer a prompt (sampling).","inputSchema":{"type":"object","properties":{"prompt":{"type":"string","description":"The prompt to send"}},"required":["prompt"]}}',
+    '{"name":"test_simple_text","description":"Returns a simple text response.","inputSchema":{"type":"object","properties":{}}}',
+    '{"name":"test_streaming_elicitation","description":"Asks the user for input; the answer comes through an input_required result.","inputSchema":{"type":"object","properties":{}}}',
+    '{"name":"test_tool_with_logging","description":"Sends three log messages while it runs.","inputSchema":{"type":"object","properties":{}}}',
+    '{"name":"test_tool_with_progress","description":"Reports progress 0, 50 and 100 of 100.","inputSchema":{"type":"object","properties":{}}}',
+)
+PROMPTS_JSON: tuple[str, ...] = (
+    '{"description":"A prompt that first asks the user for context (input request user_context)","name":"test_input_required_result_prompt"}',
+    '{"arguments":[{"description":"First test argument","name":"arg1","required":true},{"description":"Second test argument","name":"arg2","required":true}],"description":"A prompt with required arguments","name":"test_prompt_with_arguments"}',
+    '{"arguments":[{"description":"URI of the resource to embed","name":"resourceUri","required":true}],"description":"A prompt that includes an embedded resource","name":"test_prompt_with_embedded_resource"}',
+    '{"description":"A prompt that includes an image","name":"test_prompt_with_image"}',
+    '{"description":"A simple prompt without arguments","name":"test_simple_prompt"}',
+)
+RESOURCES_JSON: tuple[str, ...] = (
+    '{"description":"A static binary resource (image) for testing","mimeType":"image/png","name":"static-binary","uri":"test://static-binary"}',
+    '{"description":"A static text resource for testing","mimeType":"text/plain","name":"static-text","uri":"test://static-text"}',
+    '{"description":"A resource that can be subscribed to","mimeType":"text/plain","name":"watched-resource","uri":"test://watched-resource"}',
+)
+TEMPLATES_JSON: tuple[str, ...] = (
+    '{"description":"A resource template with parameter substitution","mimeType":"application/json","name":"template","uriTemplate":"test://template/{id}/data"}',
+)
 
-# tool name -> (handler method, Args model, Result model or None, how the result is sent:
-# none | model | wrapped_model | root | wrapped_root, see mcpgen.runtime.server.adapter)
-TOOLS: dict[str, tuple[str, str, str | None, str]] = {
-    "json_schema_2020_12_tool": (
-        "json_schema_2020_12_tool",
-        "JsonSchema202012ToolArgs",
-        None,
-        "none",
+# tool name -> its handler method, Args and Result models, and how the result is sent
+TOOLS: dict[str, HandledTool] = {
+    "json_schema_2020_12_tool": HandledTool(
+        method="json_schema_2020_12_tool",
+        args="JsonSchema202012ToolArgs",
+        result=None,
+        mode=ResultMode.CONTENT,
     ),
-    "test_audio_content": ("test_audio_content", "TestAudioContentArgs", None, "none"),
-    "test_elicitation": ("test_elicitation", "TestElicitationArgs", None, "none"),
-    "test_elicitation_sep1034_defaults": (
-        "test_elicitation_sep1034_defaults",
-        "TestElicitationSep1034DefaultsArgs",
-        None,
-        "none",
+    "test_audio_content": HandledTool(
+        method="test_audio_content",
+        args="TestAudioContentArgs",
+        result=None,
+        mode=ResultMode.CONTENT,
     ),
-    "test_elicitation_sep1330_enums": (
-        "test_elicitation_sep1330_enums",
-        "TestElicitationSep1330EnumsArgs",
-        None,
-        "none",
+    "test_elicitation": HandledTool(
+        method="test_elicitation", args="TestElicitationArgs", result=None, mode=ResultMode.CONTENT
     ),
-    "test_embedded_resource": ("test_embedded_resource", "TestEmbeddedResourceArgs", None, "none"),
-    "test_error_handling": ("test_error_handling", "TestErrorHandlingArgs", None, "none"),
-    "test_image_content": ("test_image_content", "TestImageContentArgs", None, "none"),
-    "test_input_required_result_capabilities": (
-        "test_input_required_result_capabilities",
-        "TestInputRequiredResultCapabilitiesArgs",
-        None,
-        "none",
+    "test_elicitation_sep1034_defaults": HandledTool(
+        method="test_elicitation_sep1034_defaults",
+        args="TestElicitationSep1034DefaultsArgs",
+        result=None,
+        mode=ResultMode.CONTENT,
     ),
-    "test_input_required_result_elicitation": (
-        "test_input_required_result_elicitation",
-        "TestInputRequiredResultElicitationArgs",
-        None,
-        "none",
+    "test_elicitation_sep1330_enums": HandledTool(
+        method="test_elicitation_sep1330_enums",
+        args="TestElicitationSep1330EnumsArgs",
+        result=None,
+        mode=ResultMode.CONTENT,
     ),
-    "test_input_required_result_list_roots": (
-        "test_input_required_result_list_roots",
-        "TestInputRequiredResultListRootsArgs",
-        None,
-        "none",
+    "test_embedded_resource": HandledTool(
+        method="test_embedded_resource",
+        args="TestEmbeddedResourceArgs",
+        result=None,
+        mode=ResultMode.CONTENT,
     ),
-    "test_input_required_result_multi_round": (
-        "test_input_required_result_multi_round",
-        "TestInputRequiredResultMultiRoundArgs",
-        None,
-        "none",
+    "test_error_handling": HandledTool(
+        method="test_error_handling",
+        args="TestErrorHandlingArgs",
+        result=None,
+        mode=ResultMode.CONTENT,
     ),
-    "test_input_required_result_multiple_inputs": (
-        "test_input_required_result_multiple_inputs",
-        "TestInputRequiredResultMultipleInputsArgs",
-        None,
-        "none",
+    "test_image_content": HandledTool(
+        method="test_image_content",
+        args="TestImageContentArgs",
+        result=None,
+        mode=ResultMode.CONTENT,
     ),
-    "test_input_required_result_request_state": (
-        "test_input_required_result_request_state",
-        "TestInputRequiredResultRequestStateArgs",
-        None,
-        "none",
+    "test_input_required_result_capabilities": HandledTool(
+        method="test_input_required_result_capabilities",
+        args="TestInputRequiredResultCapabilitiesArgs",
+        result=None,
+        mode=ResultMode.CONTENT,
     ),
-    "test_input_required_result_sampling": (
-        "test_input_required_result_sampling",
-        "TestInputRequiredResultSamplingArgs",
-        None,
-        "none",
+    "test_input_required_result_elicitation": HandledTool(
+        method="test_input_required_result_elicitation",
+        args="TestInputRequiredResultElicitationArgs",
+        result=None,
+        mode=ResultMode.CONTENT,
     ),
-    "test_input_required_result_tampered_state": (
-        "test_input_required_result_tampered_state",
-        "TestInputRequiredResultTamperedStateArgs",
-        None,
-        "none",
+    "test_input_required_result_list_roots": HandledTool(
+        method="test_input_required_result_list_roots",
+        args="TestInputRequiredResultListRootsArgs",
+        result=None,
+        mode=ResultMode.CONTENT,
     ),
-    "test_logging_tool": ("test_logging_tool", "TestLoggingToolArgs", None, "none"),
-    "test_missing_capability": (
-        "test_missing_capability",
-        "TestMissingCapabilityArgs",
-        None,
-        "none",
+    "test_input_required_result_multi_round": HandledTool(
+        method="test_input_required_result_multi_round",
+        args="TestInputRequiredResultMultiRoundArgs",
+        result=None,
+        mode=ResultMode.CONTENT,
     ),
-    "test_multiple_content_types": (
-        "test_multiple_content_types",
-        "TestMultipleContentTypesArgs",
-        None,
-        "none",
+    "test_input_required_result_multiple_inputs": HandledTool(
+        method="test_input_required_result_multiple_inputs",
+        args="TestInputRequiredResultMultipleInputsArgs",
+        result=None,
+        mode=ResultMode.CONTENT,
     ),
-    "test_param_header": ("test_param_header", "TestParamHeaderArgs", None, "none"),
-    "test_reconnection": ("test_reconnection", "TestReconnectionArgs", None, "none"),
-    "test_sampling": ("test_sampling", "TestSamplingArgs", None, "none"),
-    "test_simple_text": ("test_simple_text", "TestSimpleTextArgs", None, "none"),
-    "test_streaming_elicitation": (
-        "test_streaming_elicitation",
-        "TestStreamingElicitationArgs",
-        None,
-        "none",
+    "test_input_required_result_request_state": HandledTool(
+        method="test_input_required_result_request_state",
+        args="TestInputRequiredResultRequestStateArgs",
+        result=None,
+        mode=ResultMode.CONTENT,
     ),
-    "test_tool_with_logging": ("test_tool_with_logging", "TestToolWithLoggingArgs", None, "none"),
-    "test_tool_with_progress": (
-        "test_tool_with_progress",
-        "TestToolWithProgressArgs",
-        None,
-        "none",
+    "test_input_required_result_sampling": HandledTool(
+        method="test_input_required_result_sampling",
+        args="TestInputRequiredResultSamplingArgs",
+        result=None,
+        mode=ResultMode.CONTENT,
+    ),
+    "test_input_required_result_tampered_state": HandledTool(
+        method="test_input_required_result_tampered_state",
+        args="TestInputRequiredResultTamperedStateArgs",
+        result=None,
+        mode=ResultMode.CONTENT,
+    ),
+    "test_logging_tool": HandledTool(
+        method="test_logging_tool", args="TestLoggingToolArgs", result=None, mode=ResultMode.CONTENT
+    ),
+    "test_missing_capability": HandledTool(
+        method="test_missing_capability",
+        args="TestMissingCapabilityArgs",
+        result=None,
+        mode=ResultMode.CONTENT,
+    ),
+    "test_multiple_content_types": HandledTool(
+        method="test_multiple_content_types",
+        args="TestMultipleContentTypesArgs",
+        result=None,
+        mode=ResultMode.CONTENT,
+    ),
+    "test_param_header": HandledTool(
+        method="test_param_header", args="TestParamHeaderArgs", result=None, mode=ResultMode.CONTENT
+    ),
+    "test_reconnection": HandledTool(
+        method="test_reconnection",
+        args="TestReconnectionArgs",
+        result=None,
+        mode=ResultMode.CONTENT,
+    ),
+    "test_sampling": HandledTool(
+        method="test_sampling", args="TestSamplingArgs", result=None, mode=ResultMode.CONTENT
+    ),
+    "test_simple_text": HandledTool(
+        method="test_simple_text", args="TestSimpleTextArgs", result=None, mode=ResultMode.CONTENT
+    ),
+    "test_streaming_elicitation": HandledTool(
+        method="test_streaming_elicitation",
+        args="TestStreamingElicitationArgs",
+        result=None,
+        mode=ResultMode.CONTENT,
+    ),
+    "test_tool_with_logging": HandledTool(
+        method="test_tool_with_logging",
+        args="TestToolWithLoggingArgs",
+        result=None,
+        mode=ResultMode.CONTENT,
+    ),
+    "test_tool_with_progress": HandledTool(
+        method="test_tool_with_progress",
+        args="TestToolWithProgressArgs",
+        result=None,
+        mode=ResultMode.CONTENT,
     ),
 }
 
-# prompt name -> (handler method, arguments model)
-PROMPTS: dict[str, tuple[str, str]] = {
-    "test_input_required_result_prompt": (
-        "prompt_test_input_required_result_prompt",
-        "PromptTestInputRequiredResultPromptArgs",
+# prompt name -> its handler method and arguments model
+PROMPTS: dict[str, HandledItem] = {
+    "test_input_required_result_prompt": HandledItem(
+        method="prompt_test_input_required_result_prompt",
+        model="PromptTestInputRequiredResultPromptArgs",
     ),
-    "test_prompt_with_arguments": (
-        "prompt_test_prompt_with_arguments",
-        "PromptTestPromptWithArgumentsArgs",
+    "test_prompt_with_arguments": HandledItem(
+        method="prompt_test_prompt_with_arguments", model="PromptTestPromptWithArgumentsArgs"
     ),
-    "test_prompt_with_embedded_resource": (
-        "prompt_test_prompt_with_embedded_resource",
-        "PromptTestPromptWithEmbeddedResourceArgs",
+    "test_prompt_with_embedded_resource": HandledItem(
+        method="prompt_test_prompt_with_embedded_resource",
+        model="PromptTestPromptWithEmbeddedResourceArgs",
     ),
-    "test_prompt_with_image": ("prompt_test_prompt_with_image", "PromptTestPromptWithImageArgs"),
-    "test_simple_prompt": ("prompt_test_simple_prompt", "PromptTestSimplePromptArgs"),
+    "test_prompt_with_image": HandledItem(
+        method="prompt_test_prompt_with_image", model="PromptTestPromptWithImageArgs"
+    ),
+    "test_simple_prompt": HandledItem(
+        method="prompt_test_simple_prompt", model="PromptTestSimplePromptArgs"
+    ),
 }
 
 # resource URI -> handler method
@@ -146,7 +230,9 @@ RESOURCES: dict[str, str] = {
     "test://watched-resource": "resource_watched_resource",
 }
 
-# URI template -> (handler method, variables model)
-TEMPLATES: dict[str, tuple[str, str]] = {
-    "test://template/{id}/data": ("template_template", "TemplateTemplateParams"),
+# URI template -> its handler method and variables model
+TEMPLATES: dict[str, HandledItem] = {
+    "test://template/{id}/data": HandledItem(
+        method="template_template", model="TemplateTemplateParams"
+    ),
 }

@@ -14,5 +14,3 @@ from mcpgen.runtime.support.server import requires_scopes as requires_scopes
 from . import models as models
 from .base import ToolsBase as ToolsBase
 from .base import build_server as build_server
-
-features = models  # handlers.py files written before the prompt models moved name them `features.X`

@@ -2,6 +2,8 @@
 """What this server serves, as data: each declaration exactly as the source gives it, and which
 handler method, models and result shape serve it (read by the runtime's `bind_handlers`)."""
 
+from mcpgen.runtime.support.server import HandledItem, HandledTool, ResultMode
+
 SERVER_NAME = "weather_server"
 SERVER_VERSION = "0.1.0"
 # What the source said about itself (initialize): handlers.py may override it (INSTRUCTIONS,
@@ -10,24 +12,40 @@ SERVER_INFO_JSON = "{}"
 INSTRUCTIONS: str | None = None
 
 # JSON text, not Python literals: numbers, key order and unknown keywords round-trip exactly.
-TOOLS_JSON = '[{"name":"get-forecast","title":"Weather forecast","description":"Daily forecast for a city, up to two weeks ahead.","inputSchema":{"type":"object","properties":{"city":{"type":"string","minLength":1,"description":"City name, e.g. \\"Paris\\"."},"days":{"type":"integer","minimum":1,"maximum":14,"default":3,"description":"How many days to forecast."},"units":{"type":"string","enum":["celsius","fahrenheit"],"default":"celsius"}},"required":["city"],"additionalProperties":false},"outputSchema":{"type":"object","properties":{"city":{"type":"string"},"units":{"type":"string","enum":["celsius","fahrenheit"]},"days":{"type":"array","items":{"type":"object","properties":{"day":{"type":"integer"},"high":{"type":"number"},"low":{"type":"number"},"summary":{"type":"string"}},"required":["day","high","low","summary"]}}},"required":["city","units","days"]},"annotations":{"readOnlyHint":true}},{"name":"list_cities","description":"Cities the service knows about.","inputSchema":{"type":"object","properties":{"country":{"type":"string","description":"ISO country code filter"}},"additionalProperties":false},"outputSchema":{"type":"object","properties":{"result":{"type":"array","items":{"type":"string"}}},"required":["result"]}},{"name":"weather.alert","description":"Raise a weather alert for a region (returns a human-readable confirmation).","inputSchema":{"type":"object","properties":{"region":{"type":"string"},"level":{"type":"string","enum":["yellow","orange","red"]},"message":{"type":"string","maxLength":280}},"required":["region","level"]}}]'
-PROMPTS_JSON = "[]"
-RESOURCES_JSON = "[]"
-TEMPLATES_JSON = "[]"
+# One declaration a line.
+TOOLS_JSON: tuple[str, ...] = (
+    '{"name":"get-forecast","title":"Weather forecast","description":"Daily forecast for a city, up to two weeks ahead.","inputSchema":{"type":"object","properties":{"city":{"type":"string","minLength":1,"description":"City name, e.g. \\"Paris\\"."},"days":{"type":"integer","minimum":1,"maximum":14,"default":3,"description":"How many days to forecast."},"units":{"type":"string","enum":["celsius","fahrenheit"],"default":"celsius"}},"required":["city"],"additionalProperties":false},"outputSchema":{"type":"object","properties":{"city":{"type":"string"},"units":{"type":"string","enum":["celsius","fahrenheit"]},"days":{"type":"array","items":{"type":"object","properties":{"day":{"type":"integer"},"high":{"type":"number"},"low":{"type":"number"},"summary":{"type":"string"}},"required":["day","high","low","summary"]}}},"required":["city","units","days"]},"annotations":{"readOnlyHint":true}}',
+    '{"name":"list_cities","description":"Cities the service knows about.","inputSchema":{"type":"object","properties":{"country":{"type":"string","description":"ISO country code filter"}},"additionalProperties":false},"outputSchema":{"type":"object","properties":{"result":{"type":"array","items":{"type":"string"}}},"required":["result"]}}',
+    '{"name":"weather.alert","description":"Raise a weather alert for a region (returns a human-readable confirmation).","inputSchema":{"type":"object","properties":{"region":{"type":"string"},"level":{"type":"string","enum":["yellow","orange","red"]},"message":{"type":"string","maxLength":280}},"required":["region","level"]}}',
+)
+PROMPTS_JSON: tuple[str, ...] = ()
+RESOURCES_JSON: tuple[str, ...] = ()
+TEMPLATES_JSON: tuple[str, ...] = ()
 
-# tool name -> (handler method, Args model, Result model or None, how the result is sent:
-# none | model | wrapped_model | root | wrapped_root, see mcpgen.runtime.server.adapter)
-TOOLS: dict[str, tuple[str, str, str | None, str]] = {
-    "get-forecast": ("get_forecast", "GetForecastArgs", "GetForecastResult", "model"),
-    "list_cities": ("list_cities", "ListCitiesArgs", "ListCitiesResult", "wrapped_root"),
-    "weather.alert": ("weather_alert", "WeatherAlertArgs", None, "none"),
+# tool name -> its handler method, Args and Result models, and how the result is sent
+TOOLS: dict[str, HandledTool] = {
+    "get-forecast": HandledTool(
+        method="get_forecast",
+        args="GetForecastArgs",
+        result="GetForecastResult",
+        mode=ResultMode.MODEL,
+    ),
+    "list_cities": HandledTool(
+        method="list_cities",
+        args="ListCitiesArgs",
+        result="ListCitiesResult",
+        mode=ResultMode.WRAPPED_ROOT,
+    ),
+    "weather.alert": HandledTool(
+        method="weather_alert", args="WeatherAlertArgs", result=None, mode=ResultMode.CONTENT
+    ),
 }
 
-# prompt name -> (handler method, arguments model)
-PROMPTS: dict[str, tuple[str, str]] = {}
+# prompt name -> its handler method and arguments model
+PROMPTS: dict[str, HandledItem] = {}
 
 # resource URI -> handler method
 RESOURCES: dict[str, str] = {}
 
-# URI template -> (handler method, variables model)
-TEMPLATES: dict[str, tuple[str, str]] = {}
+# URI template -> its handler method and variables model
+TEMPLATES: dict[str, HandledItem] = {}

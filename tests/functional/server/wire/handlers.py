@@ -1,7 +1,7 @@
 """Handlers for tests/functional/server/wire/catalog.json: every result shape a generated server sends.
 
 Written against the names `_generated` has exported since before the adapter moved into the
-runtime (`features.X` prompt models, a keyword-built ToolResult with dict blocks), so the same
+runtime (`models.X` prompt models, a keyword-built ToolResult with dict blocks), so the same
 file serves the transcript's recording and its replay. Some methods are left out on purpose:
 they answer "not implemented".
 """
@@ -18,7 +18,6 @@ from ._generated import (
     ToolOutput,
     ToolResult,
     ToolsBase,
-    features,
     models,
 )
 
@@ -63,16 +62,16 @@ class Handlers(ToolsBase):
     async def unicode(self, args: models.UnicodeArgs, ctx: Context) -> models.UnicodeResult:
         return models.UnicodeResult(echo=args.text)
 
-    async def prompt_greet(self, args: features.PromptGreetArgs, ctx: Context) -> PromptOutput:
+    async def prompt_greet(self, args: models.PromptGreetArgs, ctx: Context) -> PromptOutput:
         return f"Hello {args.who}, {args.tone or 'plainly'}"
 
-    async def prompt_conversation(self, args: features.PromptConversationArgs, ctx: Context) -> PromptOutput:
+    async def prompt_conversation(self, args: models.PromptConversationArgs, ctx: Context) -> PromptOutput:
         return [
             {"role": "user", "content": {"type": "text", "text": f"Tell me about {args.topic_name}"}},
             {"role": "assistant", "content": {"type": "text", "text": "Gladly."}},
         ]
 
-    async def prompt_whole(self, args: features.PromptWholeArgs, ctx: Context) -> PromptOutput:
+    async def prompt_whole(self, args: models.PromptWholeArgs, ctx: Context) -> PromptOutput:
         return {"description": "whole", "messages": []}
 
     async def resource_text(self, ctx: Context) -> ResourceOutput:
@@ -90,7 +89,7 @@ class Handlers(ToolsBase):
     async def resource_whole(self, ctx: Context) -> ResourceOutput:
         return {"contents": [{"uri": "test://whole", "text": "all of it", "mimeType": "text/markdown"}]}
 
-    async def template_item(self, params: features.TemplateItemParams, ctx: Context) -> ResourceOutput:
+    async def template_item(self, params: models.TemplateItemParams, ctx: Context) -> ResourceOutput:
         return f'{{"id": "{params.item_id}", "part": "{params.part}"}}'
 
     async def complete(

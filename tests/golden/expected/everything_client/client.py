@@ -48,11 +48,21 @@ class AsyncClient(AsyncClientBase):
         Echoes back the input string
 
         Args:
-            message: Message to echo
+            message (str): Message to echo.
+
+        Returns:
+            ToolResult: The tool's content blocks (`.text` joins the text ones).
+
+        Raises:
+            InvalidArguments: An argument does not match inputSchema (nothing was sent).
+            ToolError: The tool reported an error (`isError: true`); `.result` holds it.
+            RpcError: The server answered with a JSON-RPC error (e.g. an unknown tool).
+            RequestTimeout: No answer within the call's timeout.
+            ConnectionClosed: The connection ended before the answer came.
 
         MCP tool: 'echo'
         """
-        return await self._call_text("echo", locals())
+        return await self._call_text("echo", {"message": message})
 
     async def get_annotated_message(
         self,
@@ -65,21 +75,44 @@ class AsyncClient(AsyncClientBase):
         Demonstrates how annotations can be used to provide metadata about content.
 
         Args:
-            message_type: Type of message to demonstrate different annotation patterns
-            include_image: Whether to include an example image
+            message_type (Literal['error', 'success', 'debug']): Type of message to
+                demonstrate different annotation patterns.
+            include_image (bool, optional): Whether to include an example image. Left out,
+                the server's default applies: false.
+
+        Returns:
+            ToolResult: The tool's content blocks (`.text` joins the text ones).
+
+        Raises:
+            InvalidArguments: An argument does not match inputSchema (nothing was sent).
+            ToolError: The tool reported an error (`isError: true`); `.result` holds it.
+            RpcError: The server answered with a JSON-RPC error (e.g. an unknown tool).
+            RequestTimeout: No answer within the call's timeout.
+            ConnectionClosed: The connection ended before the answer came.
 
         MCP tool: 'get-annotated-message'
         """
-        return await self._call_text("get-annotated-message", locals())
+        return await self._call_text(
+            "get-annotated-message", {"messageType": message_type, "includeImage": include_image}
+        )
 
     async def get_env(self) -> ToolResult:
         """Print Environment Tool
 
         Returns all environment variables, helpful for debugging MCP server configuration
 
+        Returns:
+            ToolResult: The tool's content blocks (`.text` joins the text ones).
+
+        Raises:
+            ToolError: The tool reported an error (`isError: true`); `.result` holds it.
+            RpcError: The server answered with a JSON-RPC error (e.g. an unknown tool).
+            RequestTimeout: No answer within the call's timeout.
+            ConnectionClosed: The connection ended before the answer came.
+
         MCP tool: 'get-env'
         """
-        return await self._call_text("get-env", locals())
+        return await self._call_text("get-env", {})
 
     async def get_resource_links(self, *, count: float | Unset = UNSET) -> ToolResult:
         """Get Resource Links Tool
@@ -87,11 +120,22 @@ class AsyncClient(AsyncClientBase):
         Returns up to ten resource links that reference different types of resources
 
         Args:
-            count: Number of resource links to return (1-10)
+            count (float, optional): Number of resource links to return (1-10). Left out,
+                the server's default applies: 3.
+
+        Returns:
+            ToolResult: The tool's content blocks (`.text` joins the text ones).
+
+        Raises:
+            InvalidArguments: An argument does not match inputSchema (nothing was sent).
+            ToolError: The tool reported an error (`isError: true`); `.result` holds it.
+            RpcError: The server answered with a JSON-RPC error (e.g. an unknown tool).
+            RequestTimeout: No answer within the call's timeout.
+            ConnectionClosed: The connection ended before the answer came.
 
         MCP tool: 'get-resource-links'
         """
-        return await self._call_text("get-resource-links", locals())
+        return await self._call_text("get-resource-links", {"count": count})
 
     async def get_resource_reference(
         self,
@@ -104,11 +148,26 @@ class AsyncClient(AsyncClientBase):
         Returns a resource reference that can be used by MCP clients
 
         Args:
-            resource_id: ID of the text resource to fetch
+            resource_type (Literal['Text', 'Blob'], optional): Left out, the server's
+                default applies: \"Text\".
+            resource_id (float, optional): ID of the text resource to fetch. Left out, the
+                server's default applies: 1.
+
+        Returns:
+            ToolResult: The tool's content blocks (`.text` joins the text ones).
+
+        Raises:
+            InvalidArguments: An argument does not match inputSchema (nothing was sent).
+            ToolError: The tool reported an error (`isError: true`); `.result` holds it.
+            RpcError: The server answered with a JSON-RPC error (e.g. an unknown tool).
+            RequestTimeout: No answer within the call's timeout.
+            ConnectionClosed: The connection ended before the answer came.
 
         MCP tool: 'get-resource-reference'
         """
-        return await self._call_text("get-resource-reference", locals())
+        return await self._call_text(
+            "get-resource-reference", {"resourceType": resource_type, "resourceId": resource_id}
+        )
 
     async def get_structured_content(
         self, *, location: _typing.Literal["New York", "Chicago", "Los Angeles"]
@@ -118,13 +177,25 @@ class AsyncClient(AsyncClientBase):
         Returns structured content along with an output schema for client data validation
 
         Args:
-            location: Choose city
+            location (Literal['New York', 'Chicago', 'Los Angeles']): Choose city.
+
+        Returns:
+            GetStructuredContentResult: structuredContent, checked against outputSchema.
+
+        Raises:
+            InvalidArguments: An argument does not match inputSchema (nothing was sent).
+            ToolError: The tool reported an error (`isError: true`); `.result` holds it.
+            ToolOutputError: The result does not match outputSchema
+                (validate_output='strict').
+            RpcError: The server answered with a JSON-RPC error (e.g. an unknown tool).
+            RequestTimeout: No answer within the call's timeout.
+            ConnectionClosed: The connection ended before the answer came.
 
         MCP tool: 'get-structured-content'
         """
         return _cast(
             "_models.GetStructuredContentResult",
-            await self._call("get-structured-content", locals()),
+            await self._call("get-structured-content", {"location": location}),
         )
 
     async def get_sum(self, *, a: float, b: float) -> ToolResult:
@@ -133,21 +204,40 @@ class AsyncClient(AsyncClientBase):
         Returns the sum of two numbers
 
         Args:
-            a: First number
-            b: Second number
+            a (float): First number.
+            b (float): Second number.
+
+        Returns:
+            ToolResult: The tool's content blocks (`.text` joins the text ones).
+
+        Raises:
+            InvalidArguments: An argument does not match inputSchema (nothing was sent).
+            ToolError: The tool reported an error (`isError: true`); `.result` holds it.
+            RpcError: The server answered with a JSON-RPC error (e.g. an unknown tool).
+            RequestTimeout: No answer within the call's timeout.
+            ConnectionClosed: The connection ended before the answer came.
 
         MCP tool: 'get-sum'
         """
-        return await self._call_text("get-sum", locals())
+        return await self._call_text("get-sum", {"a": a, "b": b})
 
     async def get_tiny_image(self) -> ToolResult:
         """Get Tiny Image Tool
 
         Returns a tiny MCP logo image.
 
+        Returns:
+            ToolResult: The tool's content blocks (`.text` joins the text ones).
+
+        Raises:
+            ToolError: The tool reported an error (`isError: true`); `.result` holds it.
+            RpcError: The server answered with a JSON-RPC error (e.g. an unknown tool).
+            RequestTimeout: No answer within the call's timeout.
+            ConnectionClosed: The connection ended before the answer came.
+
         MCP tool: 'get-tiny-image'
         """
-        return await self._call_text("get-tiny-image", locals())
+        return await self._call_text("get-tiny-image", {})
 
     async def gzip_file_as_resource(
         self,
@@ -161,13 +251,32 @@ class AsyncClient(AsyncClientBase):
         Compresses a single file using gzip compression. Depending upon the selected output type, returns either the compressed data as a gzipped resource or a resource link, allowing it to be downloaded in a subsequent request during the current session.
 
         Args:
-            name: Name of the output file
-            data: URL or data URI of the file content to compress
-            output_type: How the resulting gzipped file should be returned. 'resourceLink' returns a link to a resource that can be read later, 'resource' returns a full resource object.
+            name (str, optional): Name of the output file. Left out, the server's default
+                applies: \"README.md.gz\".
+            data (str, optional): URL or data URI of the file content to compress. Left out,
+                the server's default applies:
+                \"https://raw.githubusercontent.com/modelcontextprotocol/servers/refs/heads/m
+                ....
+            output_type (Literal['resourceLink', 'resource'], optional): How the resulting
+                gzipped file should be returned. 'resourceLink' returns a link to a resource
+                that can be read later, 'resource' returns a full resource object. Left out,
+                the server's default applies: \"resourceLink\".
+
+        Returns:
+            ToolResult: The tool's content blocks (`.text` joins the text ones).
+
+        Raises:
+            InvalidArguments: An argument does not match inputSchema (nothing was sent).
+            ToolError: The tool reported an error (`isError: true`); `.result` holds it.
+            RpcError: The server answered with a JSON-RPC error (e.g. an unknown tool).
+            RequestTimeout: No answer within the call's timeout.
+            ConnectionClosed: The connection ended before the answer came.
 
         MCP tool: 'gzip-file-as-resource'
         """
-        return await self._call_text("gzip-file-as-resource", locals())
+        return await self._call_text(
+            "gzip-file-as-resource", {"name": name, "data": data, "outputType": output_type}
+        )
 
     async def simulate_research_query(
         self, *, topic: str, ambiguous: bool | Unset = UNSET
@@ -177,30 +286,62 @@ class AsyncClient(AsyncClientBase):
         Simulates a deep research operation that gathers, analyzes, and synthesizes information. Demonstrates MCP task-based operations with progress through multiple stages. If 'ambiguous' is true and client supports elicitation, sends an elicitation request for clarification.
 
         Args:
-            topic: The research topic to investigate
-            ambiguous: Simulate an ambiguous query that requires clarification (triggers input_required status)
+            topic (str): The research topic to investigate.
+            ambiguous (bool, optional): Simulate an ambiguous query that requires
+                clarification (triggers input_required status). Left out, the server's
+                default applies: false.
+
+        Returns:
+            ToolResult: The tool's content blocks (`.text` joins the text ones).
+
+        Raises:
+            InvalidArguments: An argument does not match inputSchema (nothing was sent).
+            ToolError: The tool reported an error (`isError: true`); `.result` holds it.
+            RpcError: The server answered with a JSON-RPC error (e.g. an unknown tool).
+            RequestTimeout: No answer within the call's timeout.
+            ConnectionClosed: The connection ended before the answer came.
 
         MCP tool: 'simulate-research-query'
         """
-        return await self._call_text("simulate-research-query", locals())
+        return await self._call_text(
+            "simulate-research-query", {"topic": topic, "ambiguous": ambiguous}
+        )
 
     async def toggle_simulated_logging(self) -> ToolResult:
         """Toggle Simulated Logging
 
         Toggles simulated, random-leveled logging on or off.
 
+        Returns:
+            ToolResult: The tool's content blocks (`.text` joins the text ones).
+
+        Raises:
+            ToolError: The tool reported an error (`isError: true`); `.result` holds it.
+            RpcError: The server answered with a JSON-RPC error (e.g. an unknown tool).
+            RequestTimeout: No answer within the call's timeout.
+            ConnectionClosed: The connection ended before the answer came.
+
         MCP tool: 'toggle-simulated-logging'
         """
-        return await self._call_text("toggle-simulated-logging", locals())
+        return await self._call_text("toggle-simulated-logging", {})
 
     async def toggle_subscriber_updates(self) -> ToolResult:
         """Toggle Subscriber Updates
 
         Toggles simulated resource subscription updates on or off.
 
+        Returns:
+            ToolResult: The tool's content blocks (`.text` joins the text ones).
+
+        Raises:
+            ToolError: The tool reported an error (`isError: true`); `.result` holds it.
+            RpcError: The server answered with a JSON-RPC error (e.g. an unknown tool).
+            RequestTimeout: No answer within the call's timeout.
+            ConnectionClosed: The connection ended before the answer came.
+
         MCP tool: 'toggle-subscriber-updates'
         """
-        return await self._call_text("toggle-subscriber-updates", locals())
+        return await self._call_text("toggle-subscriber-updates", {})
 
     async def trigger_long_running_operation(
         self, *, duration: float | Unset = UNSET, steps: float | Unset = UNSET
@@ -210,12 +351,26 @@ class AsyncClient(AsyncClientBase):
         Demonstrates a long running operation with progress updates.
 
         Args:
-            duration: Duration of the operation in seconds
-            steps: Number of steps in the operation
+            duration (float, optional): Duration of the operation in seconds. Left out, the
+                server's default applies: 10.
+            steps (float, optional): Number of steps in the operation. Left out, the
+                server's default applies: 5.
+
+        Returns:
+            ToolResult: The tool's content blocks (`.text` joins the text ones).
+
+        Raises:
+            InvalidArguments: An argument does not match inputSchema (nothing was sent).
+            ToolError: The tool reported an error (`isError: true`); `.result` holds it.
+            RpcError: The server answered with a JSON-RPC error (e.g. an unknown tool).
+            RequestTimeout: No answer within the call's timeout.
+            ConnectionClosed: The connection ended before the answer came.
 
         MCP tool: 'trigger-long-running-operation'
         """
-        return await self._call_text("trigger-long-running-operation", locals())
+        return await self._call_text(
+            "trigger-long-running-operation", {"duration": duration, "steps": steps}
+        )
 
     async def get_args_prompt(self, *, city: str, state: str | None = None) -> PromptResult:
         """Arguments Prompt
@@ -223,7 +378,16 @@ class AsyncClient(AsyncClientBase):
         A prompt with two arguments, one required and one optional
 
         Args:
-            city: Name of the city
+            city (str): Name of the city.
+            state (str, optional): Left out of the request when None.
+
+        Returns:
+            PromptResult: The prompt's messages (and its description, if any).
+
+        Raises:
+            RpcError: The server answered with a JSON-RPC error (e.g. an unknown tool).
+            RequestTimeout: No answer within the call's timeout.
+            ConnectionClosed: The connection ended before the answer came.
 
         MCP prompt: 'args-prompt'
         """
@@ -239,8 +403,16 @@ class AsyncClient(AsyncClientBase):
         First argument choice narrows values for second argument.
 
         Args:
-            department: Choose the department.
-            name: Choose a team member to lead the selected department.
+            department (str): Choose the department.
+            name (str): Choose a team member to lead the selected department.
+
+        Returns:
+            PromptResult: The prompt's messages (and its description, if any).
+
+        Raises:
+            RpcError: The server answered with a JSON-RPC error (e.g. an unknown tool).
+            RequestTimeout: No answer within the call's timeout.
+            ConnectionClosed: The connection ended before the answer came.
 
         MCP prompt: 'completable-prompt'
         """
@@ -255,8 +427,16 @@ class AsyncClient(AsyncClientBase):
         A prompt that includes an embedded resource reference
 
         Args:
-            resource_type: Type of resource to fetch
-            resource_id: ID of the text resource to fetch
+            resource_type (str): Type of resource to fetch.
+            resource_id (str): ID of the text resource to fetch.
+
+        Returns:
+            PromptResult: The prompt's messages (and its description, if any).
+
+        Raises:
+            RpcError: The server answered with a JSON-RPC error (e.g. an unknown tool).
+            RequestTimeout: No answer within the call's timeout.
+            ConnectionClosed: The connection ended before the answer came.
 
         MCP prompt: 'resource-prompt'
         """
@@ -270,6 +450,14 @@ class AsyncClient(AsyncClientBase):
 
         A prompt with no arguments
 
+        Returns:
+            PromptResult: The prompt's messages (and its description, if any).
+
+        Raises:
+            RpcError: The server answered with a JSON-RPC error (e.g. an unknown tool).
+            RequestTimeout: No answer within the call's timeout.
+            ConnectionClosed: The connection ended before the answer came.
+
         MCP prompt: 'simple-prompt'
         """
         arguments: dict[str, str] = {}
@@ -277,6 +465,17 @@ class AsyncClient(AsyncClientBase):
 
     async def read_dynamic_blob_resource(self, *, resource_id: str) -> ResourceContents:
         """Binary (base64) dynamic resource fabricated from the {resourceId} variable, which must be an integer.
+
+        Args:
+            resource_id (str):
+
+        Returns:
+            ResourceContents: What the server read at the expanded URI.
+
+        Raises:
+            RpcError: The server answered with a JSON-RPC error (e.g. an unknown tool).
+            RequestTimeout: No answer within the call's timeout.
+            ConnectionClosed: The connection ended before the answer came.
 
         MCP resource template: 'demo://resource/dynamic/blob/{resourceId}'
         """
@@ -287,6 +486,17 @@ class AsyncClient(AsyncClientBase):
 
     async def read_dynamic_text_resource(self, *, resource_id: str) -> ResourceContents:
         """Plaintext dynamic resource fabricated from the {resourceId} variable, which must be an integer.
+
+        Args:
+            resource_id (str):
+
+        Returns:
+            ResourceContents: What the server read at the expanded URI.
+
+        Raises:
+            RpcError: The server answered with a JSON-RPC error (e.g. an unknown tool).
+            RequestTimeout: No answer within the call's timeout.
+            ConnectionClosed: The connection ended before the answer came.
 
         MCP resource template: 'demo://resource/dynamic/text/{resourceId}'
         """

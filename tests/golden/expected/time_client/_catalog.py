@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from mcpgen.runtime.support.client import ToolCatalog
+from mcpgen.runtime.support.client import ResultMode, ToolCatalog, ToolRow
 
 # The stdio command the catalog was read from; `AsyncClient.connect()` starts it again.
 SOURCE_COMMAND: tuple[str, ...] | None = None
@@ -15,10 +15,14 @@ SOURCE_URL: str | None = None
 
 SERVER_INFO: dict[str, Any] = {"name": "mcp-time", "version": "2026.10.19"}
 
-# wire name -> (Args model, Result model or None, unwrap {"result": X}, result is a RootModel)
-TOOL_TABLE: dict[str, tuple[str, str | None, bool, bool]] = {
-    "convert_time": ("ConvertTimeArgs", "ConvertTimeResult", False, False),
-    "get_current_time": ("GetCurrentTimeArgs", "GetCurrentTimeResult", False, False),
+# wire name -> its Args model, its Result model (None: no outputSchema) and how the result travels
+TOOL_TABLE: dict[str, ToolRow] = {
+    "convert_time": ToolRow(
+        args="ConvertTimeArgs", result="ConvertTimeResult", mode=ResultMode.MODEL
+    ),
+    "get_current_time": ToolRow(
+        args="GetCurrentTimeArgs", result="GetCurrentTimeResult", mode=ResultMode.MODEL
+    ),
 }
 
 # wire name -> hash of its inputSchema + outputSchema; compared with the live server on connect.
@@ -33,7 +37,11 @@ METHOD_NAMES: dict[str, str] = {
     "get_current_time": "get_current_time",
 }
 
-TOOLS_JSON = '[{"annotations":{"destructiveHint":false,"idempotentHint":true,"openWorldHint":false,"readOnlyHint":true},"description":"Convert time between timezones","inputSchema":{"properties":{"source_timezone":{"description":"Source IANA timezone name (e.g., \'America/New_York\', \'Europe/London\'). Use \'UTC\' as local timezone if no source timezone provided by the user.","title":"Source Timezone","type":"string"},"time":{"description":"Time to convert in 24-hour format (HH:MM)","title":"Time","type":"string"},"target_timezone":{"description":"Target IANA timezone name (e.g., \'Asia/Tokyo\', \'America/San_Francisco\'). Use \'UTC\' as local timezone if no target timezone provided by the user.","title":"Target Timezone","type":"string"}},"required":["source_timezone","time","target_timezone"],"type":"object","title":"convert_timeArguments"},"name":"convert_time","outputSchema":{"properties":{"source":{"$ref":"#/$defs/TimeResult"},"target":{"$ref":"#/$defs/TimeResult"},"time_difference":{"title":"Time Difference","type":"string"}},"required":["source","target","time_difference"],"type":"object","$defs":{"TimeResult":{"properties":{"timezone":{"title":"Timezone","type":"string"},"datetime":{"title":"Datetime","type":"string"},"day_of_week":{"title":"Day Of Week","type":"string"},"is_dst":{"title":"Is Dst","type":"boolean"}},"required":["timezone","datetime","day_of_week","is_dst"],"title":"TimeResult","type":"object"}},"title":"TimeConversionResult"}},{"annotations":{"destructiveHint":false,"idempotentHint":true,"openWorldHint":false,"readOnlyHint":true},"description":"Get current time in a specific timezone","inputSchema":{"properties":{"timezone":{"description":"IANA timezone name (e.g., \'America/New_York\', \'Europe/London\'). Use \'UTC\' as local timezone if no timezone provided by the user.","title":"Timezone","type":"string"}},"required":["timezone"],"type":"object","title":"get_current_timeArguments"},"name":"get_current_time","outputSchema":{"properties":{"timezone":{"title":"Timezone","type":"string"},"datetime":{"title":"Datetime","type":"string"},"day_of_week":{"title":"Day Of Week","type":"string"},"is_dst":{"title":"Is Dst","type":"boolean"}},"required":["timezone","datetime","day_of_week","is_dst"],"type":"object","title":"TimeResult"}}]'
+# Each tool exactly as the server listed it, one JSON text a line (parsed on first use).
+TOOLS_JSON: tuple[str, ...] = (
+    '{"annotations":{"destructiveHint":false,"idempotentHint":true,"openWorldHint":false,"readOnlyHint":true},"description":"Convert time between timezones","inputSchema":{"properties":{"source_timezone":{"description":"Source IANA timezone name (e.g., \'America/New_York\', \'Europe/London\'). Use \'UTC\' as local timezone if no source timezone provided by the user.","title":"Source Timezone","type":"string"},"time":{"description":"Time to convert in 24-hour format (HH:MM)","title":"Time","type":"string"},"target_timezone":{"description":"Target IANA timezone name (e.g., \'Asia/Tokyo\', \'America/San_Francisco\'). Use \'UTC\' as local timezone if no target timezone provided by the user.","title":"Target Timezone","type":"string"}},"required":["source_timezone","time","target_timezone"],"type":"object","title":"convert_timeArguments"},"name":"convert_time","outputSchema":{"properties":{"source":{"$ref":"#/$defs/TimeResult"},"target":{"$ref":"#/$defs/TimeResult"},"time_difference":{"title":"Time Difference","type":"string"}},"required":["source","target","time_difference"],"type":"object","$defs":{"TimeResult":{"properties":{"timezone":{"title":"Timezone","type":"string"},"datetime":{"title":"Datetime","type":"string"},"day_of_week":{"title":"Day Of Week","type":"string"},"is_dst":{"title":"Is Dst","type":"boolean"}},"required":["timezone","datetime","day_of_week","is_dst"],"title":"TimeResult","type":"object"}},"title":"TimeConversionResult"}}',
+    '{"annotations":{"destructiveHint":false,"idempotentHint":true,"openWorldHint":false,"readOnlyHint":true},"description":"Get current time in a specific timezone","inputSchema":{"properties":{"timezone":{"description":"IANA timezone name (e.g., \'America/New_York\', \'Europe/London\'). Use \'UTC\' as local timezone if no timezone provided by the user.","title":"Timezone","type":"string"}},"required":["timezone"],"type":"object","title":"get_current_timeArguments"},"name":"get_current_time","outputSchema":{"properties":{"timezone":{"title":"Timezone","type":"string"},"datetime":{"title":"Datetime","type":"string"},"day_of_week":{"title":"Day Of Week","type":"string"},"is_dst":{"title":"Is Dst","type":"boolean"}},"required":["timezone","datetime","day_of_week","is_dst"],"type":"object","title":"TimeResult"}}',
+)
 
 CATALOG = ToolCatalog(
     TOOLS_JSON, TOOL_TABLE, SCHEMA_HASHES, METHOD_NAMES, SOURCE_COMMAND, SOURCE_URL, SERVER_INFO

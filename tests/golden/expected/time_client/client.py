@@ -36,23 +36,65 @@ class AsyncClient(AsyncClientBase):
         """Convert time between timezones
 
         Args:
-            source_timezone: Source IANA timezone name (e.g., 'America/New_York', 'Europe/London'). Use 'UTC' as local timezone if no source timezone provided by the user.
-            time: Time to convert in 24-hour format (HH:MM)
-            target_timezone: Target IANA timezone name (e.g., 'Asia/Tokyo', 'America/San_Francisco'). Use 'UTC' as local timezone if no target timezone provided by the user.
+            source_timezone (str): Source IANA timezone name (e.g., 'America/New_York',
+                'Europe/London'). Use 'UTC' as local timezone if no source timezone provided
+                by the user.
+            time (str): Time to convert in 24-hour format (HH:MM).
+            target_timezone (str): Target IANA timezone name (e.g., 'Asia/Tokyo',
+                'America/San_Francisco'). Use 'UTC' as local timezone if no target timezone
+                provided by the user.
+
+        Returns:
+            ConvertTimeResult: structuredContent, checked against outputSchema.
+
+        Raises:
+            InvalidArguments: An argument does not match inputSchema (nothing was sent).
+            ToolError: The tool reported an error (`isError: true`); `.result` holds it.
+            ToolOutputError: The result does not match outputSchema
+                (validate_output='strict').
+            RpcError: The server answered with a JSON-RPC error (e.g. an unknown tool).
+            RequestTimeout: No answer within the call's timeout.
+            ConnectionClosed: The connection ended before the answer came.
 
         MCP tool: 'convert_time'
         """
-        return _cast("_models.ConvertTimeResult", await self._call("convert_time", locals()))
+        return _cast(
+            "_models.ConvertTimeResult",
+            await self._call(
+                "convert_time",
+                {
+                    "source_timezone": source_timezone,
+                    "time": time,
+                    "target_timezone": target_timezone,
+                },
+            ),
+        )
 
     async def get_current_time(self, *, timezone: str) -> _models.GetCurrentTimeResult:
         """Get current time in a specific timezone
 
         Args:
-            timezone: IANA timezone name (e.g., 'America/New_York', 'Europe/London'). Use 'UTC' as local timezone if no timezone provided by the user.
+            timezone (str): IANA timezone name (e.g., 'America/New_York', 'Europe/London').
+                Use 'UTC' as local timezone if no timezone provided by the user.
+
+        Returns:
+            GetCurrentTimeResult: structuredContent, checked against outputSchema.
+
+        Raises:
+            InvalidArguments: An argument does not match inputSchema (nothing was sent).
+            ToolError: The tool reported an error (`isError: true`); `.result` holds it.
+            ToolOutputError: The result does not match outputSchema
+                (validate_output='strict').
+            RpcError: The server answered with a JSON-RPC error (e.g. an unknown tool).
+            RequestTimeout: No answer within the call's timeout.
+            ConnectionClosed: The connection ended before the answer came.
 
         MCP tool: 'get_current_time'
         """
-        return _cast("_models.GetCurrentTimeResult", await self._call("get_current_time", locals()))
+        return _cast(
+            "_models.GetCurrentTimeResult",
+            await self._call("get_current_time", {"timezone": timezone}),
+        )
 
 
 class Client(SyncClientBase[AsyncClient]):

@@ -13,7 +13,7 @@ if TYPE_CHECKING:
 # module -> the names it declares
 _DECLARES: dict[str, tuple[str, ...]] = {
     "_shared": ("_McpgenExact", "_EXACT_SCHEMAS", "_EXACT_WRAPS"),
-    "get_forecast": ("Day", "GetForecastArgs", "GetForecastResult"),
+    "get_forecast": ("GetForecastArgs", "GetForecastResult", "GetForecastResultDay"),
     "list_cities": ("ListCitiesArgs", "ListCitiesResult"),
     "weather_alert": ("WeatherAlertArgs",),
 }

@@ -10,16 +10,6 @@ from pydantic import BaseModel, ConfigDict, Field
 from ._shared import _McpgenExact
 
 
-class Day(BaseModel):
-    model_config = ConfigDict(
-        extra="allow", populate_by_name=True, protected_namespaces=(), defer_build=True
-    )
-    day: int
-    high: int | float
-    low: int | float
-    summary: str
-
-
 class GetForecastArgs(_McpgenExact, BaseModel):
     model_config = ConfigDict(
         extra="allow", populate_by_name=True, protected_namespaces=(), defer_build=True
@@ -35,4 +25,14 @@ class GetForecastResult(_McpgenExact, BaseModel):
     )
     city: str
     units: Literal["celsius", "fahrenheit"]
-    days: list[Day]
+    days: list[GetForecastResultDay]
+
+
+class GetForecastResultDay(BaseModel):
+    model_config = ConfigDict(
+        extra="allow", populate_by_name=True, protected_namespaces=(), defer_build=True
+    )
+    day: int
+    high: int | float
+    low: int | float
+    summary: str
