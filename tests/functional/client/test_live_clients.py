@@ -66,7 +66,10 @@ def test_everything_server(origin: str, generate: GenerateFn) -> None:
             assert (await c.echo(message="héllo")).text == "Echo: héllo"
             assert "3" in (await c.get_sum(a=1, b=2)).text
             sc = await c.get_structured_content(location="Chicago")
-            assert isinstance(sc, pkg.models.GetStructuredContentResult) and isinstance(sc.temperature, float)
+            assert isinstance(sc, pkg.models.GetStructuredContentResult) and type(sc.temperature) in (
+                int,
+                float,
+            )  # a "number": the server's 36 stays 36
             img = await c.get_tiny_image()
             assert any(isinstance(b, pkg.ImageContent) and b.mime_type == "image/png" for b in img.content)
             links = await c.get_resource_links(count=2)
