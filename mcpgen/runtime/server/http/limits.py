@@ -30,6 +30,10 @@ class HttpLimits:
     # A connection that has not sent a request's complete headers this long after it opened (or
     # after its previous response) is closed: slowloris sockets cannot pile up.
     header_timeout: float = 10.0
+    # A request body that sends nothing for this long (idle), or is not complete this long after
+    # its head (total), has its connection closed: a slow body costs a slot for a bounded time.
+    body_timeout: float = 10.0
+    body_total_timeout: float = 60.0
     # An idle keep-alive connection is closed after this long (uvicorn's default, 5 s).
     keep_alive_timeout: float = 5.0
     # Connections open at once; one more is closed as soon as it is accepted (kept below the
@@ -50,6 +54,16 @@ _LIMIT_OPTIONS: dict[str, tuple[str, str, str]] = {
         "--header-timeout",
         "MCPGEN_HEADER_TIMEOUT",
         "seconds a connection gets to send complete request headers",
+    ),
+    "body_timeout": (
+        "--body-timeout",
+        "MCPGEN_BODY_TIMEOUT",
+        "seconds a request body may send nothing before its connection is closed",
+    ),
+    "body_total_timeout": (
+        "--body-total-timeout",
+        "MCPGEN_BODY_TOTAL_TIMEOUT",
+        "seconds a request body may take in all, from its head",
     ),
     "keep_alive_timeout": (
         "--keep-alive-timeout",
