@@ -51,8 +51,9 @@ async def app_serving(app: Any, limits: HttpLimits) -> AsyncIterator[int]:
 Answer = Callable[[dict[str, Any]], tuple[int, dict[str, str], bytes]]
 
 
-def jsonrpc_answer(hostile: tuple[int, dict[str, str], bytes]) -> Answer:
-    """initialize answered properly, notifications with 202, every other request with `hostile`."""
+def jsonrpc_answer(hostile: Callable[[Any], tuple[int, dict[str, str], bytes]]) -> Answer:
+    """initialize answered properly, notifications with 202, every other request with
+    `hostile(its id)`."""
 
     def answer(message: dict[str, Any]) -> tuple[int, dict[str, str], bytes]:
         if message.get("method") == "initialize":
@@ -60,7 +61,7 @@ def jsonrpc_answer(hostile: tuple[int, dict[str, str], bytes]) -> Answer:
             return 200, {"content-type": "application/json"}, body
         if "id" not in message:
             return 202, {}, b""
-        return hostile
+        return hostile(message["id"])
 
     return answer
 
