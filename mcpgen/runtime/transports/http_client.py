@@ -350,6 +350,11 @@ class StreamableHttpTransport:
             message = {**message, "id": request_id}  # an error for "the request" of this POST
         if not isinstance(message, dict) or message.get("id") != request_id:
             raise HttpError(status, "the body is not a JSON-RPC answer to this request")
+        if jsonrpc.classify(message) not in ("response", "error"):
+            # An OAuth error body (RFC 6750: {"error": "invalid_token"}) or other JSON that is no
+            # JSON-RPC answer: the call fails now with the status, instead of waiting its timeout.
+            first = body[:80].decode("utf-8", "replace").strip().splitlines()[0]
+            raise HttpError(status, f"a JSON body that is no JSON-RPC answer: {first}")
         self._deliver(message, body)
 
     async def _read_stream(self, response: _Response, request_id: RequestId) -> None:
