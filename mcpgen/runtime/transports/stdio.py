@@ -113,7 +113,8 @@ class _Inbox:
         # Pause and resume reading the pipe (set once it is connected).
         self.pause: Callable[[], None] = _nothing
         self.resume: Callable[[], None] = _nothing
-        self._paused = False
+        self._paused = False  # while lines pile up with nobody taking them
+        self._held = False  # while the session has as many requests in flight as it takes
 
     def attach(self, reader: asyncio.ReadTransport) -> None:
         """Read the pipe through `reader` (once connected): pause it while lines pile up, and
@@ -168,7 +169,8 @@ class _Inbox:
             self._deliver()
             if self._paused:
                 self._paused = False
-                self.resume()
+                if not self._held:
+                    self.resume()
             if self._eof and not self._ended.done():
                 self._ended.set_result(None)
             await self._ended
@@ -188,12 +190,23 @@ class _Inbox:
                 return None
             if self._paused:
                 self._paused = False
-                self.resume()
+                if not self._held:
+                    self.resume()
             self._waiter = asyncio.get_running_loop().create_future()
             try:
                 await self._waiter
             finally:
                 self._waiter = None
+
+    def hold(self) -> None:
+        """Stop reading the pipe until `release` (back-pressure from the session)."""
+        self._held = True
+        self.pause()
+
+    def release(self) -> None:
+        self._held = False
+        if not self._paused:
+            self.resume()
 
 
 def _nothing() -> None:
@@ -284,6 +297,13 @@ class _LineEnds:
     async def listen(self, on_line: Callable[[bytes], None]) -> None:
         """Hand each line the peer writes to `on_line` as it arrives; returns at its end."""
         await self._inbox.listen(on_line)
+
+    def pause_reading(self) -> None:
+        """Read nothing more until `resume_reading` (the session's in-flight bound)."""
+        self._inbox.hold()
+
+    def resume_reading(self) -> None:
+        self._inbox.release()
 
 
 class StdioClientTransport(_LineEnds):
