@@ -47,30 +47,50 @@ class _LineSplitter:
         self._buffer = bytearray()  # the start of a line whose newline has not come yet
         self._max = max_bytes
         self._lines: collections.deque[bytes] = collections.deque()
+        # A line over max_bytes is dropped whole: its bytes are skipped up to its newline, so
+        # its tail is never read as a message of its own.
+        self._dropping = False
 
     def feed(self, chunk: bytes) -> None:
         start = 0
-        if self._buffer:
+        if self._dropping:
+            at = chunk.find(b"\n")
+            if at < 0:
+                return
+            self._dropping = False
+            start = at + 1
+        elif self._buffer:
             at = chunk.find(b"\n")
             if at < 0:
                 self._keep(chunk)
                 return
-            self._buffer += chunk[:at]
-            self._add(bytes(self._buffer))
+            if len(self._buffer) + at > self._max:
+                self._drop(until_newline=False)  # its newline is here
+            else:
+                self._buffer += chunk[:at]
+                self._add(bytes(self._buffer))
             self._buffer.clear()
             start = at + 1
-        find, add = chunk.find, self._add
+        find, add, most = chunk.find, self._add, self._max
         while (at := find(b"\n", start)) >= 0:
-            add(chunk[start:at])
+            if at - start <= most:
+                add(chunk[start:at])
+            else:  # a whole line over the limit inside one read
+                self._drop(until_newline=False)
             start = at + 1
         if start < len(chunk):
             self._keep(chunk[start:])
 
     def _keep(self, partial: bytes) -> None:
+        if len(self._buffer) + len(partial) > self._max:
+            self._buffer.clear()  # never grown past the limit
+            self._drop(until_newline=True)
+            return
         self._buffer += partial
-        if len(self._buffer) > self._max:
-            log.warning("dropping a message over %d bytes", self._max)
-            self._buffer.clear()
+
+    def _drop(self, *, until_newline: bool) -> None:
+        log.warning("dropping a message over %d bytes (up to its newline)", self._max)
+        self._dropping = until_newline
 
     def _add(self, line: bytes) -> None:
         if line.endswith(b"\r"):
