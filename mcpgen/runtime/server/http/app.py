@@ -87,6 +87,9 @@ class StreamableHttpApp:
             return
         if scope["type"] != "http":
             return
+        if len(scope["headers"]) > self.limits.max_headers > 0:
+            await plain(send, 431, "Request header fields too large", {"connection": "close"})
+            return
         headers = headers_of(scope)
         if scope["method"] == "POST" and declared_length(headers) > self.limits.max_body_bytes:
             # Refused before the body is read or anything else is checked.

@@ -16,6 +16,10 @@ from .limits import HttpLimits
 from .logs import log
 from .streams import LOSS_KEY, ConnectionLoss
 
+_HEAD_TOO_LARGE = (
+    b"HTTP/1.1 431 Request Header Fields Too Large\r\ncontent-type: text/plain; charset=utf-8\r\n"
+    b"content-length: 32\r\nconnection: close\r\n\r\nRequest header fields too large\n"
+)
 # What one event-loop step may hold back for a single write (OneWrite); past it, bytes leave at once.
 ONE_WRITE_MAX = 64 * 1024
 
@@ -44,6 +48,7 @@ def guarded_protocol(limits: HttpLimits, max_connections: int) -> type[Any]:
         "header_timeout": limits.header_timeout,
         "body_timeout": limits.body_timeout,
         "body_total_timeout": limits.body_total_timeout,
+        "max_header_bytes": limits.max_header_bytes,
         "max_connections": max_connections,
     }
     return type("GuardedProtocol", (_Guards, base), guards)
@@ -55,7 +60,10 @@ class _Guards:
     header_timeout: float
     body_timeout: float
     body_total_timeout: float
+    max_header_bytes: int
     max_connections: int
+    # Bytes of the reads that left the current request head incomplete.
+    _head_bytes: int = 0
     _head_timer: asyncio.TimerHandle | None = None
     # Armed only while a body is incomplete after a read: a request that arrives whole (nearly
     # every one) costs no timer.
@@ -124,15 +132,30 @@ class _Guards:
         super().on_response_complete()  # type: ignore[misc]
 
     def data_received(self, data: bytes) -> None:
+        before = self.cycle
         super().data_received(data)  # type: ignore[misc]
         cycle = self.cycle
         if cycle is not None and not cycle.response_complete and cycle.more_body:
             self._body_progress()  # a head complete, its body not
         elif self._body_idle is not None or self._body_total is not None:
             self._body_done()
-        if self._head_timer is None and self.header_timeout > 0 and not self.transport.is_closing():
-            if cycle is None or cycle.response_complete:  # a request head begun, not complete
+        if cycle is None or cycle.response_complete:  # a request head begun, not complete
+            if cycle is before and self.max_header_bytes > 0:
+                self._head_bytes += len(data)
+                if self._head_bytes > self.max_header_bytes:
+                    self._refuse_head()
+                    return
+            if self._head_timer is None and self.header_timeout > 0 and not self.transport.is_closing():
                 self._arm()
+        elif self._head_bytes:
+            self._head_bytes = 0
+
+    def _refuse_head(self) -> None:
+        log.info("closing a connection whose request head passed %d bytes (--max-header-bytes)", self.max_header_bytes)
+        self._disarm()
+        if not self.transport.is_closing():
+            self.transport.write(_HEAD_TOO_LARGE)
+            self.transport.close()
 
     def _body_progress(self) -> None:
         """Bytes of an incomplete body arrived: the idle deadline starts again; the total one
