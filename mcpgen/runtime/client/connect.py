@@ -108,9 +108,11 @@ async def _connect_streamable(url: str, opts: HttpOptions) -> tuple[ClientSessio
     client = ClientSession(streamable, opts)
     try:
         await client.connect()
-    except (HttpError, ConnectionClosed, RpcError) as exc:
+    except BaseException as exc:
+        # Closed whatever failed (a timeout, a protocol error, a cancellation too): its reader and
+        # POST tasks must not be left pending ("Task was destroyed but it is pending").
         await client.aclose()
-        status = getattr(exc, "status", None)
+        status = getattr(exc, "status", None) if isinstance(exc, (HttpError, ConnectionClosed, RpcError)) else None
         if opts.transport == "streamable" or status not in (400, 404, 405):
             raise
         return None, status

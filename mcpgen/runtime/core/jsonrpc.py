@@ -14,6 +14,8 @@ INVALID_REQUEST: Final = -32600
 METHOD_NOT_FOUND: Final = -32601
 INVALID_PARAMS: Final = -32602
 INTERNAL_ERROR: Final = -32603
+# Implementation-defined server error (-32000 to -32099): too many requests in flight.
+SERVER_BUSY: Final = -32000
 # MCP's own codes.
 RESOURCE_NOT_FOUND: Final = -32002
 URL_ELICITATION_REQUIRED: Final = -32042

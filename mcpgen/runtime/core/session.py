@@ -74,6 +74,7 @@ class Session:
         reset_timeout_on_progress: bool = True,
         answer_invalid: bool = False,
         drain_timeout: float = 0.0,
+        max_in_flight: int | None = None,
     ) -> None:
         self.transport = transport
         self.on_request = on_request
@@ -88,6 +89,12 @@ class Session:
         # At the end of the input, requests already read still get their answers (a server:
         # `printf ... | server`), for at most this long; then they are cancelled.
         self.drain_timeout = drain_timeout
+        # Requests from the peer handled at once (None: no bound). At the bound the transport
+        # stops reading (back-pressure: the peer's writes block), and a request already read
+        # beyond it is answered at once with SERVER_BUSY, so memory stays bounded however many
+        # the peer sends without reading the answers.
+        self.max_in_flight = max_in_flight
+        self._reading_held = False
         self._ids = itertools.count(1)
         self._pending: dict[RequestId, _Pending] = {}
         self._deadlines: Deadlines[RequestId] = Deadlines(self._deadline_of, self._expire, lambda: len(self._pending))
@@ -338,6 +345,9 @@ class Session:
         elif kind == "notification":
             self._on_notification(message)
         elif kind == "request":
+            if self.max_in_flight is not None and len(self._handling) >= self.max_in_flight:
+                self._refuse_busy(message["id"])
+                return
             # _answer forgets its task when it ends (a done callback would cost a loop turn).
             if sys.version_info >= (3, 12):
                 # Eager: runs at once up to its first wait, as the current task (its own context,
@@ -348,6 +358,8 @@ class Session:
             else:
                 task = asyncio.get_running_loop().create_task(self._answer(message))
             self._handling[message["id"]] = task
+            if self.max_in_flight is not None and len(self._handling) >= self.max_in_flight:
+                self._hold_reading()
         else:
             log.warning("ignoring an invalid JSON-RPC message: %.200r", message)
             if self.answer_invalid and (not isinstance(message, dict) or "method" in message):
@@ -359,6 +371,30 @@ class Session:
                 # A broken request still gets an answer; its id only if that id is usable.
                 rid = message["id"] if jsonrpc.is_valid_id(message["id"]) else None
                 _spawn(self._send_quietly(jsonrpc.error_response(rid, jsonrpc.INVALID_REQUEST, "Invalid request")))
+
+    def _refuse_busy(self, request_id: RequestId) -> None:
+        # Written without a task of its own when stdout takes it at once; at most what one read
+        # holds beyond the bound ever waits (reading is held from the bound on).
+        _spawn(
+            self._send_quietly(
+                jsonrpc.error_response(
+                    request_id, jsonrpc.SERVER_BUSY, f"Server busy: {self.max_in_flight} requests in flight"
+                )
+            )
+        )
+
+    def _hold_reading(self) -> None:
+        pause = getattr(self.transport, "pause_reading", None)
+        if pause is not None and not self._reading_held:
+            self._reading_held = True
+            pause()
+
+    def _release_reading(self) -> None:
+        if self.max_in_flight is not None and len(self._handling) < self.max_in_flight:
+            self._reading_held = False
+            resume = getattr(self.transport, "resume_reading", None)
+            if resume is not None:
+                resume()
 
     def cancel_incoming(self, request_id: RequestId) -> None:
         """Stop the handler of a request the peer no longer waits for (HTTP disconnect)."""
@@ -375,6 +411,8 @@ class Session:
     def _done_handling(self, request_id: RequestId, task: asyncio.Task[None]) -> None:
         if self._handling.get(request_id) is task:
             del self._handling[request_id]
+            if self._reading_held:
+                self._release_reading()
 
     def _on_response(self, message: JSONObject, kind: str) -> None:
         entry = self._pending.get(message["id"])
@@ -466,6 +504,8 @@ class Session:
                     )
         finally:
             self._handling.pop(request_id, None)  # answered (or cancelled): no longer in flight
+            if self._reading_held:
+                self._release_reading()
 
 
 _background: set[asyncio.Task[Any]] = set()

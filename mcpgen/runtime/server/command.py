@@ -30,7 +30,7 @@ from .store.options import STORE_VARIABLE, add_store_arguments, store_from_args
 # More than this is a typo, not a machine: each worker is a whole Python process.
 MAX_WORKERS = 256
 # The flags of the command line that mean something over stdio too.
-_STDIO_DESTS = frozenset({"help", "http", "wire_log", "workers"})
+_STDIO_DESTS = frozenset({"help", "http", "wire_log", "workers", "max_in_flight"})
 
 
 def serve_main(build: Callable[[], Server], *, prog: str, argv: Sequence[str] | None = None) -> None:
@@ -47,7 +47,7 @@ def serve(build: Callable[[], Server], options: ServeOptions) -> None:
     if options.http:
         serve_http_workers(build, options)
     else:
-        build().run_stdio(wire_log=options.wire_log)
+        build().run_stdio(wire_log=options.wire_log, max_in_flight=options.max_in_flight)
 
 
 def build_parser(prog: str) -> argparse.ArgumentParser:
@@ -65,6 +65,13 @@ def build_parser(prog: str) -> argparse.ArgumentParser:
     parser.add_argument("--allowed-host", action="append", default=[], help="extra Host header to accept")
     parser.add_argument("--allowed-origin", action="append", default=[], help="extra Origin to accept")
     parser.add_argument("--wire-log", default=None, help="append every message to this file (stdio)")
+    parser.add_argument(
+        "--max-in-flight",
+        type=_positive,
+        default=ServeOptions().max_in_flight,
+        metavar="N",
+        help="stdio: requests handled at once; stdin waits at N, a request beyond gets an error (default: %(default)s)",
+    )
     parser.add_argument(
         "--access-log", action="store_true", help="log one line per HTTP request to stderr (off: it costs speed)"
     )
@@ -92,7 +99,7 @@ def options_from_args(parser: argparse.ArgumentParser, args: argparse.Namespace)
         raise SystemExit(2)
     if not args.http:
         refuse_http_flags_without_http(parser, args)
-        return ServeOptions(wire_log=args.wire_log)
+        return ServeOptions(wire_log=args.wire_log, max_in_flight=args.max_in_flight)
     return ServeOptions(
         http=True,
         host=args.host,
@@ -107,6 +114,16 @@ def options_from_args(parser: argparse.ArgumentParser, args: argparse.Namespace)
         workers=args.workers or 1,
         wire_log=args.wire_log,
     )
+
+
+def _positive(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1, not {value}")
+    return value
 
 
 def workers_problem(args: argparse.Namespace, environ: Mapping[str, str] | None = None) -> str | None:

@@ -40,3 +40,5 @@ class ServeOptions:
     access_log: bool = False  # one stderr line per HTTP request (costs speed)
     announce: bool = True  # `serving MCP on URL` on stderr once listening
     wire_log: str | None = None  # stdio: append every message to this file (or MCPGEN_WIRE_LOG)
+    # stdio: requests handled at once; at the bound stdin waits and the excess gets an error.
+    max_in_flight: int = 1000

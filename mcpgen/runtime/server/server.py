@@ -51,6 +51,9 @@ log = logging.getLogger("mcpgen.runtime.server")
 
 # At the end of stdin, requests already read get this long to answer before the server exits.
 DRAIN_TIMEOUT = 30.0
+# Requests a stdio session handles at once (`--max-in-flight`): at the bound stdin is not read
+# until one is answered, and one already read beyond it gets SERVER_BUSY.
+MAX_IN_FLIGHT = 1000
 # Methods a client may send before the handshake completes.
 _PRE_INIT = frozenset({"initialize", "ping"})
 # tools/list answers in one page up to this many tools (clients that never follow nextCursor
@@ -367,11 +370,12 @@ class Server:
     def connection(self, transport: Transport) -> ServerConnection:
         return ServerConnection(self, transport)
 
-    async def serve_stdio(self, *, wire_log: str | None = None) -> None:
-        """Serve this process's stdin/stdout until stdin closes or SIGTERM arrives."""
+    async def serve_stdio(self, *, wire_log: str | None = None, max_in_flight: int | None = MAX_IN_FLIGHT) -> None:
+        """Serve this process's stdin/stdout until stdin closes or SIGTERM arrives. At
+        `max_in_flight` requests being handled, stdin is not read until one is answered."""
         transport = StdioServerTransport(wire_log=open_wire_log(wire_log))
         await transport.start()
-        connection = self.connection(transport)
+        connection = ServerConnection(self, transport, max_in_flight=max_in_flight)
         loop = asyncio.get_running_loop()
         stop = asyncio.Event()
         with contextlib.suppress(NotImplementedError, RuntimeError):
@@ -384,17 +388,19 @@ class Server:
         stopping.cancel()
         await connection.session.close("server shutting down")
 
-    def run_stdio(self, *, wire_log: str | None = None) -> None:
+    def run_stdio(self, *, wire_log: str | None = None, max_in_flight: int | None = MAX_IN_FLIGHT) -> None:
         """Blocking entry point for `python -m pkg`."""
         logging.basicConfig(stream=sys.stderr, level=logging.WARNING)
         with contextlib.suppress(KeyboardInterrupt):
-            asyncio.run(self.serve_stdio(wire_log=wire_log))
+            asyncio.run(self.serve_stdio(wire_log=wire_log, max_in_flight=max_in_flight))
 
 
 class ServerConnection:
     """One client connection: its handshake state and its JSON-RPC session."""
 
-    def __init__(self, server: Server, transport: Transport, *, stateless_only: bool = False) -> None:
+    def __init__(
+        self, server: Server, transport: Transport, *, stateless_only: bool = False, max_in_flight: int | None = None
+    ) -> None:
         self.server = server
         self.state = ConnectionState()
         # Resources this (handshake-era) connection subscribed to.
@@ -411,6 +417,7 @@ class ServerConnection:
             timeout=None,
             answer_invalid=True,
             drain_timeout=DRAIN_TIMEOUT,
+            max_in_flight=max_in_flight,
         )
 
     async def _on_invalid(self, line: bytes) -> None:

@@ -7,7 +7,9 @@
   follows redirects.
 - Memory stays bounded: one message (a response body, one SSE line or event) is at most
   `max_bytes` (16 MiB by default, like the official SDK's default cap); a bigger one fails the
-  call it belongs to with `MessageTooLarge`, and reading stops there.
+  call it belongs to with `MessageTooLarge`, and reading stops there. A compressed body is
+  decoded a bounded piece at a time against that cap (`chunks`), and more than one
+  content-coding is refused.
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ from typing import Protocol
 from urllib.parse import urljoin, urlsplit
 
 from ..core.errors import CrossOriginUrl, MessageTooLarge
+from .content_coding import ContentDecoder, codings_of
 
 DEFAULT_MAX_MESSAGE_BYTES = 16 * 1024 * 1024
 _DEFAULT_PORTS = {"http": 80, "https": 443}
@@ -57,24 +60,45 @@ class Body(Protocol):
 
     async def aread(self) -> bytes: ...
 
-    def aiter_bytes(self) -> AsyncIterator[bytes]: ...
+    def aiter_raw(self) -> AsyncIterator[bytes]: ...
+
+
+async def chunks(response: Body, max_raw_bytes: int | None = None) -> AsyncIterator[bytes]:
+    """The body's bytes with its content-coding undone, a bounded piece at a time (the only way
+    a body is read here: see content_coding.py); ProtocolError for stacked, unknown or corrupt
+    codings. `max_raw_bytes` also bounds what arrives on the wire (a stream of empty deflate
+    blocks decodes to nothing, forever)."""
+    decoder = ContentDecoder.for_header(response.headers.get("content-encoding"))
+    raw = 0
+    async for chunk in response.aiter_raw():
+        raw += len(chunk)
+        if max_raw_bytes is not None and raw > max_raw_bytes:
+            raise MessageTooLarge(f"the server's response body passed the {max_raw_bytes}-byte limit")
+        if decoder is None:
+            yield chunk
+        else:
+            for piece in decoder.pieces(chunk):
+                yield piece
+    if decoder is not None:
+        decoder.finish()
 
 
 async def read_body(response: Body, max_bytes: int) -> bytes:
-    """The whole body, or MessageTooLarge as soon as it passes max_bytes (nothing more is read)."""
+    """The whole body decoded, or MessageTooLarge as soon as it passes max_bytes, encoded or
+    decoded (nothing more is read or inflated)."""
     headers = response.headers
     length = headers.get("content-length", "").strip()
-    plain = "chunked" not in headers.get("transfer-encoding", "").lower() and headers.get(
-        "content-encoding", "identity"
-    ).lower() in ("", "identity")
+    plain = "chunked" not in headers.get("transfer-encoding", "").lower() and not codings_of(
+        headers.get("content-encoding")
+    )
     if length.isdigit():
         if int(length) > max_bytes:
             raise MessageTooLarge(f"the server's response body is {int(length)} bytes, over the {max_bytes}-byte limit")
         if plain:
-            return await response.aread()  # a known length within the limit, not decompressed
+            return await response.aread()  # a known length within the limit, not decoded
     parts: list[bytes] = []
     total = 0
-    async for chunk in response.aiter_bytes():
+    async for chunk in chunks(response, max_bytes):
         total += len(chunk)
         if total > max_bytes:
             raise MessageTooLarge(f"the server's response body passed the {max_bytes}-byte limit")

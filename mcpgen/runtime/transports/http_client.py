@@ -23,6 +23,7 @@ from ..core.jsonrpc import JSONObject, RequestId
 from ..core.protocol import META_PROTOCOL_VERSION
 from . import guard, sse
 from .auth_hook import AuthHook
+from .content_coding import ACCEPT_ENCODING
 from .guard import DEFAULT_MAX_MESSAGE_BYTES
 from .http_lean import LeanPool, headers_ok, lean_target
 from .wirelog import WireLog
@@ -66,7 +67,7 @@ class _Response(Protocol):
 
     async def aread(self) -> bytes: ...
 
-    def aiter_bytes(self) -> AsyncIterator[bytes]: ...
+    def aiter_raw(self) -> AsyncIterator[bytes]: ...
 
 
 class StreamableHttpTransport:
@@ -231,7 +232,11 @@ class StreamableHttpTransport:
             self._ssl = httpx.create_ssl_context()  # loading CA certificates is slow: once
         limits = httpx.Limits(max_connections=_SHARD_CONNECTIONS, max_keepalive_connections=_SHARD_CONNECTIONS)
         return httpx.AsyncClient(
-            timeout=httpx.Timeout(timeout, connect=10.0), limits=limits, verify=self._ssl, follow_redirects=False
+            timeout=httpx.Timeout(timeout, connect=10.0),
+            limits=limits,
+            verify=self._ssl,
+            follow_redirects=False,
+            headers={"accept-encoding": ACCEPT_ENCODING},  # the codings guard.chunks decodes
         )
 
     def _pick_pool(self) -> int:
@@ -345,6 +350,11 @@ class StreamableHttpTransport:
             message = {**message, "id": request_id}  # an error for "the request" of this POST
         if not isinstance(message, dict) or message.get("id") != request_id:
             raise HttpError(status, "the body is not a JSON-RPC answer to this request")
+        if jsonrpc.classify(message) not in ("response", "error"):
+            # An OAuth error body (RFC 6750: {"error": "invalid_token"}) or other JSON that is no
+            # JSON-RPC answer: the call fails now with the status, instead of waiting its timeout.
+            first = body[:80].decode("utf-8", "replace").strip().splitlines()[0]
+            raise HttpError(status, f"a JSON body that is no JSON-RPC answer: {first}")
         self._deliver(message, body)
 
     async def _read_stream(self, response: _Response, request_id: RequestId) -> None:
@@ -374,7 +384,7 @@ class StreamableHttpTransport:
         retry_ms: int | None = None
         answered = False
         cap = self.max_message_bytes
-        async for event in sse.parse(guard.lines(response.aiter_bytes(), cap), cap):
+        async for event in sse.parse(guard.lines(guard.chunks(response), cap), cap):
             if event.id is not None:
                 last_id = event.id
             if event.retry is not None:
@@ -430,7 +440,7 @@ class StreamableHttpTransport:
             ) as response:
                 if response.status_code != 200:
                     return  # 405: the server offers no standalone stream
-                async for event in sse.parse(guard.lines(response.aiter_bytes(), cap), cap):
+                async for event in sse.parse(guard.lines(guard.chunks(response), cap), cap):
                     if event.event == "message" and event.data.strip():
                         self._push(event.data.encode("utf-8"))
         except MessageTooLarge as exc:
@@ -493,7 +503,11 @@ class LegacySseTransport:
         self.modern = False
         self.param_headers: dict[str, dict[str, str]] = {}
         self._wire = wire_log
-        self._client = httpx.AsyncClient(timeout=httpx.Timeout(timeout, connect=10.0), follow_redirects=False)
+        self._client = httpx.AsyncClient(
+            timeout=httpx.Timeout(timeout, connect=10.0),
+            follow_redirects=False,
+            headers={"accept-encoding": ACCEPT_ENCODING},  # the codings guard.chunks decodes
+        )
         self._inbox: asyncio.Queue[bytes | None] = asyncio.Queue()
         self._endpoint: asyncio.Future[str] | None = None
         self._reader: asyncio.Task[None] | None = None
@@ -521,7 +535,7 @@ class LegacySseTransport:
                 if response.status_code != 200:
                     raise HttpError(response.status_code, "the SSE endpoint refused the connection")
                 cap = self.max_message_bytes
-                async for event in sse.parse(guard.lines(response.aiter_bytes(), cap), cap):
+                async for event in sse.parse(guard.lines(guard.chunks(response), cap), cap):
                     if event.event == "endpoint":
                         if not self._endpoint.done():
                             # Every message (with the user's headers) goes there: same origin only.

@@ -265,8 +265,9 @@ class LeanResponse:
             if not line:
                 return
 
-    def aiter_bytes(self) -> AsyncIterator[bytes]:
-        """The body's bytes as they arrive (like httpx's aiter_bytes)."""
+    def aiter_raw(self) -> AsyncIterator[bytes]:
+        """The body's bytes as they arrive, content-coding and all (like httpx's aiter_raw: the
+        transport decodes them through guard.chunks, as every body)."""
         return self._chunks()
 
     async def aread(self) -> bytes:

@@ -47,30 +47,50 @@ class _LineSplitter:
         self._buffer = bytearray()  # the start of a line whose newline has not come yet
         self._max = max_bytes
         self._lines: collections.deque[bytes] = collections.deque()
+        # A line over max_bytes is dropped whole: its bytes are skipped up to its newline, so
+        # its tail is never read as a message of its own.
+        self._dropping = False
 
     def feed(self, chunk: bytes) -> None:
         start = 0
-        if self._buffer:
+        if self._dropping:
+            at = chunk.find(b"\n")
+            if at < 0:
+                return
+            self._dropping = False
+            start = at + 1
+        elif self._buffer:
             at = chunk.find(b"\n")
             if at < 0:
                 self._keep(chunk)
                 return
-            self._buffer += chunk[:at]
-            self._add(bytes(self._buffer))
+            if len(self._buffer) + at > self._max:
+                self._drop(until_newline=False)  # its newline is here
+            else:
+                self._buffer += chunk[:at]
+                self._add(bytes(self._buffer))
             self._buffer.clear()
             start = at + 1
-        find, add = chunk.find, self._add
+        find, add, most = chunk.find, self._add, self._max
         while (at := find(b"\n", start)) >= 0:
-            add(chunk[start:at])
+            if at - start <= most:
+                add(chunk[start:at])
+            else:  # a whole line over the limit inside one read
+                self._drop(until_newline=False)
             start = at + 1
         if start < len(chunk):
             self._keep(chunk[start:])
 
     def _keep(self, partial: bytes) -> None:
+        if len(self._buffer) + len(partial) > self._max:
+            self._buffer.clear()  # never grown past the limit
+            self._drop(until_newline=True)
+            return
         self._buffer += partial
-        if len(self._buffer) > self._max:
-            log.warning("dropping a message over %d bytes", self._max)
-            self._buffer.clear()
+
+    def _drop(self, *, until_newline: bool) -> None:
+        log.warning("dropping a message over %d bytes (up to its newline)", self._max)
+        self._dropping = until_newline
 
     def _add(self, line: bytes) -> None:
         if line.endswith(b"\r"):
@@ -113,7 +133,8 @@ class _Inbox:
         # Pause and resume reading the pipe (set once it is connected).
         self.pause: Callable[[], None] = _nothing
         self.resume: Callable[[], None] = _nothing
-        self._paused = False
+        self._paused = False  # while lines pile up with nobody taking them
+        self._held = False  # while the session has as many requests in flight as it takes
 
     def attach(self, reader: asyncio.ReadTransport) -> None:
         """Read the pipe through `reader` (once connected): pause it while lines pile up, and
@@ -168,7 +189,8 @@ class _Inbox:
             self._deliver()
             if self._paused:
                 self._paused = False
-                self.resume()
+                if not self._held:
+                    self.resume()
             if self._eof and not self._ended.done():
                 self._ended.set_result(None)
             await self._ended
@@ -188,12 +210,23 @@ class _Inbox:
                 return None
             if self._paused:
                 self._paused = False
-                self.resume()
+                if not self._held:
+                    self.resume()
             self._waiter = asyncio.get_running_loop().create_future()
             try:
                 await self._waiter
             finally:
                 self._waiter = None
+
+    def hold(self) -> None:
+        """Stop reading the pipe until `release` (back-pressure from the session)."""
+        self._held = True
+        self.pause()
+
+    def release(self) -> None:
+        self._held = False
+        if not self._paused:
+            self.resume()
 
 
 def _nothing() -> None:
@@ -284,6 +317,13 @@ class _LineEnds:
     async def listen(self, on_line: Callable[[bytes], None]) -> None:
         """Hand each line the peer writes to `on_line` as it arrives; returns at its end."""
         await self._inbox.listen(on_line)
+
+    def pause_reading(self) -> None:
+        """Read nothing more until `resume_reading` (the session's in-flight bound)."""
+        self._inbox.hold()
+
+    def resume_reading(self) -> None:
+        self._inbox.release()
 
 
 class StdioClientTransport(_LineEnds):

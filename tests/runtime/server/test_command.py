@@ -97,8 +97,8 @@ class FakeServer:
     def __init__(self, served: list[Any]) -> None:
         self.served = served
 
-    def run_stdio(self, *, wire_log: str | None = None) -> None:
-        self.served.append(("stdio", wire_log))
+    def run_stdio(self, *, wire_log: str | None = None, max_in_flight: int | None = None) -> None:
+        self.served.append(("stdio", wire_log, max_in_flight))
 
 
 def test_serve_main_serves_stdio_or_hands_http_to_the_workers(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -107,7 +107,9 @@ def test_serve_main_serves_stdio_or_hands_http_to_the_workers(monkeypatch: pytes
     monkeypatch.setattr(command, "serve_http_workers", lambda b, options: served.append(("http", b, options)))
     serve_main(build, prog=PROG, argv=["--wire-log", "w.jsonl"])
     serve_main(build, prog=PROG, argv=["--http", "--port", "0", "--stateless", "--workers", "3"])
-    assert served[0] == ("stdio", "w.jsonl")
+    serve_main(build, prog=PROG, argv=["--max-in-flight", "7"])
+    assert served[0] == ("stdio", "w.jsonl", 1000)
+    assert served[2] == ("stdio", None, 7)
     kind, handed, options = served[1]
     assert (kind, handed, options.port, options.workers, options.stateless) == ("http", build, 0, 3, True)
 

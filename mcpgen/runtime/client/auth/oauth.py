@@ -29,6 +29,7 @@ from urllib.parse import parse_qs, urlencode, urlsplit
 from ...core.binding import Binding, may_send
 from ...core.errors import AuthError
 from ...core.redaction import scrub
+from ...transports.content_coding import ACCEPT_ENCODING
 from .authorizers import Authorizer, LoopbackBrowser
 from .challenge import Challenge, parse_challenge
 from .discovery import (
@@ -551,7 +552,11 @@ class OAuth:
     def _http(self) -> httpx.AsyncClient:
         import httpx
 
-        return httpx.AsyncClient(timeout=httpx.Timeout(self._timeout, connect=10.0), follow_redirects=False)
+        return httpx.AsyncClient(
+            timeout=httpx.Timeout(self._timeout, connect=10.0),
+            follow_redirects=False,
+            headers={"accept-encoding": ACCEPT_ENCODING},  # the codings guard.read_body decodes
+        )
 
 
 @dataclass

@@ -7,7 +7,8 @@ from typing import Any
 
 import httpx
 
-from ...core.errors import AuthServerUnavailable
+from ...core.errors import AuthServerUnavailable, MessageTooLarge, ProtocolError
+from ...transports import guard
 
 MAX_DOCUMENT_BYTES = 256 * 1024  # a JWKS, a metadata document or an introspection answer
 TIMEOUT = 10.0
@@ -30,11 +31,12 @@ async def fetch_json(
         ) as response:
             if response.status_code != 200:
                 raise AuthServerUnavailable(f"{url} answered {response.status_code}")
-            body = bytearray()
-            async for chunk in response.aiter_bytes():
-                body += chunk
-                if len(body) > MAX_DOCUMENT_BYTES:
-                    raise AuthServerUnavailable(f"{url} sent more than {MAX_DOCUMENT_BYTES} bytes")
+            # Decoded a piece at a time against the cap, as every body the runtime reads.
+            body = await guard.read_body(response, MAX_DOCUMENT_BYTES)
+    except MessageTooLarge:
+        raise AuthServerUnavailable(f"{url} sent more than {MAX_DOCUMENT_BYTES} bytes") from None
+    except ProtocolError as exc:
+        raise AuthServerUnavailable(f"{url}: {exc}") from None
     except httpx.HTTPError as exc:
         raise AuthServerUnavailable(f"{url}: {type(exc).__name__}") from None
     try:

@@ -13,6 +13,8 @@ from urllib.parse import urlsplit
 import httpx
 
 from ...core.errors import AuthServerUnavailable, InvalidToken
+from ...transports.content_coding import ACCEPT_ENCODING
+from ..http.request_body import content_encoding_of, parse_request, refuse_unparsed
 from ..server import Server
 from .info import current_auth, is_scope_token
 from .settings import AuthSettings
@@ -47,7 +49,8 @@ class ProtectedResource:
         self.settings = settings
         self.path = path.rstrip("/") or "/"
         self.max_body_bytes = max_body_bytes
-        self._client = httpx.AsyncClient()
+        # Offers only the codings guard.read_body decodes (JWKS and introspection answers).
+        self._client = httpx.AsyncClient(headers={"accept-encoding": ACCEPT_ENCODING})
         self.verifier = verifier or make_verifier(settings, self._client)
         resource_path = urlsplit(settings.resource).path.rstrip("/")
         # Clients look at the path form first (RFC 9728 section 3.1); the root form serves a server
@@ -91,12 +94,14 @@ class ProtectedResource:
             return
         needed = set(self.settings.scopes)
         if scope["method"] == "POST":
-            body = await _read_body(receive, self.max_body_bytes)
-            if body is None:
-                await _reply(send, 413, b"Request body too large")
+            # The one parse of this request (the app reads the same Parsed off the scope): what
+            # cannot be parsed here is refused, never passed on to a parser that might read it.
+            parsed = await parse_request(scope, receive, self.max_body_bytes, content_encoding_of(scope))
+            if not parsed.ok:
+                await refuse_unparsed(send, parsed)
                 return
-            needed |= self.server.tool_scopes.get(_tool_name(body) or "", frozenset())
-            receive = _replay(body, receive)
+            for name in _tool_names(parsed.message):
+                needed |= self.server.tool_scopes.get(name, frozenset())
         missing = needed - auth.scopes
         if missing:
             # Ask for what the token has plus what is missing, so one re-authorization suffices.
@@ -172,44 +177,21 @@ def _bearer(scope: Scope) -> str | None:
     return token
 
 
-def _tool_name(body: bytes) -> str | None:
-    """The tool a tools/call request names; None for anything else (the MCP app judges the rest)."""
-    try:
-        message = json.loads(body)
-    except (ValueError, UnicodeDecodeError, RecursionError):
-        return None
-    if not isinstance(message, dict) or message.get("method") != "tools/call":
-        return None
-    params = message.get("params")
-    name: object = params.get("name") if isinstance(params, dict) else None
-    return name if isinstance(name, str) else None
-
-
-async def _read_body(receive: Receive, limit: int) -> bytes | None:
-    body = bytearray()
-    while True:
-        message = await receive()
-        if message["type"] != "http.request":
-            return bytes(body)
-        body += message.get("body", b"")
-        if len(body) > limit:
-            return None
-        if not message.get("more_body"):
-            return bytes(body)
-
-
-def _replay(body: bytes, receive: Receive) -> Receive:
-    """A receive() that hands the MCP app the body already read, then the client's own events."""
-    sent = False
-
-    async def replay() -> Message:
-        nonlocal sent
-        if not sent:
-            sent = True
-            return {"type": "http.request", "body": body, "more_body": False}
-        return await receive()
-
-    return replay
+def _tool_names(message: object) -> list[str]:
+    """The tools a message calls: a tools/call request's name; every one of a batch's (the app
+    refuses batches, but a scope check must not depend on that). Anything that is not a string
+    name is no tool: the app refuses such a call, and any other method needs only the server's
+    scopes."""
+    items = message if isinstance(message, list) else [message]
+    names = []
+    for item in items:
+        if not isinstance(item, dict) or item.get("method") != "tools/call":
+            continue
+        params = item.get("params")
+        name: object = params.get("name") if isinstance(params, dict) else None
+        if isinstance(name, str):
+            names.append(name)
+    return names
 
 
 def _quoted(text: str) -> str:

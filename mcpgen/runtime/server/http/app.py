@@ -30,20 +30,20 @@ from .asgi import (
     json_reply,
     lifespan,
     plain,
-    read_body,
     refuse,
     too_large,
 )
 from .handshake import HandshakeEra
 from .limits import HttpLimits
 from .logs import log
+from .request_body import parse_request, refuse_unparsed
 from .resumption import StreamLogs
 from .routing import WorkerRouter
 from .security import HttpSecurity
 from .session_streams import SessionStreams
 from .sessions import SessionTable
 from .stateless import StatelessEra
-from .streams import LOSS_KEY, ConnectionLoss
+from .streams import LOSS_KEY
 
 
 class StreamableHttpApp:
@@ -87,6 +87,9 @@ class StreamableHttpApp:
             return
         if scope["type"] != "http":
             return
+        if len(scope["headers"]) > self.limits.max_headers > 0:
+            await plain(send, 431, "Request header fields too large", {"connection": "close"})
+            return
         headers = headers_of(scope)
         if scope["method"] == "POST" and declared_length(headers) > self.limits.max_body_bytes:
             # Refused before the body is read or anything else is checked.
@@ -105,7 +108,7 @@ class StreamableHttpApp:
                 # listen streams must still hear the notifications other workers publish.
                 await self.sessions.start()
             if method == "POST":
-                await self._post(headers, receive, send, scope.get(LOSS_KEY))
+                await self._post(scope, headers, receive, send)
             elif method == "GET":
                 await self.streams.get(headers, receive, send)
             elif method == "DELETE":
@@ -118,9 +121,7 @@ class StreamableHttpApp:
             with contextlib.suppress(Exception):
                 await json_reply(send, 503, jsonrpc.error_response(None, jsonrpc.INTERNAL_ERROR, str(exc)))
 
-    async def _post(
-        self, headers: dict[str, str], receive: Receive, send: Send, loss: ConnectionLoss | None = None
-    ) -> None:
+    async def _post(self, scope: Scope, headers: dict[str, str], receive: Receive, send: Send) -> None:
         accept = headers.get("accept", "")
         # As the official SDK: the client must take both response kinds (JSON only in
         # json_response mode), and send JSON.
@@ -132,15 +133,12 @@ class StreamableHttpApp:
         if not is_json(headers.get("content-type", "")):
             await refuse(send, 415, None, "Unsupported Media Type: Content-Type must be application/json")
             return
-        body = await read_body(receive, self.limits.max_body_bytes)
-        if body is None:
-            await too_large(send)
+        # Parsed once per request: behind the auth layer, this is the message it judged.
+        parsed = await parse_request(scope, receive, self.limits.max_body_bytes, headers.get("content-encoding"))
+        if not parsed.ok:
+            await refuse_unparsed(send, parsed)
             return
-        try:
-            message = jsonrpc.decode(body)
-        except (ValueError, UnicodeDecodeError):
-            await json_reply(send, 400, jsonrpc.error_response(None, jsonrpc.PARSE_ERROR, "Parse error"))
-            return
+        message = parsed.message
         kind = jsonrpc.classify(message)
         if isinstance(message, list):
             await refuse(send, 400, None, "Batches are not supported over HTTP")
@@ -154,6 +152,6 @@ class StreamableHttpApp:
         header_modern = headers.get("mcp-protocol-version") in MODERN_VERSIONS
         body_modern = isinstance(meta, dict) and META_PROTOCOL_VERSION in meta and message.get("method") != "initialize"
         if header_modern or body_modern:
-            await self.modern.post(message, kind, headers, accept, receive, send, loss)
+            await self.modern.post(message, kind, headers, accept, receive, send, scope.get(LOSS_KEY))
         else:
             await self.handshake.post(message, kind, params, headers, accept, receive, send)

@@ -8,6 +8,7 @@ from typing import Any
 
 from ...core import jsonrpc
 from ...core.jsonrpc import JSONObject
+from ...transports.content_coding import ContentDecoder
 
 Scope = MutableMapping[str, Any]
 Message = MutableMapping[str, Any]
@@ -61,20 +62,34 @@ def status_of(message: JSONObject) -> int:
     return 200
 
 
-async def read_body(receive: Receive, limit: int) -> bytes | None:
-    """The whole body, or None as soon as it passes `limit` bytes (the rest is never read)."""
+async def read_body(receive: Receive, limit: int, decoder: ContentDecoder | None = None) -> bytes | None:
+    """The whole body, or None as soon as it passes `limit` bytes (the rest is never read). With a
+    `decoder` (a Content-Encoding), both what arrives and what it decodes to count against
+    `limit`, a bounded piece at a time; ProtocolError for a corrupt or truncated coding."""
     chunks: list[bytes] = []
-    size = 0
+    size = raw = 0
     while True:
         message = await receive()
         if message["type"] == "http.disconnect":
             return b""
         chunk = message.get("body", b"")
-        size += len(chunk)
-        if size > limit:
-            return None
-        chunks.append(chunk)
+        if decoder is None:
+            size += len(chunk)
+            if size > limit:
+                return None
+            chunks.append(chunk)
+        else:
+            raw += len(chunk)
+            if raw > limit:
+                return None
+            for piece in decoder.pieces(chunk):
+                size += len(piece)
+                if size > limit:
+                    return None
+                chunks.append(piece)
         if not message.get("more_body"):
+            if decoder is not None:
+                decoder.finish()
             return b"".join(chunks)
 
 

@@ -27,9 +27,18 @@ class HttpLimits:
     # A session with no request in flight and no open GET stream for this long is closed; its id
     # then answers 404 like an unknown one (the SDK's 30 minutes). 0 turns expiry off.
     session_idle_timeout: float = 30 * 60.0
+    # A request head over this many bytes, or with more header fields, gets 431 and its
+    # connection is closed (0: no limit). A head is counted over the reads that leave it
+    # incomplete, so one read (at most 256 KiB) may carry it past the bytes limit once.
+    max_header_bytes: int = 64 * 1024
+    max_headers: int = 100
     # A connection that has not sent a request's complete headers this long after it opened (or
     # after its previous response) is closed: slowloris sockets cannot pile up.
     header_timeout: float = 10.0
+    # A request body that sends nothing for this long (idle), or is not complete this long after
+    # its head (total), has its connection closed: a slow body costs a slot for a bounded time.
+    body_timeout: float = 10.0
+    body_total_timeout: float = 60.0
     # An idle keep-alive connection is closed after this long (uvicorn's default, 5 s).
     keep_alive_timeout: float = 5.0
     # Connections open at once; one more is closed as soon as it is accepted (kept below the
@@ -46,10 +55,30 @@ _LIMIT_OPTIONS: dict[str, tuple[str, str, str]] = {
         "MCPGEN_SESSION_IDLE_TIMEOUT",
         "seconds a session may sit idle before it is closed (0: never)",
     ),
+    "max_header_bytes": (
+        "--max-header-bytes",
+        "MCPGEN_MAX_HEADER_BYTES",
+        "largest request head in bytes; more gets 431 (0: no limit)",
+    ),
+    "max_headers": (
+        "--max-headers",
+        "MCPGEN_MAX_HEADERS",
+        "most header fields in a request; more gets 431 (0: no limit)",
+    ),
     "header_timeout": (
         "--header-timeout",
         "MCPGEN_HEADER_TIMEOUT",
         "seconds a connection gets to send complete request headers",
+    ),
+    "body_timeout": (
+        "--body-timeout",
+        "MCPGEN_BODY_TIMEOUT",
+        "seconds a request body may send nothing before its connection is closed",
+    ),
+    "body_total_timeout": (
+        "--body-total-timeout",
+        "MCPGEN_BODY_TOTAL_TIMEOUT",
+        "seconds a request body may take in all, from its head",
     ),
     "keep_alive_timeout": (
         "--keep-alive-timeout",

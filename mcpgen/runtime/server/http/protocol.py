@@ -1,22 +1,35 @@
-"""uvicorn's HTTP/1.1 protocol, guarded: a head timeout and a connection cap it lacks, each
-response written in one write, and a request told at once when its connection is lost."""
+"""uvicorn's HTTP/1.1 protocol, guarded: head and body deadlines and a connection cap it lacks,
+each response written in one write, and a request told at once when its connection is lost.
+
+The rule the deadlines hold: no read of a request waits on its client without a deadline. A head
+must be complete `header_timeout` seconds after the connection opened (or after its previous
+response); a body must make progress every `body_timeout` seconds and be complete within
+`body_total_timeout` of its head. A connection that misses one is closed, so a slow client costs
+one connection slot (of `max_connections`) for a bounded time, never the server."""
 
 from __future__ import annotations
 
 import asyncio
 from typing import Any
 
+from .limits import HttpLimits
 from .logs import log
 from .streams import LOSS_KEY, ConnectionLoss
 
+_HEAD_TOO_LARGE = (
+    b"HTTP/1.1 431 Request Header Fields Too Large\r\ncontent-type: text/plain; charset=utf-8\r\n"
+    b"content-length: 32\r\nconnection: close\r\n\r\nRequest header fields too large\n"
+)
 # What one event-loop step may hold back for a single write (OneWrite); past it, bytes leave at once.
 ONE_WRITE_MAX = 64 * 1024
 
 
-def guarded_protocol(header_timeout: float, max_connections: int) -> type[Any]:
-    """uvicorn's HTTP/1.1 protocol with two guards it lacks: a connection that has not sent a complete
-    request head `header_timeout` seconds after it opened (or after its last response) is closed,
-    and a connection beyond `max_connections` is closed as soon as it is accepted.
+def guarded_protocol(limits: HttpLimits, max_connections: int) -> type[Any]:
+    """uvicorn's HTTP/1.1 protocol with the guards it lacks: a connection that has not sent a complete
+    request head `limits.header_timeout` seconds after it opened (or after its last response) is
+    closed, as is one whose body stalls (`body_timeout`) or drags on (`body_total_timeout`), and a
+    connection beyond `max_connections` (the limit kept below the descriptor limit) is closed as
+    soon as it is accepted.
 
     After a response, uvicorn's keep-alive timer closes a connection that stays silent; when that
     comes first (keep-alive timeout <= header timeout, the defaults), the head timer starts only
@@ -31,7 +44,13 @@ def guarded_protocol(header_timeout: float, max_connections: int) -> type[Any]:
         from uvicorn.protocols.http.h11_impl import H11Protocol
 
         base = H11Protocol
-    guards = {"header_timeout": header_timeout, "max_connections": max_connections}
+    guards = {
+        "header_timeout": limits.header_timeout,
+        "body_timeout": limits.body_timeout,
+        "body_total_timeout": limits.body_total_timeout,
+        "max_header_bytes": limits.max_header_bytes,
+        "max_connections": max_connections,
+    }
     return type("GuardedProtocol", (_Guards, base), guards)
 
 
@@ -39,8 +58,17 @@ class _Guards:
     """The guards, over whichever of uvicorn's protocols `guarded_protocol` puts beneath them."""
 
     header_timeout: float
+    body_timeout: float
+    body_total_timeout: float
+    max_header_bytes: int
     max_connections: int
+    # Bytes of the reads that left the current request head incomplete.
+    _head_bytes: int = 0
     _head_timer: asyncio.TimerHandle | None = None
+    # Armed only while a body is incomplete after a read: a request that arrives whole (nearly
+    # every one) costs no timer.
+    _body_idle: asyncio.TimerHandle | None = None
+    _body_total: asyncio.TimerHandle | None = None
     _writer: OneWrite | None = None
     _loss: ConnectionLoss | None = None
     # What uvicorn's protocol classes hold (for the type checker; they set them).
@@ -48,6 +76,7 @@ class _Guards:
     loop: asyncio.AbstractEventLoop
     transport: asyncio.Transport
     cycle: Any
+    flow: Any
     timeout_keep_alive: float
 
     def connection_made(self, transport: asyncio.Transport) -> None:
@@ -103,14 +132,67 @@ class _Guards:
         super().on_response_complete()  # type: ignore[misc]
 
     def data_received(self, data: bytes) -> None:
+        before = self.cycle
         super().data_received(data)  # type: ignore[misc]
-        if self._head_timer is None and self.header_timeout > 0 and not self.transport.is_closing():
-            cycle = self.cycle
-            if cycle is None or cycle.response_complete:  # a request head begun, not complete
+        cycle = self.cycle
+        if cycle is not None and not cycle.response_complete and cycle.more_body:
+            self._body_progress()  # a head complete, its body not
+        elif self._body_idle is not None or self._body_total is not None:
+            self._body_done()
+        if cycle is None or cycle.response_complete:  # a request head begun, not complete
+            if cycle is before and self.max_header_bytes > 0:
+                self._head_bytes += len(data)
+                if self._head_bytes > self.max_header_bytes:
+                    self._refuse_head()
+                    return
+            if self._head_timer is None and self.header_timeout > 0 and not self.transport.is_closing():
                 self._arm()
+        elif self._head_bytes:
+            self._head_bytes = 0
+
+    def _refuse_head(self) -> None:
+        log.info("closing a connection whose request head passed %d bytes (--max-header-bytes)", self.max_header_bytes)
+        self._disarm()
+        if not self.transport.is_closing():
+            self.transport.write(_HEAD_TOO_LARGE)
+            self.transport.close()
+
+    def _body_progress(self) -> None:
+        """Bytes of an incomplete body arrived: the idle deadline starts again; the total one
+        starts with the first read that leaves the body incomplete."""
+        if self.transport.is_closing():
+            return
+        if self._body_total is None and self.body_total_timeout > 0:
+            self._body_total = self.loop.call_later(self.body_total_timeout, self._body_timeout, "total")
+        if self.body_timeout > 0:
+            if self._body_idle is not None:
+                self._body_idle.cancel()
+            self._body_idle = self.loop.call_later(self.body_timeout, self._body_timeout, "idle")
+
+    def _body_done(self) -> None:
+        for timer in (self._body_idle, self._body_total):
+            if timer is not None:
+                timer.cancel()
+        self._body_idle = self._body_total = None
+
+    def _body_timeout(self, which: str) -> None:
+        cycle = self.cycle
+        if cycle is None or not cycle.more_body or self.transport.is_closing():
+            self._body_done()
+            return
+        if which == "idle" and getattr(self.flow, "read_paused", False):
+            # We stopped reading (the app has not taken what arrived): the client is not idle.
+            self._body_idle = self.loop.call_later(self.body_timeout, self._body_timeout, "idle")
+            return
+        self._body_done()
+        limit = self.body_timeout if which == "idle" else self.body_total_timeout
+        flag = "--body-timeout" if which == "idle" else "--body-total-timeout"
+        log.info("closing a connection whose request body took too long (%g s, %s)", limit, flag)
+        self.transport.abort()
 
     def connection_lost(self, exc: Exception | None) -> None:
         self._disarm()
+        self._body_done()
         super().connection_lost(exc)  # type: ignore[misc]
         if self._loss is not None:
             self._loss.fire()

@@ -51,7 +51,7 @@ def serve_http(
         log_level=options.log_level,
         lifespan="off",
         access_log=access_log,
-        http=guarded_protocol(limits.header_timeout, _connection_cap(limits.max_connections)),
+        http=guarded_protocol(limits, _connection_cap(limits.max_connections)),
         timeout_keep_alive=max(1, math.ceil(limits.keep_alive_timeout)),
         # X-Forwarded-* only rewrite the client address and scheme in the scope, which nothing but
         # the access log reads: without it, uvicorn's middleware would parse them on every request.
