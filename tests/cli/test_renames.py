@@ -40,14 +40,14 @@ def test_renames_are_listed_after_generation_and_in_the_manifest(
     # scripts read this line: unchanged (11 files: 5, then _models/ with 4 tools and _shared)
     assert lines[-1] == f"wrote 11 files to {tmp_path / 'c'} (4 tools)"
     assert lines[-2] == (
-        "mcpgen: renamed 4 names: get-x.class -> class_, get_x -> get_x_2, print -> print_, Edge.from -> from_"
+        "mcpgen: renamed 4 names: get-x.class -> class_, get_x -> get_x_2, print -> print_, GetX2ArgsEdge.from -> from_"
     )
     manifest = json.loads((tmp_path / "c" / ".mcpgen-manifest.json").read_text())
     assert manifest["renames"] == [
         {"wire": "get-x.class", "python": "class_"},
         {"wire": "get_x", "python": "get_x_2"},
         {"wire": "print", "python": "print_"},
-        {"wire": "Edge.from", "python": "from_"},
+        {"wire": "GetX2ArgsEdge.from", "python": "from_"},
     ]
 
 

@@ -63,18 +63,18 @@ import http_client
 import snapshot_client
 import stdio_client
 from file_client import AsyncClient
-from file_client.models import CreateRelationsArgs, Relation, SearchNodesArgs
+from file_client.models import CreateRelationsArgs, CreateRelationsArgsRelation, SearchNodesArgs
 
 
 async def use(client: AsyncClient) -> str:
-    relation = Relation(from_="Ada", to="Babbage", relation_type="knows")
+    relation = CreateRelationsArgsRelation(from_="Ada", to="Babbage", relation_type="knows")
     CreateRelationsArgs(relations=[relation])
     SearchNodesArgs(query="ada")
     SearchNodesArgs(query="ada", max_results=3)
     result = await client.create_relations(relations=[relation])
     await client.search_nodes(query="ada", max_results=3)
-    Relation(from_="Ada", to="Babbage")  # error: call-arg
-    Relation(from_=1, to="Babbage", relation_type="knows")  # error: arg-type (the plugin: only with init_typed)
+    CreateRelationsArgsRelation(from_="Ada", to="Babbage")  # error: call-arg
+    CreateRelationsArgsRelation(from_=1, to="Babbage", relation_type="knows")  # error: arg-type (the plugin: only with init_typed)
     await client.search_nodes(query=1)  # error: arg-type
     modules = (config_client, http_client, snapshot_client, stdio_client)
     return result.relations[0].from_ + str(modules)
