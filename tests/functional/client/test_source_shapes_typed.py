@@ -74,7 +74,7 @@ async def use(client: AsyncClient) -> str:
     result = await client.create_relations(relations=[relation])
     await client.search_nodes(query="ada", max_results=3)
     CreateRelationsArgsRelation(from_="Ada", to="Babbage")  # error: call-arg
-    CreateRelationsArgsRelation(from_=1, to="Babbage", relation_type="knows")  # error: arg-type (the plugin: only with init_typed)
+    CreateRelationsArgsRelation(from_=1, to="Babbage", relation_type="knows")  # error: arg-type (only with init_typed)
     await client.search_nodes(query=1)  # error: arg-type
     modules = (config_client, http_client, snapshot_client, stdio_client)
     return result.relations[0].from_ + str(modules)
