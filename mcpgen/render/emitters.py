@@ -122,9 +122,7 @@ def _type_expression(text: str) -> bool:
             and type(node.operand.value) in (int, float)
         ):
             continue
-        if isinstance(node, ast.Constant) and type(node.value) is float:
-            continue
-        if isinstance(node, ast.Constant) and (node.value is None or isinstance(node.value, (str, int, bool))):
+        if isinstance(node, ast.Constant) and (node.value is None or isinstance(node.value, (str, int, float))):
             continue
         if not isinstance(node, _TYPE_NODES):
             return False
