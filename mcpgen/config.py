@@ -8,6 +8,9 @@ output = "src/weather_client"
 headers = { Authorization = "Bearer ${TOKEN}" }   # ${VAR} expands from the environment
 ```
 
+`formatter = "black"` at the top of [tool.mcpgen] (or in one target's table) has black format the
+generated Python instead of ruff (the `black` extra).
+
 Paths are relative to the folder holding the pyproject.toml; `${VAR}` expands in headers,
 commands and URLs, so tokens stay out of the file (and out of the generated code).
 """
@@ -24,7 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from .catalog.model import Problem
-from .options import ClientOptions, DocsOptions, GeneratorOptions, Layout, Runtime, ServerOptions
+from .options import ClientOptions, DocsOptions, Formatter, GeneratorOptions, Layout, Runtime, ServerOptions
 from .sources.secrets import public_url, shown_command
 
 if sys.version_info >= (3, 11):
@@ -36,6 +39,7 @@ PYPROJECT = "pyproject.toml"
 KINDS = ("client", "server", "docs")
 RUNTIMES = tuple(r.value for r in Runtime)
 LAYOUTS = tuple(layout.value for layout in Layout)
+FORMATTERS = tuple(f.value for f in Formatter)
 _VAR = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}")
 # Keys of one target table (kebab-case; snake_case is accepted too).
 _KEYS = {
@@ -57,6 +61,7 @@ _KEYS = {
     "strict-lists",
     "sync",
     "layout",
+    "formatter",
 }
 
 
@@ -151,16 +156,19 @@ def parse_project(table: Any, path: Path, environ: Mapping[str, str]) -> tuple[P
     problems = [
         Problem(where, f"unknown key {k!r} (targets go in [tool.mcpgen.targets.NAME])")
         for k in table
-        if k not in ("targets", "auth")
+        if k not in ("targets", "auth", "formatter")
     ]
+    formatter = table.get("formatter", Formatter.RUFF.value)
+    if formatter not in FORMATTERS:
+        problems.append(Problem(where, f"'formatter' must be one of {', '.join(FORMATTERS)}"))
+        formatter = Formatter.RUFF.value
     targets_raw = table.get("targets")
     if not isinstance(targets_raw, dict) or not targets_raw:
         return None, problems + [Problem(where, "no targets: add a [tool.mcpgen.targets.NAME] table")]
     targets: list[Target] = []
     for name in sorted(targets_raw):
-        target, found = parse_target(
-            name, targets_raw[name], path.parent, environ, f"{path} [tool.mcpgen.targets.{name}]"
-        )
+        where_target = f"{path} [tool.mcpgen.targets.{name}]"
+        target, found = parse_target(name, targets_raw[name], path.parent, environ, where_target, Formatter(formatter))
         problems += found
         if target is not None:
             targets.append(target)
@@ -192,7 +200,12 @@ def _unknown_option(key: str) -> str:
 
 
 def parse_target(
-    name: str, raw: Any, root: Path, environ: Mapping[str, str], where: str
+    name: str,
+    raw: Any,
+    root: Path,
+    environ: Mapping[str, str],
+    where: str,
+    default_formatter: Formatter = Formatter.RUFF,
 ) -> tuple[Target | None, list[Problem]]:
     if not isinstance(raw, dict):
         return None, [Problem(where, "must be a table")]
@@ -222,6 +235,9 @@ def parse_target(
     runtime = text("runtime") or "import"
     if runtime not in RUNTIMES:
         problems.append(Problem(where, f"'runtime' must be one of {', '.join(RUNTIMES)}"))
+    formatter = text("formatter") or default_formatter.value
+    if formatter not in FORMATTERS:
+        problems.append(Problem(where, f"'formatter' must be one of {', '.join(FORMATTERS)}"))
     templates = text("templates")
     timeout = opts.get("connect-timeout", 30.0)
     if not isinstance(timeout, (int, float)) or isinstance(timeout, bool) or timeout <= 0:
@@ -239,7 +255,7 @@ def parse_target(
     for key, only in (("sync", "client"), ("layout", "client"), ("add-missing", "server")):
         if key in opts and kind in KINDS and kind != only:
             problems.append(Problem(where, f"{key!r} applies to {only} targets only"))
-    for key in ("runtime", "name"):
+    for key in ("runtime", "name", "formatter"):
         if key in opts and kind == "docs":
             problems.append(Problem(where, f"{key!r} applies to client and server targets only"))
     if problems or kind is None or output is None or source is None:
@@ -251,9 +267,9 @@ def parse_target(
     generator: GeneratorOptions = (
         DocsOptions()
         if kind == "docs"
-        else ClientOptions(runtime=Runtime(runtime), sync=sync, layout=Layout(layout))
+        else ClientOptions(runtime=Runtime(runtime), sync=sync, layout=Layout(layout), formatter=Formatter(formatter))
         if kind == "client"
-        else ServerOptions(runtime=Runtime(runtime), add_missing=add_missing)
+        else ServerOptions(runtime=Runtime(runtime), add_missing=add_missing, formatter=Formatter(formatter))
     )
     return (
         Target(

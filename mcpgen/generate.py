@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 from .catalog.model import Catalog, Problem, StageError
 from .console import console
 from .models import ModelsOutput, bind_plan, generate_models, prepare_models
-from .options import ClientOptions, Layout, Runtime, ServerOptions
+from .options import ClientOptions, Formatter, Layout, Runtime, ServerOptions
 from .output.formatter import format_files
 from .plan.build import build_plan
 from .plan.renames import plan_renames
@@ -51,9 +51,9 @@ def _renames(plan: Plan, models: ModelsOutput) -> list[tuple[str, str]]:
     return named + [(f"{r.model}.{r.wire}", r.python) for r in models.renames]
 
 
-def _formatted(fs: FileSet) -> FileSet:
+def _formatted(fs: FileSet, formatter: Formatter) -> FileSet:
     console.stage("formatting", counted(len(fs.files), "file"))
-    problems = format_files(fs)
+    problems = format_files(fs, formatter)
     if problems:
         raise StageError(problems)
     return fs
@@ -80,7 +80,7 @@ def generate_client(
         fs = render_client(plan, models, options, templates)
     fs.warnings = [p for p in problems if p.warning]
     fs.renames = _renames(plan, models)
-    return _formatted(fs)
+    return _formatted(fs, options.formatter)
 
 
 def generate_server(
@@ -95,7 +95,7 @@ def generate_server(
     fs, labels = render_server(plan, models, options, package, templates)
     fs.warnings = [p for p in problems if p.warning]
     fs.renames = _renames(plan, models)
-    return split_formatted(_formatted(fs), labels)
+    return split_formatted(_formatted(fs, options.formatter), labels)
 
 
 def generate_many(
@@ -123,4 +123,4 @@ def generate_many(
     by_namespace = {s.namespace: bound[s.server] for s in many.servers}
     fs = render_many(many, by_namespace, options, templates, config_file)
     fs.warnings = warnings
-    return _formatted(fs), many
+    return _formatted(fs, options.formatter), many

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, Protocol
 from .catalog.model import Catalog, Problem, StageError
 from .config import SourceSpec, Target
 from .console import console
-from .options import ClientOptions, GeneratorOptions, Layout, Runtime, ServerOptions
+from .options import ClientOptions, Formatter, GeneratorOptions, Layout, Runtime, ServerOptions
 
 if TYPE_CHECKING:
     from .output.emit import Emission, Ownership, UserFile
@@ -89,6 +89,14 @@ def target_kind(t: Target) -> Kind:
     return kind_for(t.generator, t.source)
 
 
+def target_formatter(t: Target) -> str:
+    """The formatter of `t`'s Python, as its manifest names it (a docs folder holds none: its
+    manifest keeps naming the default, as it always has)."""
+    if isinstance(t.generator, (ClientOptions, ServerOptions)):
+        return t.generator.formatter.value
+    return Formatter.RUFF.value
+
+
 def _templates_option(t: Target) -> dict[str, Any]:
     from .output.manifest import templates_digest
 
@@ -132,7 +140,7 @@ class ClientKind:
         fs = generate_client(
             catalog, self.options, templates=_templates(t), skip_invalid=t.skip_invalid, package=t.package
         )
-        return _package(self.name, self.manifest_options(t), catalog, fs, Ownership.PACKAGE)
+        return _package(self.name, self.manifest_options(t), catalog, fs, Ownership.PACKAGE, self.options.formatter)
 
 
 @dataclass(frozen=True)
@@ -178,7 +186,9 @@ class ManyClientKind(ClientKind):
         # The servers and their name collisions are part of what shapes the package.
         opts = {**self.manifest_options(t), "servers": names, "collisions": list(many.collisions)}
         return Generated(
-            Emission(self.name, opts, digest.hexdigest(), fs.files, Ownership.PACKAGE),
+            Emission(
+                self.name, opts, digest.hexdigest(), fs.files, Ownership.PACKAGE, formatter=self.options.formatter.value
+            ),
             warnings=list(fs.warnings),
             tools=len(many.tools),
             notes=[f"name collision: {c}" for c in many.collisions],
@@ -214,7 +224,8 @@ class ServerKind:
             UserFile(HANDLERS_FILE, result.handlers, "fill in the handlers", stubs),
             UserFile(contract_file_name(t.package), contract, "run pytest there for the tools' contract tests"),
         )
-        return _package(self.name, self.manifest_options(t), catalog, result.files, Ownership.SCAFFOLD, users)
+        options = self.manifest_options(t)
+        return _package(self.name, options, catalog, result.files, Ownership.SCAFFOLD, self.options.formatter, users)
 
 
 @dataclass(frozen=True)
@@ -249,13 +260,15 @@ def _package(
     catalog: Catalog,
     fs: FileSet,
     ownership: Ownership,
+    formatter: Formatter,
     users: Sequence[UserFile] = (),
 ) -> Generated:
     """A package of one catalog: its files, renames and warnings as rendering left them."""
     from .catalog.snapshot import catalog_digest
     from .output.emit import Emission
 
-    emission = Emission(name, options, catalog_digest(catalog), fs.files, ownership, fs.renames, users)
+    digest = catalog_digest(catalog)
+    emission = Emission(name, options, digest, fs.files, ownership, fs.renames, users, formatter.value)
     return Generated(
         emission,
         warnings=list(fs.warnings),

@@ -22,6 +22,14 @@ class Runtime(str, enum.Enum):
     VENDOR = "vendor"  # a copy inside the generated package (`_runtime/`): no mcpgen needed at run time
 
 
+class Formatter(str, enum.Enum):
+    """Whose style generated Python has (output/formatter.py): both are black's style, and agree
+    on nearly all code; a team whose CI runs `black --check` over generated code picks black."""
+
+    RUFF = "ruff"  # the default: ruff's formatter, black-compatible, a fraction of black's time
+    BLACK = "black"  # black itself (the `black` extra)
+
+
 class Layout(str, enum.Enum):
     """How a client package is laid out."""
 
@@ -36,12 +44,14 @@ class ClientOptions:
     runtime: Runtime = Runtime.IMPORT
     sync: bool = True  # also generate `Client`, the synchronous twin of `AsyncClient`
     layout: Layout = Layout.FLAT
+    formatter: Formatter = Formatter.RUFF
 
 
 @dataclass(frozen=True)
 class ServerOptions:
     runtime: Runtime = Runtime.IMPORT
     add_missing: bool = False  # append stubs for new tools to the user's handlers.py
+    formatter: Formatter = Formatter.RUFF
 
 
 @dataclass(frozen=True)

@@ -14,7 +14,7 @@ from pathlib import Path
 from .catalog.model import Catalog, Problem, StageError
 from .config import SourceSpec, Target
 from .console import console
-from .kinds import Kind, Reading, target_kind
+from .kinds import Kind, Reading, target_formatter, target_kind
 from .models import dcg
 from .options import Mode
 from .output.emit import Destination, FileChange, Folder, emit, open_folder
@@ -128,7 +128,7 @@ def _proven_current(
         catalog, problems = reading.loaded
         if catalog is None or problems or catalog.refused or catalog.failed_lists:
             return None
-        if not folder.proven_current(kind.name, kind.manifest_options(t), catalog_digest(catalog)):
+        if not folder.proven_current(kind.name, kind.manifest_options(t), catalog_digest(catalog), target_formatter(t)):
             return None
     finally:
         console.done()

@@ -67,7 +67,7 @@ def _source_digest(source: SourceSpec) -> str | None:
 
 def _settled(t: Target, cwd: Path, digests: dict[SourceSpec, str | None]) -> bool:
     """The manifest proves `t`'s output current (the checks of pipeline.run_target's fast path)."""
-    from .kinds import target_kind
+    from .kinds import target_formatter, target_kind
     from .output.manifest import read_manifest
     from .output.ownership import refuse_dangerous
     from .output.unchanged import proven_current
@@ -81,7 +81,8 @@ def _settled(t: Target, cwd: Path, digests: dict[SourceSpec, str | None]) -> boo
     if t.source not in digests:  # a client and a server of the same schemas read them once
         digests[t.source] = _source_digest(t.source)
     digest = digests[t.source]
-    return digest is not None and proven_current(t.output, old, kind.name, kind.manifest_options(t), digest)
+    options = kind.manifest_options(t)
+    return digest is not None and proven_current(t.output, old, kind.name, options, digest, target_formatter(t))
 
 
 def quick_check(args: Sequence[str]) -> int | None:

@@ -12,7 +12,7 @@ import click
 
 from ..catalog.model import Problem
 from ..console import console, echo
-from ..options import ClientOptions, DocsOptions, GeneratorOptions, Layout, Mode, Runtime, ServerOptions
+from ..options import ClientOptions, DocsOptions, Formatter, GeneratorOptions, Layout, Mode, Runtime, ServerOptions
 from .common import (
     EXIT_BAD_INPUT,
     EXIT_DIFFERENT,
@@ -58,6 +58,13 @@ with_package_options = options_decorator(
             default=Runtime.IMPORT.value,
             show_default=True,
             help="import: use the installed mcpgen.runtime; vendor: copy it into the package.",
+        ),
+        click.option(
+            "--formatter",
+            type=click.Choice([f.value for f in Formatter]),
+            default=Formatter.RUFF.value,
+            show_default=True,
+            help="Who formats the generated Python: ruff, or black (pip install 'mcpgen[black]').",
         ),
         _TEMPLATES,
         _skip_invalid("generate the rest"),
@@ -152,6 +159,7 @@ def client_cmd(
     output: str,
     name: str | None,
     runtime: str,
+    formatter: str,
     templates: str | None,
     skip_invalid: bool,
     sync: bool,
@@ -173,7 +181,7 @@ def client_cmd(
     _generate_one(
         source,
         output,
-        ClientOptions(runtime=Runtime(runtime), sync=sync, layout=Layout(layout)),
+        ClientOptions(runtime=Runtime(runtime), sync=sync, layout=Layout(layout), formatter=Formatter(formatter)),
         name=name,
         templates=templates,
         skip_invalid=skip_invalid,
@@ -196,6 +204,7 @@ def server_cmd(
     name: str | None,
     add_missing: bool,
     runtime: str,
+    formatter: str,
     templates: str | None,
     skip_invalid: bool,
     mode: Mode,
@@ -215,7 +224,7 @@ def server_cmd(
     _generate_one(
         source,
         output,
-        ServerOptions(runtime=Runtime(runtime), add_missing=add_missing),
+        ServerOptions(runtime=Runtime(runtime), add_missing=add_missing, formatter=Formatter(formatter)),
         name=name,
         templates=templates,
         skip_invalid=skip_invalid,

@@ -24,7 +24,7 @@ from ..options import Mode
 from ..wording import counted
 from .compare import FileChange, compare, unified_diff
 from .handlers_file import Stubs
-from .manifest import MANIFEST_NAME, Manifest, build_manifest, read_manifest, templates_digest
+from .manifest import FORMATTER, MANIFEST_NAME, Manifest, build_manifest, read_manifest, templates_digest
 from .ownership import (
     Tree,
     check_ownership,
@@ -91,6 +91,7 @@ class Emission:
     ownership: Ownership
     renames: Sequence[tuple[str, str]] = ()
     user_files: Sequence[UserFile] = ()  # in the order their messages are told
+    formatter: str = FORMATTER  # whose style its Python has (the manifest names it)
 
 
 @dataclass
@@ -114,9 +115,11 @@ class Folder:
         """The manifest may prove the output current without regenerating (unchanged.py)."""
         return self.old is not None and manifest_trusted()
 
-    def proven_current(self, kind: str, options: Mapping[str, Any], source_sha256: str) -> bool:
+    def proven_current(self, kind: str, options: Mapping[str, Any], source_sha256: str, formatter: str) -> bool:
         """Regeneration from a source of this digest with these options would write what is there."""
-        return self.old is not None and proven_current(self.destination.folder, self.old, kind, options, source_sha256)
+        if self.old is None:
+            return False
+        return proven_current(self.destination.folder, self.old, kind, options, source_sha256, formatter)
 
 
 def open_folder(destination: Destination, cwd: Path) -> tuple[Folder | None, list[Problem]]:
@@ -140,7 +143,13 @@ def emit(folder: Folder, emission: Emission, mode: Mode) -> EmitResult:
     out, old = folder.destination.folder, folder.old
     users = tuple(u.path for u in emission.user_files)
     manifest = build_manifest(
-        emission.kind, emission.options, emission.source_sha256, emission.files, users, emission.renames
+        emission.kind,
+        emission.options,
+        emission.source_sha256,
+        emission.files,
+        users,
+        emission.renames,
+        emission.formatter,
     )
     if mode is not Mode.WRITE:
         changes = compare(out, emission.files, manifest, old)

@@ -1,9 +1,10 @@
-"""ruff's formatter over a generated package in memory (render/files.py's FileSet).
+"""The formatter over a generated package in memory (render/files.py's FileSet).
 
 Nothing touches disk on failure: every file is generated and formatted in memory first;
-`emit.py` then writes, checks or diffs it. The formatter is the `ruff` binary (black's style, in
-a fraction of black's time), run once over a private temporary copy of the files: the output
-folder is not touched before everything is formatted.
+`emit.py` then writes, checks or diffs it. The default formatter is the `ruff` binary (black's
+style, in a fraction of black's time), run once over a private temporary copy of the files: the
+output folder is not touched before everything is formatted. `--formatter black` hands the same
+files to black instead (black_format.py), for teams whose CI runs `black --check` over them.
 """
 
 from __future__ import annotations
@@ -15,8 +16,10 @@ import tempfile
 from pathlib import Path
 
 from ..catalog.model import Problem
+from ..options import Formatter
 from ..render.files import FileSet
-from .manifest import FORMATTER
+
+FORMATTER = Formatter.RUFF.value  # how problems of the ruff run are placed
 
 # The style every generated file has (black's, as black's Mode had it): the user's own ruff
 # configuration never applies (--isolated), nor does ruff's cache (--no-cache: it would be
@@ -55,16 +58,23 @@ def _ruff_env() -> dict[str, str]:
 _UNPARSED = re.compile(r"(\d{5,})\.py:(.*)")
 
 
-def format_files(fs: FileSet) -> list[Problem]:
-    """Format every generated .py file; a file ruff cannot parse is a generator bug, reported.
-
-    The files go to a private temporary folder under numbered names (no generated path reaches
-    the file system, and ruff's default exclusions such as `build/` or `dist/` cannot apply);
-    one ruff process formats them all, on every core.
-    """
+def format_files(fs: FileSet, formatter: Formatter = Formatter.RUFF) -> list[Problem]:
+    """Format every generated .py file (not the copied runtime's); a file the formatter cannot
+    parse is a generator bug, reported."""
     paths = [p for p in sorted(fs.files) if p.endswith(".py") and p not in fs.verbatim]
     if not paths:
         return []
+    if formatter is Formatter.BLACK:
+        from .black_format import black_files
+
+        return black_files(fs, paths)
+    return _ruff_files(fs, paths)
+
+
+def _ruff_files(fs: FileSet, paths: list[str]) -> list[Problem]:
+    """The files go to a private temporary folder under numbered names (no generated path reaches
+    the file system, and ruff's default exclusions such as `build/` or `dist/` cannot apply);
+    one ruff process formats them all, on every core."""
     ruff = ruff_binary()
     if isinstance(ruff, Problem):
         return [ruff]

@@ -36,13 +36,14 @@ def templates_digest(folder: Path | None) -> str | None:
     return "sha256:" + h.hexdigest()
 
 
-# Generated Python is this formatter's output (files.py); its version is pinned exactly.
+# Generated Python is a formatter's output (formatter.py): ruff's unless the target chose black.
+# Both are pinned exactly; the manifest names the one used and its version.
 FORMATTER = "ruff"
 
 
-def formatter_version() -> str:
+def formatter_version(formatter: str = FORMATTER) -> str:
     """Another formatter release may format differently: its version goes in the manifest."""
-    return installed_version(FORMATTER)
+    return installed_version(formatter)
 
 
 def dcg_version() -> str:
@@ -97,8 +98,11 @@ def build_manifest(
     files: Mapping[str, str],
     user_files: tuple[str, ...] = (),
     renames: Sequence[tuple[str, str]] = (),
+    formatter: str = FORMATTER,
 ) -> Manifest:
     return Manifest(
+        formatter=formatter,
+        formatter_version=formatter_version(formatter),
         renames=tuple(renames),
         kind=kind,
         options=options,

@@ -24,7 +24,7 @@ from typing import Any
 
 from .. import __version__
 from .installed import dist_info, installed_version
-from .manifest import FORMATTER, MANIFEST_NAME, Manifest, dcg_version, formatter_version
+from .manifest import MANIFEST_NAME, Manifest, dcg_version, formatter_version
 from .ownership import walk
 
 TRUST_ENV = "MCPGEN_TRUST_MANIFEST"
@@ -59,13 +59,16 @@ def manifest_trusted() -> bool:
     return _installed_release()
 
 
-def proven_current(target: Path, old: Manifest, kind: str, options: Mapping[str, Any], source_sha256: str) -> bool:
-    """True only when the output in `target` is exactly what regeneration would write."""
+def proven_current(
+    target: Path, old: Manifest, kind: str, options: Mapping[str, Any], source_sha256: str, formatter: str
+) -> bool:
+    """True only when the output in `target` is exactly what regeneration would write with
+    `formatter` (another formatter than the manifest's is a full comparison, which names the files)."""
     if (
         old.kind != kind
         or old.mcpgen_version != __version__
-        or old.formatter != FORMATTER
-        or old.formatter_version != formatter_version()
+        or old.formatter != formatter
+        or old.formatter_version != formatter_version(formatter)
         or old.dcg_version != dcg_version()
         or dict(old.options) != dict(options)
         or old.source_sha256 != source_sha256

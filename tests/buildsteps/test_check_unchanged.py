@@ -225,7 +225,7 @@ def test_running_another_tool_version(
     project: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], version_of: str, key: str
 ) -> None:
     # Another release may write other models or format differently: the manifest cannot vouch for them.
-    monkeypatch.setattr(unchanged, version_of, lambda: "0.0.1")
+    monkeypatch.setattr(unchanged, version_of, lambda *_: "0.0.1")
     assert quick_check(["generate", "--check"]) is None
     started = regenerations(monkeypatch)
     code, out, err = cli(["generate", "--check"], capsys)
