@@ -30,7 +30,15 @@ SHARED = frozenset({"mcpgen", "mcpgen.options", "mcpgen.console", "mcpgen.wordin
 SIDE = {"mcpgen.testing": "sources", "mcpgen.config": "plan"}
 # The only modules that may import every stage (and the side modules).
 ORCHESTRATION = frozenset(
-    {"mcpgen.pipeline", "mcpgen.generate", "mcpgen.kinds", "mcpgen.quick_check", "mcpgen.entry", "mcpgen.cli"}
+    {
+        "mcpgen.pipeline",
+        "mcpgen.generate",
+        "mcpgen.kinds",
+        "mcpgen.quick_check",
+        "mcpgen.entry",
+        "mcpgen.cli",
+        "mcpgen.buildhook",
+    }
 )
 MAX_LINES = 700
 
