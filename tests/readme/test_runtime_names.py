@@ -1,4 +1,4 @@
-"""Every runtime name README.md and docs/ mention exists: each dotted `mcpgen.runtime.X` resolves
+"""Every runtime name README.md and the pages of docs/ mention exists: each dotted `mcpgen.runtime.X` resolves
 (to a module, or a name in one), and what they import from `mcpgen.runtime` or
 `mcpgen.runtime.client.auth`, or name as `mcpgen.runtime.NAME`, is in that package's `__all__`
 (the public API pinned by tests/runtime/test_public_names.py)."""
@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 REPO = Path(__file__).resolve().parents[2]
-TEXTS = [REPO / "README.md", *sorted((REPO / "docs").glob("*.md"))]
+TEXTS = [REPO / "README.md", *sorted((REPO / "docs").rglob("*.md"))]
 PUBLIC_PACKAGES = ("mcpgen.runtime", "mcpgen.runtime.client.auth")
 DOTTED = re.compile(r"\bmcpgen\.runtime(?:\.\w+)*")
 IMPORT = re.compile(r"^\s*from (mcpgen\.runtime(?:\.\w+)*) import ([\w, ]+)", re.MULTILINE)
@@ -32,7 +32,7 @@ def _mentions() -> list[tuple[str, str]]:
     found = []
     for path in TEXTS:
         text = path.read_text(encoding="utf-8")
-        found += [(path.name, m.group(0)) for m in DOTTED.finditer(text)]
+        found += [(path.relative_to(REPO).as_posix(), m.group(0)) for m in DOTTED.finditer(text)]
     return found
 
 
@@ -40,7 +40,11 @@ def _imports() -> list[tuple[str, str, str]]:
     found = []
     for path in TEXTS:
         for match in IMPORT.finditer(path.read_text(encoding="utf-8")):
-            found += [(path.name, match.group(1), n.strip()) for n in match.group(2).split(",") if n.strip()]
+            found += [
+                (path.relative_to(REPO).as_posix(), match.group(1), n.strip())
+                for n in match.group(2).split(",")
+                if n.strip()
+            ]
     return found
 
 
