@@ -94,6 +94,7 @@ def site(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return out
 
 
+@pytest.mark.slow  # the site fixture runs mkdocs build (about 10 s)
 def test_strict_build_writes_every_page(site: Path) -> None:
     assert (site / "index.html").is_file() and (site / "search" / "search_index.json").is_file()
     home = (site / "index.html").read_text(encoding="utf-8")
