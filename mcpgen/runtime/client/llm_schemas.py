@@ -56,10 +56,15 @@ _ONE_SCHEMA = ("items", "additionalProperties", "not", "if", "then", "else", "co
 _SCHEMA_LISTS = ("anyOf", "oneOf", "allOf", "prefixItems")
 _MAX_DEPTH = 64
 _NOT_VALIDATING = ("$schema", "$comment")
+_JSON_TYPES = frozenset({"string", "number", "integer", "boolean", "array", "object", "null"})
 
 
 class Refused(Exception):
     """The API would refuse this schema and no exact rewrite exists; the message says why."""
+
+    def __init__(self, reason: str, pointer: str = "") -> None:
+        super().__init__(reason)
+        self.pointer = pointer  # where in the inputSchema ("" for the whole of it)
 
 
 def subschemas(schema: Any, pointer: str = "", depth: int = 0) -> Iterator[tuple[str, int, dict[str, Any]]]:
@@ -97,68 +102,93 @@ def object_root(schema: Any, api: str) -> dict[str, Any]:
     if isinstance(kind, list) and "object" in kind:
         kind = "object"
     if kind != "object":
-        raise Refused(f"its inputSchema's top-level type is {kind!r}, not 'object'")
+        raise Refused(f"its inputSchema's top-level type is {kind!r}, not 'object'", "/type")
     for key in TOP_LEVEL_REFUSED[api]:
         if key in schema:
-            raise Refused(f"its inputSchema has {key!r} at the top level, which this API refuses")
+            raise Refused(f"its inputSchema has {key!r} at the top level, which this API refuses", f"/{key}")
     return schema if schema.get("type") == "object" else {**schema, "type": "object"}
 
 
 def strict_problem(schema: Mapping[str, Any]) -> str | None:
     """Why OpenAI's strict mode would refuse this parameter schema as it is (None: it qualifies)."""
+    problems = strict_problems(schema)
+    return f"{problems[0][1]} at {problems[0][0] or 'the top level'}" if problems else None
+
+
+def strict_problems(schema: Mapping[str, Any]) -> list[tuple[str, str]]:
+    """(pointer, reason) for everything OpenAI's strict mode refuses in this parameter schema."""
+    out: list[tuple[str, str]] = []
     properties = enum_values = 0
     for pointer, depth, node in subschemas(dict(schema)):
-        where = pointer or "the top level"
         if depth > OPENAI_STRICT_MAX_DEPTH:
-            return f"nested deeper than {OPENAI_STRICT_MAX_DEPTH} levels at {where}"
-        unsupported = sorted(k for k in node if k not in OPENAI_STRICT_KEYWORDS)
-        if unsupported:
-            return f"{unsupported[0]!r} at {where} is not supported in strict mode"
+            out.append((pointer, f"nested deeper than {OPENAI_STRICT_MAX_DEPTH} levels"))
+        out += [
+            (f"{pointer}/{escape(k)}", f"{k!r} is not supported")
+            for k in sorted(node)
+            if k not in OPENAI_STRICT_KEYWORDS
+        ]
         fmt = node.get("format")
         if fmt is not None and fmt not in OPENAI_STRICT_FORMATS:
-            return f"format {fmt!r} at {where} is not supported in strict mode"
+            out.append((f"{pointer}/format", f"format {fmt!r} is not supported"))
         kind = node.get("type")
         if kind == "object" or (isinstance(kind, list) and "object" in kind) or "properties" in node:
             if node.get("additionalProperties") is not False:
-                return f"the object at {where} is not closed (additionalProperties: false)"
+                out.append((pointer, "an object without additionalProperties: false"))
             names = node.get("properties", {})
             required = node.get("required", [])
-            if not isinstance(names, dict) or not isinstance(required, list):
-                return f"the object at {where} has malformed properties or required"
-            optional = sorted(set(names) - set(required))
-            if optional:
-                return f"property {optional[0]!r} at {where} is optional (strict mode requires every property)"
-            properties += len(names)
+            if isinstance(names, dict) and isinstance(required, list):
+                optional = sorted(set(names) - set(required))
+                out += [(f"{pointer}/properties/{escape(p)}", f"{p!r} is optional") for p in optional]
+                properties += len(names)
         if isinstance(node.get("enum"), list):
             enum_values += len(node["enum"])
     if properties > OPENAI_STRICT_MAX_PROPERTIES:
-        return f"more than {OPENAI_STRICT_MAX_PROPERTIES} properties"
+        out.append(("", f"more than {OPENAI_STRICT_MAX_PROPERTIES} properties"))
     if enum_values > OPENAI_STRICT_MAX_ENUM_VALUES:
-        return f"more than {OPENAI_STRICT_MAX_ENUM_VALUES} enum values"
-    return None
+        out.append(("", f"more than {OPENAI_STRICT_MAX_ENUM_VALUES} enum values"))
+    return out
 
 
 def gemini_parameters(schema: Mapping[str, Any]) -> dict[str, Any]:
-    """The schema in Gemini's OpenAPI subset (`parameters`), or Refused.
+    """The schema in Gemini's OpenAPI subset (`parameters`), or Refused with the first problem."""
+    rewritten, problems = gemini_parameters_problems(schema)
+    if problems:
+        pointer, _kind, reason = problems[0]
+        raise Refused(f"{reason} at {pointer or 'the top level'} (Gemini's `parameters` subset)", pointer)
+    return rewritten
 
-    The rewrites, each accepting the same values: `"type": [T, "null"]` becomes `"type": T,
-    "nullable": true`; `$schema` and `$comment`, which validate nothing, are dropped. Anything
-    else outside the subset is refused: send `parametersJsonSchema` instead.
+
+def gemini_parameters_problems(schema: Mapping[str, Any]) -> tuple[dict[str, Any], list[tuple[str, str, str]]]:
+    """The schema rewritten into Gemini's OpenAPI subset, and (pointer, "keyword" | "type" |
+    "enum", reason) for everything the subset cannot say.
+
+    The rewrites, each accepting the same values: a type name becomes the upper-case name of
+    Gemini's `Type` enum; `"type": [T, "null"]` becomes `"type": T, "nullable": true`;
+    `$schema` and `$comment`, which validate nothing, are dropped.
     """
     out = copy.deepcopy(dict(schema))
+    problems: list[tuple[str, str, str]] = []
     for pointer, _depth, node in subschemas(out):
         for key in _NOT_VALIDATING:
             node.pop(key, None)
         kind = node.get("type")
         if isinstance(kind, list):
             others = [k for k in kind if k != "null"]
-            if len(others) != 1 or "nullable" in node:
-                raise Refused(f"type {kind!r} at {pointer or 'the top level'} is not one type name")
-            node["type"] = others[0]
-            if "null" in kind:
-                node["nullable"] = True
-        unsupported = sorted(k for k in node if k not in GEMINI_SCHEMA_FIELDS)
-        if unsupported:
-            where = pointer or "the top level"
-            raise Refused(f"{unsupported[0]!r} at {where} is outside Gemini's `parameters` subset")
-    return out
+            if len(others) == 1 and "nullable" not in node:
+                node["type"] = others[0]
+                if "null" in kind:
+                    node["nullable"] = True
+                kind = others[0]
+            else:
+                problems.append((f"{pointer}/type", "type", f"type {kind!r} is not one type name"))
+        if isinstance(kind, str) and kind in _JSON_TYPES:
+            node["type"] = kind.upper()
+        enum = node.get("enum")
+        if isinstance(enum, list) and not all(isinstance(v, str) for v in enum):
+            problems.append((f"{pointer}/enum", "enum", "enum values that are not strings"))
+        problems += [
+            (f"{pointer}/{escape(k)}", "keyword", f"{k!r} is not supported")
+            for k in sorted(node)
+            if k not in GEMINI_SCHEMA_FIELDS
+        ]
+    return out, problems

@@ -105,7 +105,9 @@ def test_gemini_sends_json_schema_by_default_and_the_openapi_subset_when_asked()
     assert default["parametersJsonSchema"] == schema
     subset = llm_definitions([_tool(**{k: v for k, v in schema.items() if k != "additionalProperties"})], "gemini",
                              gemini_field="parameters").tools[0]  # fmt: skip
-    assert subset["parameters"]["properties"]["days"] == {"type": "integer", "nullable": True}
+    assert subset["parameters"]["properties"]["days"] == {"type": "INTEGER", "nullable": True}
     assert "$schema" not in subset["parameters"]
     refused = llm_definitions([_tool(**schema)], "gemini", gemini_field="parameters").refused
-    assert refused == {"t": "'additionalProperties' at the top level is outside Gemini's `parameters` subset"}
+    assert refused == {
+        "t": "'additionalProperties' is not supported at /additionalProperties (Gemini's `parameters` subset)"
+    }
