@@ -167,7 +167,8 @@ def lint_cmd(
     if as_json:
         doc = [
             {"tool": f.tool, "pointer": f.pointer, "rule": f.rule.id, "provider": f.rule.provider,
-             "field": f.rule.field, "severity": f.rule.severity, "detail": f.detail, "fix": f.rule.fix, "source": f.rule.source}
+             "field": f.rule.field, "severity": f.rule.severity, "detail": f.detail, "fix": f.rule.fix,
+             "source": f.rule.source}
             for f in findings
         ]  # fmt: skip
         echo(json.dumps(doc, indent=2))
