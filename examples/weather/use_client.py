@@ -35,10 +35,20 @@ async def main() -> None:
             print(f"tool error, as the server raised it: {exc}")
 
         # The agent loop: hand tool_definitions() to an LLM, route its calls through dispatch().
-        names = [d["name"] for d in weather.tool_definitions()]
-        print(f"tools for the LLM: {names}")
+        # Each API gets names it accepts ("weather.alert" becomes "weather_alert"): dispatch maps them back.
+        for api, definitions in (
+            ("anthropic", weather.tool_definitions("anthropic")),
+            ("openai", [d["function"] for d in weather.tool_definitions("openai")]),
+            ("openai-responses", weather.tool_definitions("openai-responses")),
+            ("gemini", weather.tool_definitions("gemini")),
+        ):
+            print(f"tools for {api}: {[d['name'] for d in definitions]}; refused: {weather.refused_tools(api)}")
         print(
             "LLM-style call with a bad argument:", await weather.dispatch("get-forecast", {"city": "Oslo", "days": 99})
+        )
+        print(
+            "the model calls weather_alert:",
+            await weather.dispatch("weather_alert", {"region": "Oslo", "level": "orange"}),
         )
 
     # The sync twin, for scripts and notebooks.

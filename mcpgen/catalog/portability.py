@@ -1,21 +1,37 @@
-"""Portability lint: the tool-schema features an LLM provider's tool calling rejects or ignores.
+"""Portability lint: what each LLM API would refuse in the definitions `tool_definitions` sends.
 
-Each rule names its provider, whether the provider rejects the tool by default ("error") or only
-in an optional strict mode ("warning"), and the documentation it comes from. `portable()` is
-`mcpgen lint --fix`: it rewrites a schema only where the rewrite accepts exactly what the original
-accepts (local `$ref`s inlined, `$defs` dropped, non-validating keys removed), and refuses, with
-the reason, what it cannot rewrite without changing what is accepted.
+Lint asks the runtime's own rules (runtime/client/llm_names.py, llm_schemas.py), per provider
+and per field, so it reports exactly what the client's default definitions would meet:
+
+- "error": the API refuses the definition, so `tool_definitions` leaves the tool out;
+- "warning": sent, but not as the tool says: a renamed tool (dispatch maps the name back), or a
+  schema OpenAI's strict mode refuses (sent with `strict: false`).
+
+Gemini is checked for the field it is sent in: `parametersJsonSchema` (JSON Schema, the
+default) or, when asked, `parameters` (the OpenAPI subset). Each rule names the documentation it
+comes from. `portable()` is `mcpgen lint --fix`: it rewrites a schema only where the rewrite
+accepts exactly what the original accepts (local `$ref`s inlined, `$defs` dropped,
+non-validating keys removed), and refuses, with the reason, what it cannot rewrite.
 """
 
 from __future__ import annotations
 
 import copy
-import re
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from ..runtime.client.llm_names import LlmNames, assign_names
+from ..runtime.client.llm_schemas import (
+    Refused,
+    gemini_parameters_problems,
+    object_root,
+    strict_problems,
+    subschemas,
+)
+
 PROVIDERS = ("openai", "anthropic", "gemini")
+GEMINI_FIELDS = ("parametersJsonSchema", "parameters")
 
 OPENAI_FUNCTION_DOCS = "https://platform.openai.com/docs/api-reference/chat/create#chat-create-tools"
 OPENAI_STRICT_DOCS = "https://platform.openai.com/docs/guides/structured-outputs#supported-schemas"
@@ -23,16 +39,6 @@ ANTHROPIC_DOCS = "https://docs.anthropic.com/en/docs/agents-and-tools/tool-use/i
 GEMINI_DECLARATION_DOCS = "https://ai.google.dev/api/caching#FunctionDeclaration"
 GEMINI_SCHEMA_DOCS = "https://ai.google.dev/api/caching#Schema"
 
-# Gemini's `parameters` take "a select subset of an OpenAPI 3.0 schema object": these fields.
-# (FunctionDeclaration.parametersJsonSchema takes full JSON Schema instead.)
-GEMINI_SCHEMA_FIELDS = frozenset(
-    {
-        "type", "format", "title", "description", "nullable", "enum", "maxItems", "minItems", "properties",
-        "required", "minProperties", "maxProperties", "minLength", "maxLength", "pattern", "example",
-        "anyOf", "propertyOrdering", "default", "items", "minimum", "maximum",
-    }
-)  # fmt: skip
-_COMBINATORS = ("anyOf", "oneOf", "allOf")
 _NAME_MAPS = frozenset({"properties", "patternProperties", "$defs", "definitions", "dependentSchemas"})
 # Keys that document or identify and never decide what validates (safe to drop once refs are inlined).
 _NON_VALIDATING = ("$schema", "$id", "$comment", "$anchor")
@@ -47,7 +53,8 @@ MAX_INLINED_NODES = 50_000
 class Rule:
     id: str
     provider: str
-    severity: str  # "error": rejected by default; "warning": only in the provider's optional strict mode
+    field: str  # the part of the definition it is about: name, input_schema, parameters, ...
+    severity: str  # "error": the tool is left out for that API; "warning": sent, not as the tool says
     source: str  # the documentation the rule comes from
     summary: str
     fix: str
@@ -63,52 +70,56 @@ class Finding:
     def line(self) -> str:
         where = f"{self.tool}{self.pointer}"
         rule = self.rule
-        return f"{rule.severity}: {rule.provider}: {where}: {self.detail} (fix: {rule.fix}; {rule.source})"
+        return f"{rule.severity}: {rule.provider} {rule.field}: {where}: {self.detail} (fix: {rule.fix}; {rule.source})"
 
 
+_RENAMED = "renamed to a name the API takes (dispatch maps it back)"
 RULES: dict[str, Rule] = {
     r.id: r
     for r in (
-        Rule("openai-name", "openai", "error", OPENAI_FUNCTION_DOCS,
-             "function names are a-z, A-Z, 0-9, '_' and '-', at most 64 characters", "rename the tool"),
-        Rule("openai-root-object", "openai", "error", OPENAI_FUNCTION_DOCS,
+        Rule("openai-name", "openai", "name", "warning", OPENAI_FUNCTION_DOCS,
+             "function names are a-z, A-Z, 0-9, '_' and '-', at most 64 characters", _RENAMED),
+        Rule("openai-root-object", "openai", "parameters", "error", OPENAI_FUNCTION_DOCS,
              "parameters must be an object schema without anyOf/oneOf/allOf/enum/not at the top level",
              "make the top level an object; move alternatives into a property"),
-        Rule("openai-strict-closed", "openai", "warning", OPENAI_STRICT_DOCS,
-             "strict mode needs additionalProperties: false on every object",
-             "close the object, or call without strict"),
-        Rule("openai-strict-required", "openai", "warning", OPENAI_STRICT_DOCS,
-             "strict mode needs every property listed in required", "require it and allow null instead"),
-        Rule("anthropic-name", "anthropic", "error", ANTHROPIC_DOCS,
-             "tool names match ^[a-zA-Z0-9_-]{1,64}$", "rename the tool"),
-        Rule("anthropic-root-object", "anthropic", "error", ANTHROPIC_DOCS,
+        Rule("openai-strict", "openai", "parameters (strict)", "warning", OPENAI_STRICT_DOCS,
+             "strict mode takes closed objects, every property required and a subset of keywords",
+             "sent with strict: false; close the objects and require every property for strict: true"),
+        Rule("anthropic-name", "anthropic", "name", "warning", ANTHROPIC_DOCS,
+             "tool names match ^[a-zA-Z0-9_-]{1,64}$", _RENAMED),
+        Rule("anthropic-root-object", "anthropic", "input_schema", "error", ANTHROPIC_DOCS,
              "input_schema is an object schema; oneOf, allOf or anyOf at the top level is rejected",
              "make the top level an object; move alternatives into a property"),
-        Rule("gemini-name", "gemini", "error", GEMINI_DECLARATION_DOCS,
-             "function names start with a letter or '_' and use a-z, A-Z, 0-9, '_', '.', ':' and '-', at most 64",
-             "rename the tool"),
-        Rule("gemini-keyword", "gemini", "error", GEMINI_SCHEMA_DOCS,
+        Rule("gemini-name", "gemini", "name", "warning", GEMINI_DECLARATION_DOCS,
+             "function names start with a letter or '_' and use a-z, A-Z, 0-9, '_' and '-', at most 64",
+             _RENAMED),
+        Rule("gemini-root-object", "gemini", "parametersJsonSchema", "error", GEMINI_DECLARATION_DOCS,
+             "parametersJsonSchema must describe an object", "make the top level an object"),
+        Rule("gemini-parameters-root-object", "gemini", "parameters", "error", GEMINI_DECLARATION_DOCS,
+             "parameters must describe an object", "make the top level an object"),
+        Rule("gemini-keyword", "gemini", "parameters", "error", GEMINI_SCHEMA_DOCS,
              "parameters take a subset of OpenAPI 3.0 Schema; other keywords are rejected",
-             "--fix inlines $ref/$defs and drops $schema/$id/$comment; else send parametersJsonSchema"),
-        Rule("gemini-type-list", "gemini", "error", GEMINI_SCHEMA_DOCS,
+             "--fix inlines $ref/$defs; else send parametersJsonSchema (the default)"),
+        Rule("gemini-type-list", "gemini", "parameters", "error", GEMINI_SCHEMA_DOCS,
              "type is one name, not a list", "one type per schema (nullable: true for null)"),
+        Rule("gemini-enum", "gemini", "parameters", "error", GEMINI_SCHEMA_DOCS,
+             "enum values are strings", "send parametersJsonSchema (the default)"),
     )
 }  # fmt: skip
-_NAME_PATTERNS = {
-    "openai-name": re.compile(r"[a-zA-Z0-9_-]{1,64}"),
-    "anthropic-name": re.compile(r"[a-zA-Z0-9_-]{1,64}"),
-    "gemini-name": re.compile(r"[a-zA-Z_][a-zA-Z0-9_.:-]{0,63}"),
-}
+_ROOT_RULES = {"openai": "openai-root-object", "anthropic": "anthropic-root-object", "gemini": "gemini-root-object"}
 
 
-def lint_tools(tools: Sequence[Mapping[str, Any]], providers: Sequence[str] = PROVIDERS) -> list[Finding]:
-    """Every finding for the tools' input schemas, for the given providers, in a stable order."""
+def lint_tools(
+    tools: Sequence[Mapping[str, Any]],
+    providers: Sequence[str] = PROVIDERS,
+    gemini_field: str = "parametersJsonSchema",
+) -> list[Finding]:
+    """Every finding for the tools' definitions, for the given providers, in a stable order."""
+    names = assign_names(str(t.get("name")) for t in tools)
     out: list[Finding] = []
     for tool in tools:
-        name = str(tool.get("name"))
-        schema = tool.get("inputSchema")
         for provider in providers:
-            out += _lint_one(provider, name, schema)
+            out += _lint_one(provider, tool, names, gemini_field)
     return out
 
 
@@ -116,65 +127,26 @@ def _finding(tool: str, pointer: str, rule_id: str, detail: str) -> Finding:
     return Finding(tool, pointer, RULES[rule_id], detail)
 
 
-def _lint_one(provider: str, name: str, schema: Any) -> list[Finding]:
+def _lint_one(provider: str, tool: Mapping[str, Any], names: LlmNames, gemini_field: str) -> list[Finding]:
+    wire = str(tool.get("name"))
     out: list[Finding] = []
-    name_rule = f"{provider}-name"
-    if not _NAME_PATTERNS[name_rule].fullmatch(name):
-        out.append(_finding(name, "/name", name_rule, f"name {name[:80]!r} is not allowed"))
-    if not isinstance(schema, dict):
-        return out
+    sent = names.by_rule[provider][wire]
+    if sent != wire:
+        out.append(_finding(wire, "/name", f"{provider}-name", f"name {wire[:80]!r} is sent as {sent!r}"))
+    parameters_field = provider == "gemini" and gemini_field == "parameters"
+    try:
+        schema = object_root(tool.get("inputSchema"), provider)
+    except Refused as exc:
+        rule = "gemini-parameters-root-object" if parameters_field else _ROOT_RULES[provider]
+        return [*out, _finding(wire, f"/inputSchema{exc.pointer}", rule, str(exc))]
     base = "/inputSchema"
-    if provider in ("openai", "anthropic"):
-        rule = f"{provider}-root-object"
-        top = [k for k in (*_COMBINATORS, *(("enum", "not") if provider == "openai" else ())) if k in schema]
-        if schema.get("type") != "object":
-            out.append(_finding(name, f"{base}/type", rule, f"top-level type is {schema.get('type')!r}, not 'object'"))
-        for key in top:
-            out.append(_finding(name, f"{base}/{key}", rule, f"'{key}' at the top level"))
-    for pointer, node in _subschemas(schema, base):
-        if provider == "openai" and _is_object(node):
-            if node.get("additionalProperties") is not False:
-                out.append(
-                    _finding(name, pointer, "openai-strict-closed", "object without additionalProperties: false")
-                )
-            props = node.get("properties")
-            required = set(node.get("required", [])) if isinstance(node.get("required"), list) else set()
-            if isinstance(props, dict):
-                for prop in sorted(set(props) - required):
-                    where = f"{pointer}/properties/{_esc(prop)}"
-                    out.append(_finding(name, where, "openai-strict-required", f"{prop!r} is optional"))
-        if provider == "gemini":
-            for key in sorted(k for k in node if k not in GEMINI_SCHEMA_FIELDS):
-                out.append(_finding(name, f"{pointer}/{_esc(key)}", "gemini-keyword", f"'{key}' is not supported"))
-            if isinstance(node.get("type"), list):
-                out.append(_finding(name, f"{pointer}/type", "gemini-type-list", f"type {node['type']!r}"))
+    if provider == "openai":
+        out += [_finding(wire, base + p, "openai-strict", why) for p, why in strict_problems(schema)]
+    if parameters_field:
+        _rewritten, problems = gemini_parameters_problems(schema)
+        rule_of = {"keyword": "gemini-keyword", "type": "gemini-type-list", "enum": "gemini-enum"}
+        out += [_finding(wire, base + p, rule_of[kind], why) for p, kind, why in problems]
     return out
-
-
-def _is_object(node: Mapping[str, Any]) -> bool:
-    kind = node.get("type")
-    return kind == "object" or (kind is None and "properties" in node)
-
-
-def _subschemas(schema: Any, pointer: str, depth: int = 0) -> Iterator[tuple[str, dict[str, Any]]]:
-    """(pointer, subschema) for the schema and every schema inside it (bounded depth)."""
-    if not isinstance(schema, dict) or depth > _MAX_DEPTH:
-        return
-    yield pointer, schema
-    for key, value in schema.items():
-        here = f"{pointer}/{_esc(key)}"
-        if key in _NAME_MAPS and isinstance(value, dict):
-            for name, sub in value.items():
-                yield from _subschemas(sub, f"{here}/{_esc(name)}", depth + 1)
-        elif key in ("items", "additionalProperties", "not", "if", "then", "else", "contains", "propertyNames"):
-            yield from _subschemas(value, here, depth + 1)
-        elif key in (*_COMBINATORS, "prefixItems") and isinstance(value, list):
-            for i, sub in enumerate(value):
-                yield from _subschemas(sub, f"{here}/{i}", depth + 1)
-
-
-def _esc(key: str) -> str:
-    return key.replace("~", "~0").replace("/", "~1")
 
 
 class NotPortable(Exception):
@@ -187,7 +159,7 @@ def portable(schema: Any) -> Any:
     for refs beside other keywords in drafts where siblings are ignored (they would start to count)."""
     if not isinstance(schema, dict):
         return copy.deepcopy(schema)
-    if any("$id" in node for pointer, node in _subschemas(schema, "") if pointer):
+    if any("$id" in node for pointer, _depth, node in subschemas(schema) if pointer):
         raise NotPortable("a nested $id changes what its refs point at; not rewritten")
     draft = str(schema.get("$schema", ""))
     siblings_ignored = any(d in draft for d in ("draft-04", "draft-06", "draft-07"))

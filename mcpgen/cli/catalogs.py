@@ -115,16 +115,29 @@ def diff_cmd(old: str, new: str, as_json: bool, sources: TextSources, fail_on: t
     type=click.Choice(["openai", "anthropic", "gemini", "all"]),
     help="Whose tool calling to check against (repeatable; default all).",
 )
+@click.option(
+    "--gemini-field",
+    type=click.Choice(["parametersJsonSchema", "parameters"]),
+    default="parametersJsonSchema",
+    show_default=True,
+    help="The Gemini field to check for (tool_definitions('gemini', gemini_field=...)).",
+)
 @click.option("--fix", "fix_path", type=click.Path(dir_okay=False), default=None, help="Write a portable tools JSON.")
 @click.option("--json", "as_json", is_flag=True, help="Print the findings as JSON.")
 @text_source_options
 def lint_cmd(
-    source: str, providers: tuple[str, ...], fix_path: str | None, as_json: bool, sources: TextSources
+    source: str,
+    providers: tuple[str, ...],
+    gemini_field: str,
+    fix_path: str | None,
+    as_json: bool,
+    sources: TextSources,
 ) -> None:
-    """Check tool schemas against what LLM providers' tool calling accepts; exit 1 on any error.
+    """Check the definitions tool_definitions() sends each LLM API; exit 1 on any error.
 
-    SOURCE is a schema file or snapshot, an http(s):// URL or "stdio:COMMAND ARGS...". Warnings
-    (rules of a provider's optional strict mode) print but exit 0. --fix writes the tools with
+    SOURCE is a schema file or snapshot, an http(s):// URL or "stdio:COMMAND ARGS...". An error
+    is a tool the API would refuse (tool_definitions leaves it out); warnings (a renamed tool,
+    a schema sent without OpenAI's strict mode) print but exit 0. --fix writes the tools with
     schemas rewritten where the rewrite accepts exactly the same instances, and says what it refused.
 
     \b
@@ -150,11 +163,12 @@ def lint_cmd(
                 fixed.append(tool)
         write_file(Path(fix_path), json.dumps({"tools": fixed}, indent=2, ensure_ascii=False) + "\n")
         tools = fixed  # the findings below are the fixed tools' own
-    findings = lint_tools(tools, chosen)
+    findings = lint_tools(tools, chosen, gemini_field)
     if as_json:
         doc = [
             {"tool": f.tool, "pointer": f.pointer, "rule": f.rule.id, "provider": f.rule.provider,
-             "severity": f.rule.severity, "detail": f.detail, "fix": f.rule.fix, "source": f.rule.source}
+             "field": f.rule.field, "severity": f.rule.severity, "detail": f.detail, "fix": f.rule.fix,
+             "source": f.rule.source}
             for f in findings
         ]  # fmt: skip
         echo(json.dumps(doc, indent=2))

@@ -21,7 +21,7 @@ OK_TOOL: dict[str, Any] = {
     "name": "get_weather",
     "inputSchema": {
         "type": "object",
-        "properties": {"city": {"type": "string", "maxLength": 40}},
+        "properties": {"city": {"type": "string", "pattern": "^[A-Za-z ]+$"}},
         "required": ["city"],
         "additionalProperties": False,
     },
@@ -32,31 +32,46 @@ def _tool(name: str = "get_weather", **schema: Any) -> dict[str, Any]:
     return {"name": name, "inputSchema": schema}
 
 
-# rule id -> (a tool that breaks exactly this rule, the pointer the finding names)
-CASES: dict[str, tuple[dict[str, Any], str]] = {
-    "openai-name": ({**OK_TOOL, "name": "weather.get"}, "/name"),
-    "anthropic-name": ({**OK_TOOL, "name": "w" * 65}, "/name"),
-    "gemini-name": ({**OK_TOOL, "name": "1weather"}, "/name"),
-    "openai-root-object": ({**OK_TOOL, "inputSchema": {**OK_TOOL["inputSchema"], "anyOf": [{}]}}, "/inputSchema/anyOf"),
+# rule id -> (a tool that breaks exactly this rule, the pointer the finding names, the Gemini field)
+CASES: dict[str, tuple[dict[str, Any], str, str]] = {
+    "openai-name": ({**OK_TOOL, "name": "weather.get"}, "/name", "parametersJsonSchema"),
+    "anthropic-name": ({**OK_TOOL, "name": "w" * 65}, "/name", "parametersJsonSchema"),
+    "gemini-name": ({**OK_TOOL, "name": "1weather"}, "/name", "parametersJsonSchema"),
+    "openai-root-object": (
+        {**OK_TOOL, "inputSchema": {**OK_TOOL["inputSchema"], "anyOf": [{}]}},
+        "/inputSchema/anyOf",
+        "parametersJsonSchema",
+    ),
     "anthropic-root-object": (
         {**OK_TOOL, "inputSchema": {**OK_TOOL["inputSchema"], "oneOf": [{"required": ["city"]}]}},
         "/inputSchema/oneOf",
+        "parametersJsonSchema",
     ),
-    "openai-strict-closed": (
-        {**OK_TOOL, "inputSchema": {k: v for k, v in OK_TOOL["inputSchema"].items() if k != "additionalProperties"}},
-        "/inputSchema",
+    "gemini-root-object": ({**OK_TOOL, "inputSchema": {"type": "array"}}, "/inputSchema/type", "parametersJsonSchema"),
+    "gemini-parameters-root-object": (
+        {**OK_TOOL, "inputSchema": {"type": "string"}},
+        "/inputSchema/type",
+        "parameters",
     ),
-    "openai-strict-required": (
+    "openai-strict": (
         {**OK_TOOL, "inputSchema": {**OK_TOOL["inputSchema"], "required": []}},
         "/inputSchema/properties/city",
+        "parametersJsonSchema",
     ),
     "gemini-keyword": (
         {**OK_TOOL, "inputSchema": {**OK_TOOL["inputSchema"], "$defs": {}}},
         "/inputSchema/$defs",
+        "parameters",
     ),
     "gemini-type-list": (
-        {**OK_TOOL, "inputSchema": {**OK_TOOL["inputSchema"], "properties": {"city": {"type": ["string", "null"]}}}},
+        {**OK_TOOL, "inputSchema": {**OK_TOOL["inputSchema"], "properties": {"city": {"type": ["string", "integer"]}}}},
         "/inputSchema/properties/city/type",
+        "parameters",
+    ),
+    "gemini-enum": (
+        {**OK_TOOL, "inputSchema": {**OK_TOOL["inputSchema"], "properties": {"city": {"enum": [1, 2]}}}},
+        "/inputSchema/properties/city/enum",
+        "parameters",
     ),
 }
 
@@ -69,20 +84,20 @@ def _gemini_clean(tool: dict[str, Any]) -> dict[str, Any]:
 
 
 def test_the_baseline_tool_passes_every_provider() -> None:
-    assert lint_tools([OK_TOOL], ["openai", "anthropic"]) == []
-    assert lint_tools([_gemini_clean(OK_TOOL)], ["gemini"]) == []
+    assert lint_tools([OK_TOOL], ["openai", "anthropic", "gemini"]) == []
+    assert lint_tools([_gemini_clean(OK_TOOL)], ["gemini"], "parameters") == []
 
 
 @pytest.mark.parametrize("rule_id", sorted(CASES))
 def test_each_rule_fires_on_its_feature_and_cites_its_source(rule_id: str) -> None:
-    tool, pointer = CASES[rule_id]
+    tool, pointer, field = CASES[rule_id]
     rule = RULES[rule_id]
     if rule.provider == "gemini":
         tool = _gemini_clean(tool)
-    findings = lint_tools([tool], [rule.provider])
+    findings = lint_tools([tool], [rule.provider], field)
     assert [(f.rule.id, f.pointer) for f in findings] == [(rule_id, pointer)], findings
     assert rule.source.startswith("https://") and rule.source in findings[0].line()
-    assert rule.severity == ("warning" if "strict" in rule_id else "error")
+    assert rule.severity == ("warning" if "strict" in rule_id or "name" in rule_id else "error")
 
 
 def test_every_rule_is_exercised() -> None:
@@ -173,18 +188,20 @@ def test_lint_command_exit_codes_and_fix(tmp_path: Path) -> None:
 
     (tmp_path / "refs.json").write_text(json.dumps({"tools": [{"name": "find", "inputSchema": FIXABLE[0]}]}))
     done = _lint("refs.json", "--provider", "gemini", cwd=tmp_path)
+    assert done.returncode == 0, done.stdout  # parametersJsonSchema takes $ref
+    done = _lint("refs.json", "--provider", "gemini", "--gemini-field", "parameters", cwd=tmp_path)
     assert done.returncode == 1 and "'$ref' is not supported" in done.stdout
     done = _lint("refs.json", "--provider", "anthropic", "--fix", "portable.json", cwd=tmp_path)
     assert done.returncode == 0, done.stdout + done.stderr
     fixed = json.loads((tmp_path / "portable.json").read_text())["tools"][0]["inputSchema"]
     assert fixed == portable(FIXABLE[0])
-    done = _lint("refs.json", "--json", cwd=tmp_path)
+    done = _lint("refs.json", "--json", "--gemini-field", "parameters", cwd=tmp_path)
     doc = json.loads(done.stdout)
     assert done.returncode == 1 and all(f["source"].startswith("https://") for f in doc)
 
     recursive = {"name": "tree", "inputSchema": {"type": "object", "properties": {"kid": {"$ref": "#"}}}}
     (tmp_path / "rec.json").write_text(json.dumps({"tools": [recursive]}))
-    done = _lint("rec.json", "--provider", "gemini", "--fix", "out.json", cwd=tmp_path)
+    done = _lint("rec.json", "--provider", "gemini", "--gemini-field", "parameters", "--fix", "out.json", cwd=tmp_path)
     assert done.returncode == 1 and "not fixed: tree" in done.stderr and "recursive" in done.stderr
     assert json.loads((tmp_path / "out.json").read_text())["tools"][0] == recursive  # left as it was
 

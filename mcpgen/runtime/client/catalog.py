@@ -9,7 +9,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..core.tables import ToolRow
-from .llm_tools import LlmFormat, llm_tool
+from .llm_names import LlmNames, assign_names
+from .llm_tools import AnthropicOptions, GeminiField, LlmDefinitions, LlmFormat, llm_definitions
 
 
 @dataclass
@@ -31,6 +32,7 @@ class ToolCatalog:
     source_config: tuple[str, str] | None = None
     package_file: str | None = None
     _parsed: list[dict[str, Any]] = field(default_factory=list, repr=False)
+    _names: list[LlmNames] = field(default_factory=list, repr=False)
 
     def tools(self) -> list[dict[str, Any]]:
         """The original tool objects, exactly as the server listed them (a fresh copy)."""
@@ -42,12 +44,28 @@ class ToolCatalog:
             self._parsed.extend(json.loads("[" + ",".join(self.tools_json) + "]"))  # one parse for all
         return self._parsed
 
+    def llm_names(self) -> LlmNames:
+        """Every tool's name for each LLM API (llm_names.py), worked out once."""
+        if not self._names:
+            self._names.append(assign_names(self.table, self.method_names))
+        return self._names[0]
+
+    def llm_definitions(
+        self,
+        format: LlmFormat = "anthropic",
+        anthropic: AnthropicOptions | None = None,
+        gemini_field: GeminiField = "parametersJsonSchema",
+    ) -> LlmDefinitions:
+        """Function-calling definitions of every tool `format`'s API accepts (llm_tools.py)."""
+        return llm_definitions(self.tools(), format, self.llm_names(), anthropic, gemini_field)
+
     def tool_definitions(self, format: LlmFormat = "anthropic") -> list[Any]:
-        """Function-calling definitions of every tool in the shape of `format`'s API (llm_tools.py)."""
-        return [llm_tool(t, format) for t in self.tools()]
+        """The definitions alone, with no provider options."""
+        return self.llm_definitions(format).tools
 
     def resolve(self, name: str) -> str | None:
-        """The wire name for a wire name or a generated method name; None if unknown."""
+        """The wire name for a wire name, a generated method name or a name given to an LLM
+        API (llm_names.py); None if unknown."""
         if name in self.table:
             return name
-        return self.method_names.get(name)
+        return self.method_names.get(name) or self.llm_names().to_wire.get(name)

@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar, cast
 
 from ..core.results import ToolResult
+from .llm_tools import LlmFormat, definition_name, renamed
 from .servers_config import read_servers_config
 from .typed import AsyncClientBase, LoopThread, SyncClientBase, _hold
 
@@ -56,10 +57,20 @@ class AsyncManyClientBase:
                 clients[ns] = await stack.enter_async_context(client_cls.connect_stdio(e.command, e.args, **given))
             yield clients
 
-    def tool_definitions(self) -> list[dict[str, Any]]:
-        """Every server's tools as function-calling definitions, named `server__tool`."""
-        by_ns = {ns: {d["name"]: d for d in c.tool_definitions()} for ns, c in self._clients.items()}
-        return [{**by_ns[ns][wire], "name": prefixed} for prefixed, (ns, wire) in self._tool_names.items()]
+    def tool_definitions(self, format: LlmFormat = "anthropic") -> list[dict[str, Any]]:
+        """Every server's tools as function-calling definitions for `format`'s API, named
+        `server__tool` (a name every API accepts); a tool that API refuses is left out."""
+        by_ns: dict[str, dict[str, Any]] = {}
+        for ns, c in self._clients.items():
+            catalog = c._catalog
+            made = catalog.llm_definitions(format).tools
+            names = catalog.llm_names()
+            by_ns[ns] = {names.to_wire[definition_name(d, format)]: d for d in made}
+        return [
+            renamed(by_ns[ns][wire], format, prefixed)
+            for prefixed, (ns, wire) in self._tool_names.items()
+            if wire in by_ns[ns]
+        ]
 
     async def dispatch(self, name: str, arguments: Mapping[str, Any] | str | None = None) -> Any:
         """Run an LLM's call of a prefixed tool on its server (see AsyncClient.dispatch of each)."""
@@ -90,9 +101,9 @@ class SyncManyClientBase:
             clients = {ns: sync_cls(inner._clients[ns], runner) for ns, sync_cls in cls._sync_classes.items()}
             yield cls(inner, clients, runner)
 
-    def tool_definitions(self) -> list[dict[str, Any]]:
+    def tool_definitions(self, format: LlmFormat = "anthropic") -> list[dict[str, Any]]:
         """Every server's tools as function-calling definitions, named `server__tool`."""
-        return self._inner.tool_definitions()
+        return self._inner.tool_definitions(format)
 
     def dispatch(self, name: str, arguments: Mapping[str, Any] | str | None = None) -> Any:
         """Run an LLM's call of a prefixed tool on its server."""

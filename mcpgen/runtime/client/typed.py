@@ -20,7 +20,7 @@ import weakref
 from collections.abc import AsyncIterator, Callable, Coroutine, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from types import ModuleType
-from typing import TYPE_CHECKING, Any, ClassVar, Concatenate, Generic, Literal, ParamSpec, TypeVar, cast, overload
+from typing import TYPE_CHECKING, Any, ClassVar, Concatenate, Generic, ParamSpec, TypeVar, cast
 
 from ..core.errors import (
     InvalidArguments,
@@ -44,13 +44,7 @@ from .arguments import problems_of, python_lines, wire_lines
 from .catalog import ToolCatalog
 from .drift import compare_tools
 from .features import AsyncFeatures, SyncFeatures
-from .llm_tools import (
-    AnthropicTool,
-    GeminiFunctionDeclaration,
-    LlmFormat,
-    OpenAIResponsesTool,
-    OpenAITool,
-)
+from .llm_host import LlmToolsMixin
 from .options import (
     CallOptions,
     ClientOptions,
@@ -94,7 +88,7 @@ def _refuse(overrides: Mapping[str, Any], other: type[ConnectOptions], mine: typ
         raise TypeError(f"{why}: {', '.join(stray)} apply only to the other transport")
 
 
-class AsyncClientBase(AsyncFeatures):
+class AsyncClientBase(AsyncFeatures, LlmToolsMixin):
     """What a generated AsyncClient inherits: everything but its typed tool methods.
 
     A subclass sets `_catalog` and `_load_models` (the package's pydantic models, loaded on
@@ -244,19 +238,8 @@ class AsyncClientBase(AsyncFeatures):
         per_call = self._per_call
         return await self._session.call_tool(name, arguments, timeout=per_call.timeout, progress=per_call.progress)
 
-    @overload
-    def tool_definitions(self, format: Literal["anthropic"] = ...) -> list[AnthropicTool]: ...
-    @overload
-    def tool_definitions(self, format: Literal["openai"]) -> list[OpenAITool]: ...
-    @overload
-    def tool_definitions(self, format: Literal["openai-responses"]) -> list[OpenAIResponsesTool]: ...
-    @overload
-    def tool_definitions(self, format: Literal["gemini"]) -> list[GeminiFunctionDeclaration]: ...
-    def tool_definitions(self, format: LlmFormat = "anthropic") -> list[Any]:
-        """The tools as function-calling definitions for an LLM API: "anthropic" (Messages API,
-        the default: name, description, input_schema), "openai" (Chat Completions), "openai-responses"
-        (Responses API) or "gemini" (function declarations). Route the model's calls to `dispatch`."""
-        return self._catalog.tool_definitions(format)
+    def _llm_catalog(self) -> ToolCatalog:
+        return self._catalog
 
     async def dispatch(self, name: str, arguments: Mapping[str, Any] | str | None = None) -> Any:
         """Run an LLM's tool call through the typed, validated path.
@@ -503,7 +486,7 @@ def _hold(cm: contextlib.AbstractAsyncContextManager[_A]) -> Iterator[tuple[_A, 
         runner.stop()
 
 
-class SyncClientBase(SyncFeatures, Generic[_A]):
+class SyncClientBase(SyncFeatures, LlmToolsMixin, Generic[_A]):
     """What a generated Client inherits: the async client's machinery, run on a loop thread.
 
     A subclass sets `_async_client` (its AsyncClient class) and wraps each typed method.
@@ -579,17 +562,8 @@ class SyncClientBase(SyncFeatures, Generic[_A]):
         """Untyped escape hatch: the raw CallToolResult (no validation, no ToolError)."""
         return self._runner.run(self._inner.call_tool(name, arguments))
 
-    @overload
-    def tool_definitions(self, format: Literal["anthropic"] = ...) -> list[AnthropicTool]: ...
-    @overload
-    def tool_definitions(self, format: Literal["openai"]) -> list[OpenAITool]: ...
-    @overload
-    def tool_definitions(self, format: Literal["openai-responses"]) -> list[OpenAIResponsesTool]: ...
-    @overload
-    def tool_definitions(self, format: Literal["gemini"]) -> list[GeminiFunctionDeclaration]: ...
-    def tool_definitions(self, format: LlmFormat = "anthropic") -> list[Any]:
-        """The tools as function-calling definitions for an LLM API (see AsyncClient.tool_definitions)."""
-        return self._inner.tool_definitions(format)
+    def _llm_catalog(self) -> ToolCatalog:
+        return self._inner._catalog
 
     def dispatch(self, name: str, arguments: Mapping[str, Any] | str | None = None) -> Any:
         """Run an LLM's tool call through the typed, validated path (see AsyncClient.dispatch)."""

@@ -24,7 +24,12 @@ DOCUMENTED = {
     # OpenAI Chat Completions: tools=[{"type": "function", "function": {"name", "description", "parameters"}}]
     "openai": {
         "type": "function",
-        "function": {"name": "get-forecast", "description": "Forecast for a city.", "parameters": SCHEMA},
+        "function": {
+            "name": "get-forecast",
+            "description": "Forecast for a city.",
+            "parameters": SCHEMA,
+            "strict": False,
+        },
     },
     # OpenAI Responses API: tools=[{"type": "function", "name", "description", "parameters"}]
     "openai-responses": {
@@ -32,6 +37,7 @@ DOCUMENTED = {
         "name": "get-forecast",
         "description": "Forecast for a city.",
         "parameters": SCHEMA,
+        "strict": False,  # the object is open (no additionalProperties: false): not strict
     },
     # Gemini API: tools=[{"functionDeclarations": [{"name", "description", "parametersJsonSchema"}]}]
     "gemini": {"name": "get-forecast", "description": "Forecast for a city.", "parametersJsonSchema": SCHEMA},

@@ -1,0 +1,87 @@
+"""`tool_definitions()` and `refused_tools()`: one typed surface for the async and the sync client.
+
+Both generated clients inherit this mixin; each says where its catalog is (`_llm_catalog`).
+The overloads give each format its own definition type and its own options: Anthropic's
+`input_examples`, `defer_loading`, `allowed_callers` and `cache_control`, Gemini's
+`gemini_field`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Literal, overload
+
+from .llm_tools import (
+    AnthropicOptions,
+    AnthropicTool,
+    GeminiField,
+    GeminiFunctionDeclaration,
+    LlmFormat,
+    OpenAIResponsesTool,
+    OpenAITool,
+)
+
+if TYPE_CHECKING:
+    from .catalog import ToolCatalog
+
+
+class LlmToolsMixin:
+    """Function-calling definitions of a client's tools, for each LLM API."""
+
+    def _llm_catalog(self) -> ToolCatalog:
+        raise NotImplementedError
+
+    @overload
+    def tool_definitions(
+        self,
+        format: Literal["anthropic"] = ...,
+        *,
+        input_examples: Mapping[str, Sequence[Mapping[str, Any]]] | None = None,
+        defer_loading: bool | Collection[str] = False,
+        allowed_callers: Sequence[str] | Mapping[str, Sequence[str]] | None = None,
+        cache_control: bool | Mapping[str, Any] = False,
+    ) -> list[AnthropicTool]: ...
+    @overload
+    def tool_definitions(self, format: Literal["openai"]) -> list[OpenAITool]: ...
+    @overload
+    def tool_definitions(self, format: Literal["openai-responses"]) -> list[OpenAIResponsesTool]: ...
+    @overload
+    def tool_definitions(
+        self, format: Literal["gemini"], *, gemini_field: GeminiField = "parametersJsonSchema"
+    ) -> list[GeminiFunctionDeclaration]: ...
+    def tool_definitions(
+        self,
+        format: LlmFormat = "anthropic",
+        *,
+        input_examples: Mapping[str, Sequence[Mapping[str, Any]]] | None = None,
+        defer_loading: bool | Collection[str] = False,
+        allowed_callers: Sequence[str] | Mapping[str, Sequence[str]] | None = None,
+        cache_control: bool | Mapping[str, Any] = False,
+        gemini_field: GeminiField = "parametersJsonSchema",
+    ) -> list[Any]:
+        """The tools as function-calling definitions an LLM API accepts: "anthropic" (Messages
+        API, the default), "openai" (Chat Completions), "openai-responses" (Responses API) or
+        "gemini" (function declarations). Names are mapped to ones the API allows (`dispatch`
+        maps them back); a tool the API would refuse is left out (`refused_tools` says why).
+
+        Anthropic only: `input_examples` (wire name -> example arguments, each checked against
+        the tool's schema), `defer_loading` (True, or the wire names to defer), `allowed_callers`
+        (for every tool, or wire name -> callers), `cache_control` (a breakpoint on the last
+        definition: True for `{"type": "ephemeral"}`, or the object to send). Gemini only:
+        `gemini_field`, "parametersJsonSchema" (JSON Schema, the default) or "parameters"
+        (the OpenAPI subset; tools outside it are refused)."""
+        anthropic = None
+        if format == "anthropic":
+            anthropic = AnthropicOptions(
+                input_examples=input_examples or {},
+                defer_loading=defer_loading,
+                allowed_callers=allowed_callers,
+                cache_control=cache_control,
+            )
+        return self._llm_catalog().llm_definitions(format, anthropic, gemini_field).tools
+
+    def refused_tools(
+        self, format: LlmFormat = "anthropic", *, gemini_field: GeminiField = "parametersJsonSchema"
+    ) -> dict[str, str]:
+        """The tools `tool_definitions(format)` leaves out, each with why the API would refuse it."""
+        return self._llm_catalog().llm_definitions(format, None, gemini_field).refused
