@@ -127,7 +127,7 @@ def test_no_generated_module_sends_locals(packages: Path) -> None:
     assert len(files) > 20
     assert not [p for p in files if "locals()" in p.read_text()]
     source = (packages / "rd_client/client.py").read_text()
-    assert '{"path": path, "maxLines": max_lines, "range": range_}' in source
+    assert '{"path": path, "maxLines": max_lines, "range": range}' in source
 
 
 def _typed_methods(path: Path) -> Iterator[ast.AsyncFunctionDef]:

@@ -50,6 +50,20 @@ FILE_TOOLS = {
                 "required": ["query"],
             },
         },
+        # Named like builtins, as real servers name them: only `list` (which annotations name) is renamed.
+        {
+            "name": "type",
+            "inputSchema": {
+                "type": "object",
+                "properties": {
+                    "type": {"type": "string"},
+                    "id": {"type": "integer"},
+                    "format": {"type": "string"},
+                    "list": {"type": "array", "items": {"type": "string"}},
+                },
+                "required": ["type"],
+            },
+        },
     ]
 }
 
@@ -74,6 +88,7 @@ async def use(client: AsyncClient) -> str:
     SearchNodesArgs(query="ada", max_results=3)
     result = await client.create_relations(relations=[relation])
     await client.search_nodes(query="ada", max_results=3)
+    await client.type(type="node", id=1, format="short", list_=["a"])
     CreateRelationsArgsRelation(from_="Ada", to="Babbage")  # error: call-arg
     CreateRelationsArgsRelation(from_=1, to="Babbage", relation_type="knows")  # error: arg-type (only with init_typed)
     await client.search_nodes(query=1)  # error: arg-type

@@ -84,4 +84,4 @@ class TemplateTemplateParams(BaseModel):
     """Variables of the URI template 'test://template/{id}/data'"""
 
     model_config = ConfigDict(extra="ignore", populate_by_name=True, frozen=True)
-    id_: str = Field(validation_alias="id", serialization_alias="id")
+    id: str = Field(validation_alias="id", serialization_alias="id")
