@@ -55,7 +55,10 @@ _EXACT_NAME = "_EXACT_SCHEMAS"
 
 
 _WRAPS_NAME = "_EXACT_WRAPS"
-_MIXIN = "_McpgenExact"
+# A public name, though `_models/_shared.py` is private to the package: every tool's module
+# imports it, and a checker reports an underscore name used outside its module (pyright strict).
+# No model is ever called this: a tool's models are `<Stem>Args...`/`<Stem>Result...`.
+_MIXIN = "ExactSchemaCheck"
 
 
 # What the models of a server's prompts and URI templates (templates/server/_generated) use.

@@ -1,14 +1,16 @@
 """The one place where wire names become Python names.
 
 Rules: NFKC-normalise, transliterate accents, escape other non-ASCII as `u<hex>`,
-snake_case methods/fields and PascalCase models, step around keywords, builtins,
-pydantic BaseModel attributes and the generated client's own names, and resolve
-collisions by sorting on the wire name first so the result never depends on input order.
+snake_case methods/fields and PascalCase models, and rename only what Python or pydantic
+forbids: keywords, pydantic BaseModel attributes, the generated client's own members and the
+names the generated code itself uses (`self`, and the builtins its annotations name). Any other
+builtin (`type`, `id`, `format`, `input`) stays as it is: a keyword-only parameter, a method or a
+pydantic field may be called so. Collisions are resolved by sorting on the wire name first, so
+the result never depends on input order.
 """
 
 from __future__ import annotations
 
-import builtins
 import keyword
 import re
 import unicodedata
@@ -154,12 +156,14 @@ PYDANTIC_MEMBERS = frozenset(
     }
 )
 
-RESERVED_SNAKE = (
-    frozenset(keyword.kwlist)
-    | frozenset(keyword.softkwlist)
-    | frozenset(n for n in dir(builtins) if not n.startswith("_"))
-    | frozenset({"self", "cls"})
-)
+# The builtins generated annotations name (JSON's types, and the catalog's tuples). A field,
+# method or namespace called so would be that name inside the class body, where pydantic and every
+# checker read the annotations of the fields and methods after it (`list: list[str]`, then
+# `tags: list[str]`: pydantic fails at import, mypy reports "not valid as a type").
+ANNOTATION_BUILTINS = frozenset({"bool", "dict", "float", "int", "list", "str", "tuple"})
+
+# Soft keywords (`type`, `match`, `case`) are names like any other; `_` never comes out of snake().
+RESERVED_SNAKE = frozenset(keyword.kwlist) | ANNOTATION_BUILTINS | frozenset({"self", "cls"})
 
 
 def _ascii(text: str) -> str:

@@ -30,8 +30,8 @@ def test_renames_are_listed_after_generation_and_in_the_manifest(
     tools = [
         tool("get-x", {"class": {"type": "string"}, "plain-name": {"type": "string"}}),
         tool("get_x", {"edge": NESTED}),
-        tool("print"),
-        tool("fetch"),  # nothing renamed here
+        tool("list"),  # a builtin the generated annotations name
+        tool("fetch", {"type": {"type": "string"}}),  # nothing renamed here: other builtins stay
     ]
     src = write_json(tmp_path / "tools.json", {"tools": tools})
     code, out, err = run_cli(["client", str(src), "-o", str(tmp_path / "c")], capsys)
@@ -40,13 +40,13 @@ def test_renames_are_listed_after_generation_and_in_the_manifest(
     # scripts read this line: unchanged (11 files: 5, then _models/ with 4 tools and _shared)
     assert lines[-1] == f"wrote 11 files to {tmp_path / 'c'} (4 tools)"
     assert lines[-2] == (
-        "mcpgen: renamed 4 names: get-x.class -> class_, get_x -> get_x_2, print -> print_, GetX2ArgsEdge.from -> from_"
+        "mcpgen: renamed 4 names: get-x.class -> class_, get_x -> get_x_2, list -> list_, GetX2ArgsEdge.from -> from_"
     )
     manifest = json.loads((tmp_path / "c" / ".mcpgen-manifest.json").read_text())
     assert manifest["renames"] == [
         {"wire": "get-x.class", "python": "class_"},
         {"wire": "get_x", "python": "get_x_2"},
-        {"wire": "print", "python": "print_"},
+        {"wire": "list", "python": "list_"},
         {"wire": "GetX2ArgsEdge.from", "python": "from_"},
     ]
 

@@ -140,3 +140,40 @@ def test_models_have_one_sorted_import_block(build: Build) -> None:
     for stmt in imports:
         if isinstance(stmt, ast.ImportFrom) and stmt.module != "__future__":
             assert all((a.asname or a.name) in used for a in stmt.names), ast.unparse(stmt)
+
+
+# What real servers call their arguments: builtins, a soft keyword, and a builtin the generated
+# annotations name (the one that is renamed, beside the keyword).
+BUILTIN_NAMED = [
+    {
+        "name": "type",
+        "inputSchema": {
+            "type": "object",
+            "properties": {
+                "type": {"type": "string"},
+                "id": {"type": "integer"},
+                "format": {"type": "string"},
+                "match": {"type": "string"},
+                "list": {"type": "array", "items": {"type": "string"}},
+                "lambda": {"type": "boolean"},
+                "item": {"type": "object", "properties": {"type": {"type": "string"}, "input": {"type": "string"}}},
+            },
+            "required": ["type"],
+        },
+    }
+]
+
+
+def test_builtin_names_stay_and_only_what_python_forbids_is_renamed(build: Build) -> None:
+    pkg = build(BUILTIN_NAMED)
+    args = pkg.models.TypeArgs
+    assert list(args.model_fields) == ["type", "id", "format", "match", "list_", "lambda_", "item"]
+    assert list(pkg.models.TypeArgsItem.model_fields) == ["type", "input"]
+    params = inspect.signature(pkg.AsyncClient.type).parameters
+    assert list(params) == ["self", "type", "id", "format", "match", "list_", "lambda_", "item"]
+    session = _Recording()
+    item = pkg.models.TypeArgsItem(type="inner", input="x")
+    asyncio.run(pkg.AsyncClient(session).type(type="t", id=1, format="f", list_=["a"], lambda_=True, item=item))
+    sent = {"type": "t", "id": 1, "format": "f", "list": ["a"], "lambda": True, "item": {"type": "inner", "input": "x"}}
+    assert session.sent == [("type", sent)]
+    assert args.model_validate(sent).list_ == ["a"]

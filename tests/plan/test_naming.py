@@ -1,12 +1,15 @@
 from __future__ import annotations
 
+import ast
+import builtins
 import keyword
 import random
+from pathlib import Path
 
 from generation import AWKWARD, tool
 
 from mcpgen.catalog.build import build_catalog
-from mcpgen.plan.naming import name_tools, snake
+from mcpgen.plan.naming import ANNOTATION_BUILTINS, name_tools, snake
 from mcpgen.plan.result_shape import result_props
 
 
@@ -29,7 +32,6 @@ def test_every_awkward_name_gets_a_unique_valid_method() -> None:
     for reserved in (
         "class",
         "list",
-        "print",
         "call_tool",
         "dispatch",
         "with_options",
@@ -39,6 +41,8 @@ def test_every_awkward_name_gets_a_unique_valid_method() -> None:
         "None",
     ):
         assert reserved not in methods
+    # Builtins Python lets a method be called, and the generated code does not name, stay.
+    assert names["print"][0] == "print" and names["list"][0] == "list_"
 
 
 def test_a_tools_module_is_its_method_as_a_safe_file_name() -> None:
@@ -95,3 +99,27 @@ def test_no_tool_method_can_shadow_a_member_of_the_generated_clients_base_classe
 
     public = {n for cls in (AsyncClientBase, SyncClientBase) for n in dir(cls) if not n.startswith("_")}
     assert public - CLIENT_MEMBERS == set()
+
+
+def _annotation_names(path: Path) -> set[str]:
+    names: set[str] = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        found: list[ast.expr | None] = []
+        if isinstance(node, ast.AnnAssign):
+            found.append(node.annotation)
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            a = node.args
+            found += [x.annotation for x in [*a.posonlyargs, *a.args, *a.kwonlyargs, a.vararg, a.kwarg] if x]
+            found.append(node.returns)
+        names |= {n.id for ann in found if ann is not None for n in ast.walk(ann) if isinstance(n, ast.Name)}
+    return names
+
+
+def test_the_reserved_builtins_are_those_generated_annotations_name() -> None:
+    """A field or method called like a builtin an annotation of its class names would hide it
+    there; every other builtin is free. Read from the goldens and examples: every generated kind."""
+    repo = Path(__file__).resolve().parents[2]
+    files = [p for root in ("tests/golden/expected", "examples") for p in sorted((repo / root).rglob("*.py"))]
+    used = {n for p in files if "_runtime" not in p.parts for n in _annotation_names(p)}
+    assert used & set(dir(builtins)) - {"None"} <= ANNOTATION_BUILTINS
+    assert {"str", "int", "float", "bool", "list", "dict"} <= used  # (the scan saw real annotations)

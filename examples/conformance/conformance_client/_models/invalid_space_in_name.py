@@ -5,10 +5,10 @@ from __future__ import annotations
 
 from pydantic import BaseModel, ConfigDict
 
-from ._shared import _McpgenExact
+from ._shared import ExactSchemaCheck
 
 
-class InvalidSpaceInNameArgs(_McpgenExact, BaseModel):
+class InvalidSpaceInNameArgs(ExactSchemaCheck, BaseModel):
     model_config = ConfigDict(
         extra="allow", populate_by_name=True, protected_namespaces=(), defer_build=True
     )

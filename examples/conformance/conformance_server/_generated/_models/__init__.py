@@ -36,7 +36,7 @@ if TYPE_CHECKING:
 # module -> the names it declares
 _DECLARES: dict[str, tuple[str, ...]] = {
     "_shared": (
-        "_McpgenExact",
+        "ExactSchemaCheck",
         "_EXACT_SCHEMAS",
         "_EXACT_WRAPS",
         "PromptTestInputRequiredResultPromptArgs",

@@ -9,7 +9,7 @@ from mcpgen.runtime.support.models import check_exact_model as _check_exact_mode
 from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, model_validator
 
 
-class _McpgenExact:
+class ExactSchemaCheck:
     @model_validator(mode="before")
     @classmethod
     def _mcpgen_exact(cls, data: Any, info: ValidationInfo) -> Any:
@@ -84,4 +84,4 @@ class TemplateTemplateParams(BaseModel):
     """Variables of the URI template 'test://template/{id}/data'"""
 
     model_config = ConfigDict(extra="ignore", populate_by_name=True, frozen=True)
-    id_: str = Field(validation_alias="id", serialization_alias="id")
+    id: str = Field(validation_alias="id", serialization_alias="id")

@@ -9,7 +9,7 @@ from mcpgen.runtime.support.models import check_exact_model as _check_exact_mode
 from pydantic import ValidationInfo, model_validator
 
 
-class _McpgenExact:
+class ExactSchemaCheck:
     @model_validator(mode="before")
     @classmethod
     def _mcpgen_exact(cls, data: Any, info: ValidationInfo) -> Any:

@@ -7,10 +7,10 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from ._shared import _McpgenExact
+from ._shared import ExactSchemaCheck
 
 
-class GetForecastArgs(_McpgenExact, BaseModel):
+class GetForecastArgs(ExactSchemaCheck, BaseModel):
     model_config = ConfigDict(
         extra="allow", populate_by_name=True, protected_namespaces=(), defer_build=True
     )
@@ -19,7 +19,7 @@ class GetForecastArgs(_McpgenExact, BaseModel):
     units: Literal["celsius", "fahrenheit"] = "celsius"
 
 
-class GetForecastResult(_McpgenExact, BaseModel):
+class GetForecastResult(ExactSchemaCheck, BaseModel):
     model_config = ConfigDict(
         extra="allow", populate_by_name=True, protected_namespaces=(), defer_build=True
     )

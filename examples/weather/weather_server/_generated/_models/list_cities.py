@@ -5,16 +5,16 @@ from __future__ import annotations
 
 from pydantic import BaseModel, ConfigDict, Field, RootModel
 
-from ._shared import _McpgenExact
+from ._shared import ExactSchemaCheck
 
 
-class ListCitiesArgs(_McpgenExact, BaseModel):
+class ListCitiesArgs(ExactSchemaCheck, BaseModel):
     model_config = ConfigDict(
         extra="allow", populate_by_name=True, protected_namespaces=(), defer_build=True
     )
     country: str | None = Field(default=None, description="ISO country code filter")
 
 
-class ListCitiesResult(_McpgenExact, RootModel[list[str]]):
+class ListCitiesResult(ExactSchemaCheck, RootModel[list[str]]):
     model_config = ConfigDict(defer_build=True)
     root: list[str]

@@ -7,10 +7,10 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from ._shared import _McpgenExact
+from ._shared import ExactSchemaCheck
 
 
-class GetAnnotatedMessageArgs(_McpgenExact, BaseModel):
+class GetAnnotatedMessageArgs(ExactSchemaCheck, BaseModel):
     model_config = ConfigDict(
         extra="allow", populate_by_name=True, protected_namespaces=(), defer_build=True
     )

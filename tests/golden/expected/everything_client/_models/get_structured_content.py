@@ -7,17 +7,17 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from ._shared import _McpgenExact
+from ._shared import ExactSchemaCheck
 
 
-class GetStructuredContentArgs(_McpgenExact, BaseModel):
+class GetStructuredContentArgs(ExactSchemaCheck, BaseModel):
     model_config = ConfigDict(
         extra="allow", populate_by_name=True, protected_namespaces=(), defer_build=True
     )
     location: Literal["New York", "Chicago", "Los Angeles"] = Field(description="Choose city")
 
 
-class GetStructuredContentResult(_McpgenExact, BaseModel):
+class GetStructuredContentResult(ExactSchemaCheck, BaseModel):
     model_config = ConfigDict(
         extra="allow", populate_by_name=True, protected_namespaces=(), defer_build=True
     )

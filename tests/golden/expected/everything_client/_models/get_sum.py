@@ -5,10 +5,10 @@ from __future__ import annotations
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from ._shared import _McpgenExact
+from ._shared import ExactSchemaCheck
 
 
-class GetSumArgs(_McpgenExact, BaseModel):
+class GetSumArgs(ExactSchemaCheck, BaseModel):
     model_config = ConfigDict(
         extra="allow", populate_by_name=True, protected_namespaces=(), defer_build=True
     )

@@ -5,10 +5,10 @@ from __future__ import annotations
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from ._shared import _McpgenExact
+from ._shared import ExactSchemaCheck
 
 
-class GetCurrentTimeArgs(_McpgenExact, BaseModel):
+class GetCurrentTimeArgs(ExactSchemaCheck, BaseModel):
     model_config = ConfigDict(
         extra="allow", populate_by_name=True, protected_namespaces=(), defer_build=True
     )
@@ -17,7 +17,7 @@ class GetCurrentTimeArgs(_McpgenExact, BaseModel):
     )
 
 
-class GetCurrentTimeResult(_McpgenExact, BaseModel):
+class GetCurrentTimeResult(ExactSchemaCheck, BaseModel):
     model_config = ConfigDict(
         extra="allow", populate_by_name=True, protected_namespaces=(), defer_build=True
     )
