@@ -232,7 +232,7 @@ def test_sdk_client_lists_and_calls_runtime_server(mode: str) -> None:
             assert r.structured_content == {"city": "Lima", "temperature_c": 21.5, "conditions": "sunny"}
 
             # Unknown tool: a protocol error (-32602), per the spec's tools page.
-            with pytest.raises(MCPError) as info:
+            with pytest.raises(MCPError, match="Unknown tool: no-such-tool") as info:
                 await c.call_tool("no-such-tool", {})
             assert info.value.code == -32602
 

@@ -303,7 +303,7 @@ def test_aclose_with_pending_calls_fails_them() -> None:
             await asyncio.wait_for(s.aclose(), 15)
             results = await asyncio.wait_for(asyncio.gather(*pending, return_exceptions=True), 5)
             assert all(isinstance(r, ConnectionClosed) for r in results), results
-            with pytest.raises(ConnectionClosed):
+            with pytest.raises(ConnectionClosed, match="the session was closed"):
                 await s.call_tool("echo", {"text": "after close"})
             pid = s.process_pid
         return pid
@@ -356,7 +356,7 @@ def test_exit_at_once_gives_a_clear_error_quickly() -> None:
 
 def test_missing_command_gives_an_error() -> None:
     async def main() -> None:
-        with pytest.raises((McpError, OSError)):
+        with pytest.raises((McpError, OSError), match="cannot start"):
             async with connect_stdio("/nonexistent/mcp-server-binary", connect_timeout=5):
                 pass
 
@@ -367,7 +367,7 @@ def test_missing_command_gives_an_error() -> None:
 def test_silent_server_fails_within_connect_timeout(protocol: str) -> None:
     async def main() -> None:
         start = time.monotonic()
-        with pytest.raises(McpError) as info:
+        with pytest.raises(McpError, match="the server did not complete the MCP handshake within") as info:
             async with connect_stdio(PY, faulty("silent"), protocol=protocol, connect_timeout=2):
                 pass
         elapsed = time.monotonic() - start

@@ -321,7 +321,7 @@ def test_sdk_client_runtime_http_server(runtime_http: ServerProcess, mode: str) 
             assert r.structured_content == {"city": "Lima", "temperature_c": 21.5, "conditions": "sunny"}
             r = await c.call_tool("progress", {"steps": 3}, progress_callback=progress)
             assert r.content[0].text == "done 3"
-            with pytest.raises(MCPError) as info:
+            with pytest.raises(MCPError, match="Unknown tool: no-such-tool") as info:
                 await c.call_tool("no-such-tool", {})
             assert info.value.code == -32602
             r = await c.call_tool("echo", {"text": "still fine"})
@@ -630,7 +630,9 @@ def test_cut_stream_never_resumed_fails_cleanly(spawn: Any, tmp_path: Path) -> N
 
     async def main() -> None:
         async with connect_http(server.url, timeout=60) as s:
-            with pytest.raises(McpError) as info:
+            with pytest.raises(
+                McpError, match="the server closed the response stream before answering"
+            ) as info:
                 await s.call_tool("echo", {"text": "lost"})
             assert not isinstance(info.value, RequestTimeout)
             await s.ping()
@@ -656,7 +658,7 @@ def test_connection_refused_fails_promptly() -> None:
     url = f"http://127.0.0.1:{free_port()}/mcp"
 
     async def main() -> None:
-        with pytest.raises(ConnectionClosed):
+        with pytest.raises(ConnectionClosed, match="HTTP request failed: LeanHttpError: cannot connect to"):
             async with connect_http(url, connect_timeout=30):
                 pass
 
