@@ -630,9 +630,7 @@ def test_cut_stream_never_resumed_fails_cleanly(spawn: Any, tmp_path: Path) -> N
 
     async def main() -> None:
         async with connect_http(server.url, timeout=60) as s:
-            with pytest.raises(
-                McpError, match="the server closed the response stream before answering"
-            ) as info:
+            with pytest.raises(McpError, match="the server closed the response stream before answering") as info:
                 await s.call_tool("echo", {"text": "lost"})
             assert not isinstance(info.value, RequestTimeout)
             await s.ping()
