@@ -44,6 +44,7 @@ TESTS: dict[str, tuple[str, ...]] = {
         "tests/security/test_output_links.py",
     ),
     "mcpgen/output/write.py": (
+        "tests/output/test_write_recover.py",
         "tests/output/test_write_interrupted.py",
         "tests/security/test_output_links.py",
         "tests/output/test_emit.py",
