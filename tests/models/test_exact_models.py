@@ -163,7 +163,7 @@ def test_results_strict_warn_off_and_never_on_error(build: Build) -> None:
     err = {"isError": True, "content": [{"type": "text", "text": "boom"}], "structuredContent": {"n": "junk"}}
     with pytest.raises(pkg.ToolError):
         asyncio.run(pkg.AsyncClient(FakeSession(err)).t())
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match="validate_output must be one of"):
         pkg.AsyncClient(FakeSession(bad), validate_output="sometimes")
 
 

@@ -58,6 +58,8 @@ DRIVER = textwrap.dedent(
     from mcpgen.output import write
     from mcpgen.output.ownership import walk
     n, how, exchange = int(sys.argv[1]), sys.argv[2], sys.argv[3] == "1"
+    # A shell's background job starts with SIGINT ignored, and Python keeps that: restore Ctrl-C.
+    signal.signal(signal.SIGINT, signal.default_int_handler)
     seen = []
     def hook(what):
         seen.append(what)

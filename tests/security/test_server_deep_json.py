@@ -15,9 +15,9 @@ DEPTHS = [1_000, 5_000, 100_000]
 
 @pytest.mark.parametrize("depth", DEPTHS)
 def test_decode_refuses_deep_nesting_with_a_value_error(depth: int) -> None:
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match="JSON nested too deeply"):
         jsonrpc.decode(b"[" * depth + b"]" * depth)
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match="JSON nested too deeply"):
         jsonrpc.decode('{"a":' * depth + "1" + "}" * depth)
 
 

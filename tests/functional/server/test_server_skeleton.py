@@ -202,7 +202,7 @@ def test_official_sdk_client_drives_the_filled_server(scaffold: Path, mode: str)
             text = crashed.content[0].text  # type: ignore[union-attr]
             assert crashed.is_error is True and "hunter2" not in text and "Traceback" not in text
 
-            with pytest.raises(MCPError) as info:
+            with pytest.raises(MCPError, match="Unknown tool: no-such-tool") as info:
                 await c.call_tool("no-such-tool", {})
             assert info.value.error.code == -32602
 

@@ -119,7 +119,7 @@ def test_keywords_override_the_object_and_an_object_is_never_changed() -> None:
     assert (built.timeout, built.cwd) == (9.0, "/tmp")
     assert base.timeout == 5.0
     assert StdioOptions.build(base, {}, caller="connect_stdio") is base
-    with pytest.raises(dataclasses.FrozenInstanceError):
+    with pytest.raises(dataclasses.FrozenInstanceError, match="cannot assign to field"):
         base.timeout = 1.0  # type: ignore[misc]
 
 
@@ -299,7 +299,7 @@ def test_async_typed_client_over_stdio() -> None:
             PY, [RUNTIME_SERVER], options=opts, timeout=9.0, drift="off", validate_output="warn"
         ) as c:
             await _check_typed(c, seen, LEGACY, 9.0)
-        with pytest.raises(SchemaDriftError):
+        with pytest.raises(SchemaDriftError, match="tools differ from the ones this client was generated from"):
             async with AsyncClient.connect_stdio(PY, [RUNTIME_SERVER], drift="strict"):
                 pass
 
@@ -353,7 +353,7 @@ def test_sync_typed_client_over_stdio_and_http(http_url: str) -> None:
 
 
 def test_connect_refuses_the_other_transports_options() -> None:
-    with pytest.raises(TypeError, match=r"starts a stdio server: headers, transport apply only to the other transport"):
+    with pytest.raises(TypeError, match="starts a stdio server: headers, transport apply only to the other transport"):
         AsyncClient.connect(headers={"a": "b"}, transport="sse")
     with pytest.raises(TypeError, match="starts a stdio server: headers"):
         with Client.connect(headers={"a": "b"}):

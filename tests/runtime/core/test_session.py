@@ -117,7 +117,7 @@ def test_timeout_raises_locally_and_cancels_on_the_peer() -> None:
         cancelled = asyncio.Event()
         hang = hanging(cancelled)
         client, _ = sessions(hang)
-        with pytest.raises(RequestTimeout):
+        with pytest.raises(RequestTimeout, match="slow got no response within"):
             await client.request("slow", timeout=0.2)
         await asyncio.wait_for(cancelled.wait(), 5)
         note = client.transport.sent[-1]  # type: ignore[attr-defined]
@@ -190,7 +190,7 @@ def test_progress_resets_the_timeout_but_the_hard_maximum_holds() -> None:
         assert result == {"done": 6}
         assert seen == [1, 2, 3, 4, 5, 6]
         # Never past the hard maximum, however much progress arrives.
-        with pytest.raises(RequestTimeout):
+        with pytest.raises(RequestTimeout, match="work got no response within"):
             await client.request("work", {"stop": 50}, timeout=0.3, progress=lambda p, t, m: None)
         await client.close()
 
@@ -208,7 +208,7 @@ def test_pending_calls_fail_at_once_when_the_peer_goes_away() -> None:
         await server.close()
         outcomes = await asyncio.wait_for(asyncio.gather(*calls, return_exceptions=True), 2)
         assert all(isinstance(o, ConnectionClosed) for o in outcomes)
-        with pytest.raises(ConnectionClosed):
+        with pytest.raises(ConnectionClosed, match="memory peer closed"):
             await client.request("again")
 
     run(main)
@@ -221,7 +221,7 @@ def test_late_response_after_timeout_is_ignored() -> None:
         a, b = pair()
         client = Session(a)
         client.start()
-        with pytest.raises(RequestTimeout):
+        with pytest.raises(RequestTimeout, match="x got no response within"):
             await client.request("x", timeout=0.1)
         # A raw peer answers the timed-out id late, then answers the next request properly.
         first = jsonrpc.decode(await b.receive() or b"")

@@ -3,7 +3,6 @@ in every protocol mode: the pair that generated clients and servers will use tog
 
 from __future__ import annotations
 
-import time
 from typing import Any
 
 import pytest
@@ -60,10 +59,8 @@ def test_runtime_pair(protocol: str) -> None:
             await wait_until(lambda: bool(logs), 5, "the log notification")
 
             await s.ping()
-            start = time.monotonic()
             with pytest.raises(RequestTimeout):
                 await s.call_tool("slow", {"seconds": 30}, timeout=0.5)
-            assert time.monotonic() - start < 5
             return s.process_pid
 
     assert_process_gone(run(main()))

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import time
 import warnings
 from pathlib import Path
 from typing import Any
@@ -121,10 +120,8 @@ def test_runtime_client_timeout_cancels_sdk_handler(protocol: str, tmp_path: Pat
 
     async def main() -> None:
         async with connect_stdio(PY, [SDK_SERVER, "--cancel-log", str(cancel_log)], protocol=protocol) as s:
-            start = time.monotonic()
             with pytest.raises(RequestTimeout):
                 await s.call_tool("slow", {"seconds": 30}, timeout=1.0)
-            assert time.monotonic() - start < 10
             # notifications/cancelled reached the server, which cancelled the handler
             await wait_until(
                 lambda: bool(slow_events(cancel_log, "cancelled")), 10, "the SDK server to record the cancellation"
@@ -173,10 +170,8 @@ def test_runtime_client_ping_and_wire_log(tmp_path: Path) -> None:
 def test_runtime_client_sdk_server_crash_mid_call() -> None:
     async def main() -> int | None:
         async with connect_stdio(PY, [SDK_SERVER], protocol="auto") as s:
-            start = time.monotonic()
             with pytest.raises(ConnectionClosed):
                 await s.call_tool("crash", {}, timeout=30)
-            assert time.monotonic() - start < 10
             with pytest.raises(ConnectionClosed):
                 await s.call_tool("echo", {"text": "after crash"}, timeout=30)
             return s.process_pid
@@ -237,7 +232,7 @@ def test_sdk_client_lists_and_calls_runtime_server(mode: str) -> None:
             assert r.structured_content == {"city": "Lima", "temperature_c": 21.5, "conditions": "sunny"}
 
             # Unknown tool: a protocol error (-32602), per the spec's tools page.
-            with pytest.raises(MCPError) as info:
+            with pytest.raises(MCPError, match="Unknown tool: no-such-tool") as info:
                 await c.call_tool("no-such-tool", {})
             assert info.value.code == -32602
 

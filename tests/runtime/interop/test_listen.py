@@ -125,7 +125,7 @@ def test_an_open_listen_fails_promptly_when_the_session_closes() -> None:
     async def main() -> None:
         async with connect("stdio", MODERN, "") as session:
             changes = await session.listen(tools_list_changed=True)
-        with pytest.raises(ConnectionClosed):
+        with pytest.raises(ConnectionClosed, match="the session was closed"):
             await asyncio.wait_for(changes.__anext__(), WAIT)
 
     run(main())

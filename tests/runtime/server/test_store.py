@@ -238,7 +238,7 @@ def test_urls_are_checked_and_redacted() -> None:
     for bad in ["http://x", "redis://", "redis://h:99999/0", "redis://h/zero", "redis://h/0?prefix=a b"]:
         with pytest.raises(ValueError):
             open_store(bad)
-    with pytest.raises(ValueError) as caught:
+    with pytest.raises(ValueError, match="a store URL is memory, redis:") as caught:
         open_store("mysql://root:s3cret@db/0")
     assert "s3cret" not in str(caught.value)
     assert redact("redis://u:p@h:1/0") == "redis://***@h:1/0"

@@ -148,5 +148,5 @@ def test_invalid_cursors_are_invalid_params(era: str, cursor: Any) -> None:
 
 
 def test_page_size_must_be_positive() -> None:
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match="tools_page_size must be at least"):
         Server("x", "1", tools_page_size=0)

@@ -182,12 +182,12 @@ def test_read_timeout_and_cut_responses_raise() -> None:
         async with Scripted(silent) as pool:
             loop = asyncio.get_running_loop()
             start = loop.time()
-            with pytest.raises(ReadTimeout):
+            with pytest.raises(ReadTimeout, match="timed out waiting for the server"):
                 await pool.post({}, b"{}", 0.3)
             assert 0.25 < loop.time() - start < 3
         async with Scripted(cut) as pool:
             response = await pool.post({}, b"{}", 5.0)
-            with pytest.raises(LeanHttpError):
+            with pytest.raises(LeanHttpError, match="the server closed the connection"):
                 await response.aread()
         async with Scripted(garbage) as pool:
             with pytest.raises(LeanHttpError, match="status line"):

@@ -70,7 +70,7 @@ def test_a_closed_peer_refuses_sends_and_the_reader_sees_the_end() -> None:
     async def main() -> None:
         client, served = memory_pair()
         await served.close()
-        with pytest.raises(ConnectionClosed):
+        with pytest.raises(ConnectionClosed, match="the in-memory client closed"):
             await client.send({"jsonrpc": "2.0", "method": "ping", "id": 1})
         assert await client.receive() is None
 

@@ -90,7 +90,7 @@ def test_the_resource_sent_to_the_authorization_server_never_carries_the_urls_us
     assert canonical_resource("http://bob@[::1]:9000/mcp") == "http://[::1]:9000/mcp"
     assert canonical_resource("https://h/mcp") == "https://h/mcp"
     check_resource("https://alice:pw-hunter2@h/mcp", "https://h/mcp")  # the same server, named without it
-    with pytest.raises(AuthError) as refused:
+    with pytest.raises(AuthError, match="the protected resource metadata names the resource") as refused:
         check_resource("https://alice:pw-hunter2@h/mcp", "https://evil.example/mcp")
     assert "hunter2" not in str(refused.value)
 
@@ -113,7 +113,7 @@ def test_login_failures_name_the_server_without_its_secrets(tmp_path: Path) -> N
 
 @pytest.mark.parametrize("url", ["http://as.example/token", "ftp://as/token", "javascript:alert(1)", "https:///x"])
 def test_endpoints_must_be_https_or_loopback(url: str) -> None:
-    with pytest.raises(AuthError):
+    with pytest.raises(AuthError, match="refusing the token_endpoint"):
         check_endpoint(url, "token_endpoint")
     assert check_endpoint("http://127.0.0.1:9/token", "t") and check_endpoint("https://as/t", "t")
 
@@ -143,7 +143,7 @@ def test_a_short_lived_token_is_refreshed_a_quarter_before_expiry() -> None:
     tokens.expires_at = time.time() + 1.5
     assert tokens.expiring()
     assert not Tokens.from_response({"access_token": "a"}).expiring()
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match="answer holds no access_token"):
         Tokens.from_response({"token_type": "Bearer"})
 
 
