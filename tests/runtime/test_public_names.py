@@ -75,6 +75,8 @@ AUTH_ALL = [
     "Challenge",
     "Client",
     "FileTokenStore",
+    "Grant",
+    "IdentityProvider",
     "KeyringTokenStore",
     "Login",
     "LoopbackBrowser",
