@@ -151,6 +151,8 @@ class ConnectOptions(_Options):
     """Answers sampling/createMessage; set, it also advertises the sampling capability."""
     on_elicitation: ElicitationCallback | None = None
     """Answers elicitation/create; set, it also advertises the elicitation capability."""
+    url_elicitation: bool = False
+    """on_elicitation also gets URL-mode requests and -32042 refusals' URLs, to show (mcpgen never opens one)."""
     on_roots: RootsCallback | None = None
     """Answers roots/list; set, it also advertises the roots capability."""
     on_list_changed: ListChangedCallback | None = None
@@ -223,6 +225,7 @@ class ConnectKwargs(TypedDict, total=False):
     on_log: LogCallback | None
     on_sampling: SamplingCallback | None
     on_elicitation: ElicitationCallback | None
+    url_elicitation: bool
     on_roots: RootsCallback | None
     on_list_changed: ListChangedCallback | None
     log_level: str | None

@@ -15,12 +15,12 @@ import logging
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
-from ..core.errors import ConnectionClosed, ProtocolError, RequestTimeout, SessionExpired
+from ..core.errors import ConnectionClosed, ProtocolError, RequestTimeout, RpcError, SessionExpired
 from ..core.jsonrpc import JSONObject, RequestId
 from ..core.protocol import ERA_LEGACY, ERA_MODERN, LATEST_HANDSHAKE, SUBSCRIPTION_ACKNOWLEDGED
 from ..core.session import Session
 from ..core.transport import Transport
-from . import server_requests
+from . import server_requests, url_elicitation
 from .negotiation import PROBE_TIMEOUT, Negotiation, stateless_meta
 from .options import ConnectKwargs, ConnectOptions, ProgressCallback
 from .param_headers import ToolHeaders
@@ -85,7 +85,8 @@ class ClientSession:
         if self.options.on_sampling is not None:
             caps["sampling"] = {}
         if self.options.on_elicitation is not None:
-            caps["elicitation"] = {"form": {}}
+            modes: JSONObject = {"form": {}, "url": {}} if self.options.url_elicitation else {"form": {}}
+            caps["elicitation"] = modes
         if self.options.on_roots is not None:
             caps["roots"] = {"listChanged": False}
         return caps
@@ -144,7 +145,18 @@ class ClientSession:
         timeout: float | None = None,
         progress: ProgressCallback | None = None,
     ) -> Any:
-        """Send any request in the negotiated era; returns the result object."""
+        """Send any request in the negotiated era; returns the result object. A -32042 refusal
+        whose URL elicitations the user all accepted (url_elicitation.py) is sent once more."""
+        try:
+            return await self._request_once(method, params, timeout, progress)
+        except RpcError as refused:
+            if not await url_elicitation.satisfied(self.options, refused):
+                raise
+        return await self._request_once(method, params, timeout, progress)
+
+    async def _request_once(
+        self, method: str, params: JSONObject | None, timeout: float | None, progress: ProgressCallback | None
+    ) -> Any:
         if self.era == ERA_MODERN:
             params = dict(params or {})
             given = params.get("_meta")
@@ -302,7 +314,10 @@ class ClientSession:
         self._listens.route(method, params)
         if method == SUBSCRIPTION_ACKNOWLEDGED:
             return
-        if method == "notifications/message":
+        if method == "notifications/elicitation/complete":
+            # The user finished a URL elicitation out of band; the retry already waited on the user.
+            log.debug("the server reports URL elicitation %.64r complete", params.get("elicitationId"))
+        elif method == "notifications/message":
             if self.options.on_log is not None:
                 await _maybe_await(self.options.on_log(params))
             else:
