@@ -18,8 +18,10 @@ import mcpgen.runtime
 import mcpgen.runtime.client.auth
 
 RUNTIME_ALL = [
+    "AppUi",
     "AuthError",
     "AuthServerUnavailable",
+    "CacheHint",
     "CallOptions",
     "ChangeEvent",
     "ClientOptions",
