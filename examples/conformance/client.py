@@ -24,7 +24,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from conformance_client import AsyncClient  # noqa: E402
 
 from mcpgen.runtime import McpError, connect_http  # noqa: E402
-from mcpgen.runtime.client.auth import MemoryTokenStore, OAuth  # noqa: E402
+from mcpgen.runtime.client.auth import Grant, IdentityProvider, MemoryTokenStore, OAuth  # noqa: E402
 
 Scenario = Callable[[AsyncClient, dict[str, Any]], Awaitable[None]]
 
@@ -158,9 +158,19 @@ def oauth_for(scenario: str, context: dict[str, Any]) -> OAuth | None:
     if not scenario.startswith("auth/"):
         return None
     text = {k: v for k, v in context.items() if isinstance(v, str)}
-    machine = scenario.startswith("auth/client-credentials")
+    grant: Grant = "client_credentials" if scenario.startswith("auth/client-credentials") else "authorization_code"
+    provider = None
+    if "valid_jwt" in text:  # workload identity federation: the workload's JWT is the grant
+        grant = "jwt_bearer"
+    if "idp_token_endpoint" in text:  # enterprise-managed: the ID token becomes an ID-JAG first
+        grant = "enterprise"
+        provider = IdentityProvider(
+            text["idp_token_endpoint"], text.get("idp_client_id", ""), text.get("idp_id_token", "")
+        )
     return OAuth(
-        grant="client_credentials" if machine else "authorization_code",
+        grant=grant,
+        assertion=text.get("valid_jwt"),
+        identity_provider=provider,
         client_id=text.get("client_id"),
         client_secret=text.get("client_secret"),
         private_key=text.get("private_key_pem"),

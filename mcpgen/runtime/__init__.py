@@ -16,6 +16,7 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    from .client.apps import AppUi
     from .client.connect import connect_http, connect_memory, connect_stdio
     from .client.drift import Drift, compare_tools, schema_hash
     from .client.options import (
@@ -57,12 +58,15 @@ if TYPE_CHECKING:
     )
     from .core.protocol import HANDSHAKE_VERSIONS, MODERN_VERSIONS
     from .core.session import ProgressCallback, Session
+    from .server.cache_hints import CacheHint
     from .server.server import RequestContext, Server, ServerConnection, error_result
 
 # public name -> the module that defines it (loaded on first use)
 _WHERE = {
+    "AppUi": ".client.apps",
     "AuthError": ".core.errors",
     "AuthServerUnavailable": ".core.errors",
+    "CacheHint": ".server.cache_hints",
     "CallOptions": ".client.options",
     "ChangeEvent": ".client.subscriptions",
     "ClientOptions": ".client.options",
@@ -112,8 +116,10 @@ _WHERE = {
 }
 
 __all__ = [
+    "AppUi",
     "AuthError",
     "AuthServerUnavailable",
+    "CacheHint",
     "CallOptions",
     "ChangeEvent",
     "ClientOptions",

@@ -1,7 +1,8 @@
 """The alpha harness's (0.2.0-alpha.12) auth/* client scenarios against the generated-client
 driver (examples/conformance/client.py, which logs in through mcpgen.runtime.client.auth.OAuth):
 every non-extension scenario at 2025-11-25 and 2026-07-28, the two 2025-03-26 back-compat ones,
-and the client-credentials extensions (secret and private_key_jwt)."""
+the client-credentials extensions (secret and private_key_jwt), and the auth extensions (DPoP with
+and without nonces, enterprise-managed authorization, workload identity federation)."""
 
 from __future__ import annotations
 
@@ -23,8 +24,14 @@ VERSIONS = ["2025-11-25", "2026-07-28"]
 # What `list --client --spec-version V` names (auth/ only) must be run; these are the others.
 BACK_COMPAT = ["auth/2025-03-26-oauth-metadata-backcompat", "auth/2025-03-26-oauth-endpoint-fallback"]
 EXTENSIONS = ["auth/client-credentials-basic", "auth/client-credentials-jwt"]
+AUTH_EXTENSIONS = [
+    "auth/dpop",
+    "auth/dpop-nonce",
+    "auth/enterprise-managed-authorization",
+    "auth/wif-jwt-bearer",
+]
 # SUCCESS checks measured when this test was written; fewer means checks silently stopped running.
-MIN_SUCCESS = {"2025-11-25": 245, "2026-07-28": 365, "2025-03-26": 19, "extension": 16}
+MIN_SUCCESS = {"2025-11-25": 245, "2026-07-28": 365, "2025-03-26": 19, "extension": 16, "auth-extension": 43}
 
 
 def listed(version: str) -> list[str]:
@@ -83,6 +90,18 @@ def test_the_2025_03_26_back_compat_scenarios_pass(tmp_path: Path) -> None:
 @pytest.mark.slow
 def test_the_client_credentials_extensions_pass(tmp_path: Path) -> None:
     judge(run_all([(s, None) for s in EXTENSIONS], tmp_path), MIN_SUCCESS["extension"])
+
+
+@pytest.mark.slow
+def test_the_auth_extensions_pass_with_no_skipped_check(tmp_path: Path) -> None:
+    results = run_all([(s, None) for s in AUTH_EXTENSIONS], tmp_path)
+    skipped = {s: [c.get("id") for c in checks if c.get("status") == "SKIPPED"] for s, checks in results.items()}
+    assert not any(skipped.values()), skipped
+    judge(results, MIN_SUCCESS["auth-extension"])
+    # Each extension's own checks ran (not only the discovery every scenario shares).
+    ran = {c.get("id") for checks in results.values() for c in checks if c.get("status") == "SUCCESS"}
+    own = {"sep-1932-client-rs-nonce", "sep-1932-client-as-nonce", "complete-flow-jwt-bearer", "wif-assertion-verified"}
+    assert own <= ran, own - ran
 
 
 @pytest.mark.slow

@@ -18,8 +18,10 @@ import mcpgen.runtime
 import mcpgen.runtime.client.auth
 
 RUNTIME_ALL = [
+    "AppUi",
     "AuthError",
     "AuthServerUnavailable",
+    "CacheHint",
     "CallOptions",
     "ChangeEvent",
     "ClientOptions",
@@ -75,6 +77,8 @@ AUTH_ALL = [
     "Challenge",
     "Client",
     "FileTokenStore",
+    "Grant",
+    "IdentityProvider",
     "KeyringTokenStore",
     "Login",
     "LoopbackBrowser",

@@ -14,6 +14,7 @@ from ..core.results import ContentBlock, TextContent, _opt, _s, parse_block
 if TYPE_CHECKING:
     import asyncio
 
+    from .apps import AppUi
     from .options import CallOptions
     from .session import ClientSession
     from .subscriptions import Subscription
@@ -292,6 +293,11 @@ class AsyncFeatures:
         """Read any resource by URI."""
         return ResourceContents.from_raw(await self._session.read_resource(uri, timeout=self._per_call.timeout))
 
+    async def tool_ui(self, name: str) -> AppUi | None:
+        """The MCP Apps UI of the tool with wire name `name` (its ui:// HTML and `_meta.ui`, for
+        a host to render sandboxed); None for a tool without one."""
+        return await self._session.tool_ui(name)
+
     async def complete(
         self, ref: Mapping[str, Any], argument: Mapping[str, str], context: Mapping[str, Any] | None = None
     ) -> Completion:
@@ -365,6 +371,9 @@ class SyncFeatures:
 
     def read_resource(self: _SyncHost, uri: str) -> ResourceContents:
         return self._runner.run(self._inner.read_resource(uri))
+
+    def tool_ui(self: _SyncHost, name: str) -> AppUi | None:
+        return self._runner.run(self._inner.tool_ui(name))
 
     def complete(
         self: _SyncHost,

@@ -151,6 +151,12 @@ class ConnectOptions(_Options):
     """Answers sampling/createMessage; set, it also advertises the sampling capability."""
     on_elicitation: ElicitationCallback | None = None
     """Answers elicitation/create; set, it also advertises the elicitation capability."""
+    url_elicitation: bool = False
+    """on_elicitation also gets URL-mode requests and -32042 refusals' URLs, to show (mcpgen never opens one)."""
+    mcp_apps: bool = False
+    """Declare MCP Apps (io.modelcontextprotocol/ui): this client hosts tools' ui:// UIs (tool_ui)."""
+    cache_results: bool = True
+    """Answer lists and reads from a bounded cache for the ttlMs the server gave them (2026-07-28)."""
     on_roots: RootsCallback | None = None
     """Answers roots/list; set, it also advertises the roots capability."""
     on_list_changed: ListChangedCallback | None = None
@@ -223,6 +229,9 @@ class ConnectKwargs(TypedDict, total=False):
     on_log: LogCallback | None
     on_sampling: SamplingCallback | None
     on_elicitation: ElicitationCallback | None
+    url_elicitation: bool
+    mcp_apps: bool
+    cache_results: bool
     on_roots: RootsCallback | None
     on_list_changed: ListChangedCallback | None
     log_level: str | None

@@ -12,6 +12,7 @@ from ..core import jsonrpc
 from ..core.callbacks import ProgressCallback
 from ..core.errors import ProtocolError, RpcError
 from ..core.jsonrpc import JSONObject
+from . import url_elicitation
 from .options import ConnectOptions
 
 if TYPE_CHECKING:
@@ -26,6 +27,8 @@ async def answer(options: ConnectOptions, method: str, params: JSONObject) -> An
         return {}
     if method == "sampling/createMessage" and options.on_sampling is not None:
         return await options.on_sampling(params)
+    if method == "elicitation/create" and params.get("mode") == "url":
+        return await url_elicitation.ask(options, params)
     if method == "elicitation/create" and options.on_elicitation is not None:
         return await options.on_elicitation(params)
     if method == "roots/list" and options.on_roots is not None:

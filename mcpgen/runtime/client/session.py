@@ -15,15 +15,16 @@ import logging
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
-from ..core.errors import ConnectionClosed, ProtocolError, RequestTimeout, SessionExpired
+from ..core.errors import ConnectionClosed, ProtocolError, RequestTimeout, RpcError, SessionExpired
 from ..core.jsonrpc import JSONObject, RequestId
 from ..core.protocol import ERA_LEGACY, ERA_MODERN, LATEST_HANDSHAKE, SUBSCRIPTION_ACKNOWLEDGED
 from ..core.session import Session
 from ..core.transport import Transport
-from . import server_requests
+from . import apps, server_requests, url_elicitation
 from .negotiation import PROBE_TIMEOUT, Negotiation, stateless_meta
 from .options import ConnectKwargs, ConnectOptions, ProgressCallback
 from .param_headers import ToolHeaders
+from .result_cache import ResultCache
 from .subscriptions import Listens, Subscription
 
 # A listing ends within this many pages: past it the server is paging forever (each page a new
@@ -70,6 +71,7 @@ class ClientSession:
         self._negotiation = Negotiation(self)
         self._listens = Listens(self)
         self._tool_headers = ToolHeaders(transport)
+        self.cache = ResultCache()
         # (protocol version, log level, options, the _meta of a stateless-era request): _request_meta.
         self._meta_cache: tuple[str, str | None, ConnectOptions, JSONObject] | None = None
 
@@ -85,9 +87,12 @@ class ClientSession:
         if self.options.on_sampling is not None:
             caps["sampling"] = {}
         if self.options.on_elicitation is not None:
-            caps["elicitation"] = {"form": {}}
+            modes: JSONObject = {"form": {}, "url": {}} if self.options.url_elicitation else {"form": {}}
+            caps["elicitation"] = modes
         if self.options.on_roots is not None:
             caps["roots"] = {"listChanged": False}
+        if self.options.mcp_apps:
+            caps["extensions"] = apps.capability()
         return caps
 
     async def connect(self, protocol: str | None = None, *, connect_timeout: float | None = None) -> None:
@@ -144,7 +149,26 @@ class ClientSession:
         timeout: float | None = None,
         progress: ProgressCallback | None = None,
     ) -> Any:
-        """Send any request in the negotiated era; returns the result object."""
+        """Send any request in the negotiated era; returns the result object. A -32042 refusal
+        whose URL elicitations the user all accepted (url_elicitation.py) is sent once more; a
+        cacheable result is answered from the cache while its ttlMs lasts (result_cache.py)."""
+        key = self.cache.key(method, params) if self.era == ERA_MODERN and self.options.cache_results else None
+        cached = self.cache.get(key) if key is not None else None
+        if cached is not None:
+            return cached
+        try:
+            result = await self._request_once(method, params, timeout, progress)
+        except RpcError as refused:
+            if not await url_elicitation.satisfied(self.options, refused):
+                raise
+            result = await self._request_once(method, params, timeout, progress)
+        if key is not None:
+            self.cache.put(key, result)
+        return result
+
+    async def _request_once(
+        self, method: str, params: JSONObject | None, timeout: float | None, progress: ProgressCallback | None
+    ) -> Any:
         if self.era == ERA_MODERN:
             params = dict(params or {})
             given = params.get("_meta")
@@ -217,6 +241,14 @@ class ClientSession:
         if not isinstance(result, dict):
             raise ProtocolError("tools/call returned a non-object result")
         return result
+
+    async def tool_ui(self, name: str) -> apps.AppUi | None:
+        """The MCP Apps UI of the tool `name` (its `_meta.ui.resourceUri`, read and checked:
+        apps.py); None for a tool without one. LookupError if the server has no such tool."""
+        for tool in await self.list_tools():
+            if isinstance(tool, dict) and tool.get("name") == name:
+                return await apps.read_app(self, tool)
+        raise LookupError(f"the server has no tool {name!r:.80}")
 
     async def get_prompt(
         self, name: str, arguments: Mapping[str, str] | None = None, *, timeout: float | None = None
@@ -302,7 +334,10 @@ class ClientSession:
         self._listens.route(method, params)
         if method == SUBSCRIPTION_ACKNOWLEDGED:
             return
-        if method == "notifications/message":
+        if method == "notifications/elicitation/complete":
+            # The user finished a URL elicitation out of band; the retry already waited on the user.
+            log.debug("the server reports URL elicitation %.64r complete", params.get("elicitationId"))
+        elif method == "notifications/message":
             if self.options.on_log is not None:
                 await _maybe_await(self.options.on_log(params))
             else:
@@ -310,9 +345,11 @@ class ClientSession:
         elif method == "notifications/resources/updated":
             uri = params.get("uri")
             if isinstance(uri, str):
+                self.cache.resource_updated(uri)
                 self._listens.resource_updated(uri)
         elif method.endswith("/list_changed") and method.startswith("notifications/"):
             kind = method[len("notifications/") : -len("/list_changed")]
+            self.cache.list_changed(kind)
             if self.options.on_list_changed is not None:
                 await _maybe_await(self.options.on_list_changed(kind))
 

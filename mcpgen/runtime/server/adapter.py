@@ -130,7 +130,14 @@ def server_identity(handlers: object, tables: ServerTables) -> tuple[JSONObject,
 def bind_handlers(handlers: object, tables: ServerTables, models: ModuleType) -> Server:
     """A Server serving `tables` with the methods of `handlers` (a generated ToolsBase's subclass)."""
     info, instructions = server_identity(handlers, tables)
-    server = Server(str(info["name"]), str(info["version"]), instructions=instructions, server_info=info)
+    server = Server(
+        str(info["name"]),
+        str(info["version"]),
+        instructions=instructions,
+        server_info=info,
+        # handlers.py's CACHE_HINTS: {"tools/list": CacheHint(ttl_ms=...), ...} (cache_hints.py).
+        cache_hints=getattr(handlers, "CACHE_HINTS", None),
+    )
     tools = _by_key(tables.TOOLS_JSON, "name")
     # No model is looked up here: a generated `models` module loads its classes when first asked
     # for one, and `initialize` and `tools/list` need none. Each tool's handler is made, and its

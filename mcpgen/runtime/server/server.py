@@ -40,6 +40,7 @@ from ..core.transport import Transport
 from ..transports.stdio import StdioServerTransport
 from ..transports.wirelog import open_wire_log
 from .auth.info import AuthInfo, current_auth
+from .cache_hints import CacheHint, hints_by_method
 from .features import CompletionHandler, Features, PromptHandler, ResourceHandler, SubscribeHandler, TemplateHandler
 from .request_state import issue_request_state, open_request_state
 from .subscriptions import SubscriptionHub, honored_filter
@@ -61,9 +62,8 @@ _PRE_INIT = frozenset({"initialize", "ping"})
 TOOLS_PAGE_SIZE = 100
 # The decoded form of a tools/list cursor; the client only ever sees it base64url-encoded.
 _TOOLS_CURSOR = re.compile(r"tools:([1-9][0-9]{0,8})")
-# 2026-07-28 list and read results are cacheable (ttlMs, cacheScope are required there).
+# server/discover's cache hints (those of lists and reads are options: cache_hints.py).
 _CACHE_HINTS: JSONObject = {"ttlMs": 0, "cacheScope": "public"}
-_CACHEABLE = frozenset({"tools/list", "prompts/list", "resources/list", "resources/templates/list", "resources/read"})
 # Handshake-era methods that 2026-07-28 removed (subscriptions/listen replaces subscribe).
 _REMOVED_IN_MODERN = frozenset(
     {"initialize", "ping", "logging/setLevel", "resources/subscribe", "resources/unsubscribe"}
@@ -265,13 +265,16 @@ class Server:
         capabilities: JSONObject | None = None,
         tools_page_size: int = TOOLS_PAGE_SIZE,
         server_info: Mapping[str, Any] | None = None,
+        cache_hints: Mapping[str, CacheHint] | None = None,
     ) -> None:
         """`server_info`: what else `initialize` says about the server in serverInfo (title,
-        websiteUrl, icons, description); `name`, `version` and `title` win over its keys."""
+        websiteUrl, icons, description); `name`, `version` and `title` win over its keys.
+        `cache_hints`: the ttlMs/cacheScope of each cacheable method's results (cache_hints.py)."""
         if tools_page_size < 1:
             raise ValueError("tools_page_size must be at least 1")
         self.info: JSONObject = {**(server_info or {}), "name": name, "version": version}
         self.tools_page_size = tools_page_size
+        self.cache_hints = hints_by_method(cache_hints)
         if title is not None:
             self.info["title"] = title
         self.instructions = instructions
@@ -516,8 +519,9 @@ class ServerConnection:
                     result = await self._dispatch(method, params, context)
             except InputRequired as need:
                 return self._input_required(method, params, need, context)
-            if method in _CACHEABLE:
-                result = {**_CACHE_HINTS, **result}
+            hints = self.server.cache_hints.get(method)
+            if hints is not None:
+                result = {**hints, **result}
         if isinstance(result, dict):
             # One copy: the handler's dict may be one it keeps (and answers with again).
             meta = result.get("_meta")

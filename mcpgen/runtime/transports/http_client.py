@@ -172,18 +172,26 @@ class StreamableHttpTransport:
         if response.status_code >= 400:
             log.warning("the server refused a %s with HTTP %d", method or "response", response.status_code)
 
-    async def _authorized(self, headers: dict[str, str]) -> dict[str, str]:
-        """headers with the auth object's Authorization (sent to self.url only: same origin)."""
+    async def _authorized(self, headers: dict[str, str], method: str = "POST") -> dict[str, str]:
+        """headers with the auth object's Authorization, and its DPoP proof where it makes
+        them per request (request_headers, auth_hook.py); sent to self.url only: same origin."""
         if self.auth is None:
             return headers
+        without = {k: v for k, v in headers.items() if k.lower() not in ("authorization", "dpop")}
+        per_request = getattr(self.auth, "request_headers", None)
+        if per_request is not None:
+            made = await per_request(self.url, method)
+            return {**without, **{k.lower(): v for k, v in made.items() if k.lower() in ("authorization", "dpop")}}
         value = await self.auth.authorization(self.url)
-        without = {k: v for k, v in headers.items() if k.lower() != "authorization"}
         return {**without, "authorization": value} if value else without
 
     def _challenge_of(self, response: _Response) -> _Challenge | None:
         """A 401, or a 403 with a Bearer challenge, when there is an auth object to answer it."""
         if self.auth is None or response.status_code not in (401, 403):
             return None
+        note_nonce = getattr(self.auth, "note_nonce", None)
+        if note_nonce is not None:
+            note_nonce(self.url, response.headers.get("dpop-nonce"))  # RFC 9449 §9
         header = response.headers.get("www-authenticate", "")
         if response.status_code == 403 and not header:
             return None
@@ -366,7 +374,9 @@ class StreamableHttpTransport:
                 raise ConnectionClosed("the server closed the response stream before answering")
             attempts += 1
             await asyncio.sleep((retry_ms if retry_ms is not None else 1000) / 1000)
-            headers = await self._authorized({"accept": "text/event-stream", **self.headers, "last-event-id": last_id})
+            headers = await self._authorized(
+                {"accept": "text/event-stream", **self.headers, "last-event-id": last_id}, "GET"
+            )
             if self.protocol_version:
                 headers["mcp-protocol-version"] = self.protocol_version
             if self.session_id is not None:
@@ -430,7 +440,7 @@ class StreamableHttpTransport:
     async def _listen(self) -> None:
         cap = self.max_message_bytes
         try:
-            headers = await self._authorized({"accept": "text/event-stream", **self.headers})
+            headers = await self._authorized({"accept": "text/event-stream", **self.headers}, "GET")
             if self.protocol_version:
                 headers["mcp-protocol-version"] = self.protocol_version
             if self.session_id is not None:
@@ -468,7 +478,7 @@ class StreamableHttpTransport:
                     "DELETE",
                     self.url,
                     follow_redirects=False,
-                    headers=await self._authorized({**self.headers, "mcp-session-id": self.session_id}),
+                    headers=await self._authorized({**self.headers, "mcp-session-id": self.session_id}, "DELETE"),
                     timeout=5.0,
                 ):
                     pass

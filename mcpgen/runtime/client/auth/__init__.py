@@ -13,7 +13,8 @@ from ...core.errors import AuthError
 from .authorizers import Authorizer, LoopbackBrowser, PasteBack
 from .challenge import Challenge, parse_challenge
 from .discovery import canonical_resource
-from .oauth import OAuth
+from .grants import IdentityProvider
+from .oauth import Grant, OAuth
 from .provider import BearerToken, TokenProvider
 from .store import FileTokenStore, KeyringTokenStore, MemoryTokenStore, TokenStore, config_dir, default_store
 from .tokens import Client, Login, Tokens
@@ -25,6 +26,8 @@ __all__ = [
     "Challenge",
     "Client",
     "FileTokenStore",
+    "Grant",
+    "IdentityProvider",
     "KeyringTokenStore",
     "Login",
     "LoopbackBrowser",

@@ -1,4 +1,4 @@
-"""The `WWW-Authenticate: Bearer ...` challenge (RFC 6750 §3, RFC 9728 §5.1), parsed.
+"""The `WWW-Authenticate: Bearer ...` (or `DPoP ...`, RFC 9449 §7.1) challenge (RFC 6750 §3, RFC 9728 §5.1), parsed.
 
 The header is untrusted: parsing never fails, unknown parameters are ignored, and every value
 is capped so that a hostile header cannot grow what is kept.
@@ -26,9 +26,9 @@ class Challenge:
 
 
 def parse_challenge(status: int, header: str) -> Challenge:
-    """The Bearer challenge's parameters (the first Bearer challenge, if several are offered)."""
+    """The Bearer (or DPoP) challenge's parameters (the first one, if several are offered)."""
     text = header[:16384]
-    start = re.search(r"(?i)\bbearer\b", text)
+    start = re.search(r"(?i)\b(?:bearer|dpop)\b", text)
     params: dict[str, str] = {}
     if start is not None:
         for match in _PARAM.finditer(text, start.end()):

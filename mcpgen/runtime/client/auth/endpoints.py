@@ -91,6 +91,14 @@ def _assertion(client_id: str, metadata: ServerMetadata, signer: Signer) -> str:
 
 
 async def post_form(http: httpx.AsyncClient, url: str, request: FormRequest) -> tuple[int, dict[str, Any]]:
+    status, answer, _nonce = await post_form_noting_nonce(http, url, request)
+    return status, answer
+
+
+async def post_form_noting_nonce(
+    http: httpx.AsyncClient, url: str, request: FormRequest
+) -> tuple[int, dict[str, Any], str | None]:
+    """post_form, and the answer's DPoP-Nonce header (RFC 9449 §8), if any."""
     try:
         async with http.stream(
             "POST",
@@ -100,7 +108,7 @@ async def post_form(http: httpx.AsyncClient, url: str, request: FormRequest) -> 
             follow_redirects=False,
         ) as reply:
             body = await guard.read_body(reply, MAX_ANSWER)
-            return reply.status_code, json_object(body)
+            return reply.status_code, json_object(body), reply.headers.get("dpop-nonce")
     except Exception as exc:
         raise AuthError(f"the request to {url[:200]} failed: {type(exc).__name__}") from None
 

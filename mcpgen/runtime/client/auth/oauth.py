@@ -22,8 +22,9 @@ import asyncio
 import importlib
 import logging
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING, Any, Literal
 from urllib.parse import parse_qs, urlencode, urlsplit
 
 from ...core.binding import Binding, may_send
@@ -40,7 +41,18 @@ from .discovery import (
     discover_server,
     legacy_server_metadata,
 )
-from .endpoints import FormRequest, Signer, authenticate, check_pkce, error_of, post_form, register
+from .dpop import Nonces, new_key, proof, supported
+from .endpoints import (
+    FormRequest,
+    Signer,
+    authenticate,
+    check_pkce,
+    error_of,
+    post_form,
+    post_form_noting_nonce,
+    register,
+)
+from .grants import JWT_BEARER, IdentityProvider, current, id_jag
 from .store import TokenStore, default_store, refresh_lock
 from .tokens import Client, Login, Tokens, bounded_seconds
 
@@ -49,7 +61,9 @@ if TYPE_CHECKING:
 
 log = logging.getLogger("mcpgen.runtime.auth")
 
-Grant = Literal["authorization_code", "client_credentials", "device_code"]
+Grant = Literal["authorization_code", "client_credentials", "device_code", "jwt_bearer", "enterprise"]
+# The grants where the client (or its workload) is the principal: no user, no browser.
+_MACHINE_GRANTS = ("client_credentials", "jwt_bearer", "enterprise")
 _DEVICE_GRANT = "urn:ietf:params:oauth:grant-type:device_code"
 
 
@@ -74,11 +88,16 @@ class OAuth:
         max_step_ups: int = 2,
         timeout: float = 30.0,
         issuer: str | None = None,
+        dpop: bool | None = None,
+        assertion: str | Callable[[], str] | None = None,
+        identity_provider: IdentityProvider | None = None,
     ) -> None:
         """
         grant: "authorization_code" (a user logs in), "device_code" (a user logs in on another
             device), or "client_credentials" (the client is the principal: CI and build steps;
-            needs client_id and client_secret or private_key).
+            needs client_id and client_secret or private_key), "jwt_bearer" (workload identity
+            federation: `assertion` is the workload's JWT), or "enterprise" (enterprise-managed
+            authorization: `identity_provider` exchanges the user's ID token for an ID-JAG).
         client_id/client_secret/token_endpoint_auth_method: a pre-registered client; without
             client_id, client_metadata_url is used where the server supports Client ID Metadata
             Documents, else dynamic client registration.
@@ -91,6 +110,10 @@ class OAuth:
         issuer: the authorization server this client belongs to (MCPGEN_OAUTH_ISSUER): every
             credential goes to it only, and a server naming another is refused (binding.py).
             None: whichever authorization server the MCP server's own origin names.
+        dpop: bind tokens to a key of this client's (RFC 9449); None: where the authorization
+            server offers it (dpop_signing_alg_values_supported lists ES256).
+        assertion: the workload JWT of grant="jwt_bearer" (or a function returning a current one).
+        identity_provider: the enterprise identity provider of grant="enterprise".
         """
         self.grant = grant
         self.client_id = client_id
@@ -105,6 +128,10 @@ class OAuth:
         self.interactive = interactive
         self.max_step_ups = max_step_ups
         self.issuer = issuer
+        self.dpop = dpop
+        self.assertion = assertion
+        self.identity_provider = identity_provider
+        self._nonces = Nonces()
         self._store = store
         self._timeout = timeout
         self._logins: dict[str, Login] = {}
@@ -122,6 +149,25 @@ class OAuth:
     # -- what the transport asks (transports.auth_hook.AuthHook) -------------------------
 
     async def authorization(self, resource_url: str) -> str | None:
+        tokens = await self._access(resource_url)
+        return None if tokens is None else f"{tokens.scheme} {tokens.access_token}"
+
+    async def request_headers(self, resource_url: str, method: str) -> dict[str, str]:
+        """The Authorization header and, for a DPoP-bound token, the request's fresh DPoP proof."""
+        tokens = await self._access(resource_url)
+        if tokens is None:
+            return {}
+        headers = {"authorization": f"{tokens.scheme} {tokens.access_token}"}
+        if tokens.dpop_key is not None:
+            nonce = self._nonces.get(resource_url)
+            headers["dpop"] = proof(tokens.dpop_key, method, resource_url, token=tokens.access_token, nonce=nonce)
+        return headers
+
+    def note_nonce(self, resource_url: str, nonce: str | None) -> None:
+        """The resource server's DPoP-Nonce (RFC 9449 §9), for the next proof to it."""
+        self._nonces.note(resource_url, nonce)
+
+    async def _access(self, resource_url: str) -> Tokens | None:
         resource = canonical_resource(resource_url)
         async with self._lock:
             login = self._current(resource)
@@ -133,10 +179,13 @@ class OAuth:
             if tokens is None:
                 return None
             may_send("the access token", resource, Binding(resource, bound_to=login.resource))
-            return f"Bearer {tokens.access_token}"
+            return tokens
 
     async def challenged(self, resource_url: str, status: int, www_authenticate: str) -> bool:
         challenge = parse_challenge(status, www_authenticate)
+        if status == 401 and challenge.error == "use_dpop_nonce":
+            # The token is fine; the proof lacked the server's nonce, which note_nonce now holds.
+            return self._nonces.get(resource_url) is not None
         async with self._lock:
             if status == 403:
                 if not challenge.insufficient_scope:
@@ -206,7 +255,7 @@ class OAuth:
         # A refresh token outlives the session only if asked for, where the server offers it.
         if (
             wanted
-            and self.grant != "client_credentials"
+            and self.grant not in _MACHINE_GRANTS
             and metadata.scopes_supported
             and "offline_access" in metadata.scopes_supported
         ):
@@ -246,9 +295,12 @@ class OAuth:
         scope: str | None,
         binding: Binding,
     ) -> Tokens:
-        if self.grant == "client_credentials":
+        if self.grant in _MACHINE_GRANTS:
             login.client = self._configured_client(metadata)
             body = {"grant_type": "client_credentials", "resource": resource}
+            if self.grant != "client_credentials":
+                body = {"grant_type": JWT_BEARER, "assertion": await self._assertion(http, metadata, resource, scope)}
+                body["resource"] = resource
             if scope:
                 body["scope"] = scope
             return await self._token_request(http, metadata, login.client, body, binding)
@@ -367,6 +419,18 @@ class OAuth:
                 raise AuthError(f"the device login failed: {error_of(status, answer)}")
         raise AuthError("the device login expired before it was approved")
 
+    async def _assertion(
+        self, http: httpx.AsyncClient, metadata: ServerMetadata, resource: str, scope: str | None
+    ) -> str:
+        """The JWT-bearer grant's assertion: the workload JWT, or an ID-JAG for this server."""
+        if self.grant == "jwt_bearer":
+            if self.assertion is None:
+                raise AuthError('grant="jwt_bearer" needs an assertion (the workload JWT)')
+            return current(self.assertion)
+        if self.identity_provider is None:
+            raise AuthError('grant="enterprise" needs an identity_provider')
+        return await id_jag(http, self.identity_provider, audience=metadata.issuer, resource=resource, scope=scope)
+
     # -- the client ----------------------------------------------------------------------
 
     def _configured_client(self, metadata: ServerMetadata) -> Client:
@@ -422,18 +486,40 @@ class OAuth:
         binding: Binding,
         previous: Tokens | None = None,
     ) -> Tokens:
-        request = self._authenticate(client, metadata, body, binding)
-        status, answer = await post_form(http, metadata.token_endpoint, request)
+        key = self._dpop_key(metadata, previous)
+        endpoint = metadata.token_endpoint
+        for attempt in range(2):
+            request = self._authenticate(client, metadata, body, binding)
+            if key is not None:
+                request.headers["dpop"] = proof(key, "POST", endpoint, nonce=self._nonces.get(endpoint))
+            status, answer, nonce = await post_form_noting_nonce(http, endpoint, request)
+            # RFC 9449 §8: the server wants its nonce in the proof: one retry, with a new nonce only.
+            asks_nonce = key is not None and status == 400 and answer.get("error") == "use_dpop_nonce"
+            if not (asks_nonce and attempt == 0 and self._nonces.note(endpoint, nonce)):
+                break
         if status != 200:
             # A hostile server may echo what it was sent, in any encoding: no secret of the request
             # in the message (the one scrubber, core/redaction.py).
-            secrets = [request.form.get(k) for k in ("refresh_token", "code", "code_verifier", "client_assertion")]
+            fields = ("refresh_token", "code", "code_verifier", "client_assertion", "assertion")
+            secrets = [request.form.get(k) for k in fields]
             message = scrub(error_of(status, answer), [*secrets, client.client_secret])
             raise AuthError(f"the token request ({body['grant_type']}) failed: {message}")
         try:
-            return Tokens.from_response(answer, previous)
+            tokens = Tokens.from_response(answer, previous)
         except (ValueError, TypeError) as exc:
             raise AuthError(str(exc)) from None
+        # Bound only when the server says so: a Bearer answer is presented as Bearer (RFC 9449 §5).
+        tokens.dpop_key = key if key is not None and tokens.token_type.lower() == "dpop" else None
+        return tokens
+
+    def _dpop_key(self, metadata: ServerMetadata, previous: Tokens | None) -> dict[str, Any] | None:
+        """The key the token request proves: a refresh keeps the login's key (its refresh token
+        is bound to it), a new login makes one where DPoP is on."""
+        if previous is not None and previous.dpop_key is not None:
+            return previous.dpop_key
+        algorithms = metadata.raw.get("dpop_signing_alg_values_supported")
+        offered = supported(algorithms if isinstance(algorithms, list) else None)
+        return new_key() if self.dpop or (self.dpop is None and offered) else None
 
     async def _refresh(self, login: Login, refused: str | None = None) -> None:
         """Refresh login's tokens, one process at a time: whoever waited on the lock takes the

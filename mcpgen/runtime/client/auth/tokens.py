@@ -35,6 +35,13 @@ class Tokens:
     expires_at: float | None = None
     scope: str | None = None
     lifetime: float | None = None
+    # The private JWK a DPoP-bound token is bound to (dpop.py): kept with the token, never apart.
+    dpop_key: dict[str, Any] | None = None
+
+    @property
+    def scheme(self) -> str:
+        """The Authorization scheme the token is presented with (RFC 9449 §7.1)."""
+        return "DPoP" if self.dpop_key is not None else "Bearer"
 
     def expiring(self, margin: float = REFRESH_MARGIN) -> bool:
         """Within `margin` seconds of expiry (a quarter of its lifetime, for a short-lived token)."""
