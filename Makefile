@@ -8,12 +8,13 @@ STAMP := $(VENV)/.installed
 
 .PHONY: setup demo lint test bench mutate coverage clean
 
-$(STAMP): pyproject.toml tests/peers/package.json tests/peers/package-lock.json
+$(STAMP): pyproject.toml runtime/pyproject.toml tests/peers/package.json tests/peers/package-lock.json
 	test -x $(BIN)/python || $(PY) -m venv $(VENV)
 	$(BIN)/python -m pip install -q --upgrade pip
 	# compat: a plain .pth to the repo, which type checkers follow (setuptools' default
-	# editable finder is an import hook that mypy cannot see).
-	$(BIN)/python -m pip install -q -e '.[test]' --config-settings editable_mode=compat
+	# editable finder is an import hook that mypy cannot see). Both distributions in one call:
+	# mcpgen needs mcpgen-runtime, which no index has but ./runtime (runtime/pyproject.toml).
+	$(BIN)/python -m pip install -q -e ./runtime -e '.[test]' --config-settings editable_mode=compat
 	cd tests/peers && npm ci --no-audit --no-fund --loglevel=error
 	# inspector-cli 1.0.3 reads ../package.json relative to its build/ folder's parent.
 	cp tests/peers/node_modules/@modelcontextprotocol/inspector-cli/package.json \

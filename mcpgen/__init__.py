@@ -1,3 +1,3 @@
 """mcpgen: typed Python code from MCP tool definitions."""
 
-__version__ = "0.1.0"
+__version__ = "0.2.0"

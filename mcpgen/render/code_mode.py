@@ -100,6 +100,7 @@ def render_code_mode(
                 "import importlib",
                 "from typing import TYPE_CHECKING, Any",
                 f"from {runtime}.support.tools import {', '.join(CALL_ERRORS)}, ToolResult",
+                *([] if runtime.startswith(".") else [f"from {runtime}.support.version import require_runtime"]),
                 "from ._connection import connect, current_client, use",
                 "from ._index import HINTS, describe, search_tools, tool_info, tool_names",
             ]

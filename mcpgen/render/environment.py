@@ -11,6 +11,7 @@ from typing import Any
 import jinja2
 
 from .. import __version__
+from ..runtime.version import __version__ as runtime_version
 from . import emitters
 from .mdcontext import MarkdownContext
 from .pycontext import PythonContext
@@ -65,7 +66,15 @@ def make_environment(user_dir: str | Path | None = None, *, autoescape_html: boo
     env.filters.update(PythonContext.FILTERS)
     env.filters.update(MarkdownContext.FILTERS)
     env.globals["mcpgen_version"] = __version__
+    env.globals["runtime_requires"] = runtime_requires()
     return env
+
+
+def runtime_requires() -> str:
+    """The mcpgen-runtime releases that run what this generator writes, as a pip specifier: the
+    runtime's minor version says which generated code it runs (0.2.x runs code written for 0.2)."""
+    major, minor = (int(part) for part in runtime_version.split(".")[:2])
+    return f">={major}.{minor},<{major}.{minor + 1}"
 
 
 def render(env: jinja2.Environment, template: str, **context: Any) -> str:

@@ -34,6 +34,7 @@ def _imports(many: ManyPlan, runtime: str, sync: bool) -> dict[str, PyCode]:
     init = [
         "from __future__ import annotations",
         f"from {runtime}.support.client import ServersConfigError, {errors}, ToolResult",
+        *([] if runtime.startswith(".") else [f"from {runtime}.support.version import require_runtime"]),
         "from ._servers import COLLISIONS, SERVERS, TOOL_NAMES",
         "from .client import AsyncClient" + (", Client" if sync else ""),
     ]

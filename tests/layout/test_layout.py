@@ -26,6 +26,7 @@ SUPPORT_MODULES = {
     "mcpgen.runtime.support.server",
     "mcpgen.runtime.support.models",
     "mcpgen.runtime.support.tools",
+    "mcpgen.runtime.support.version",
 }
 
 
@@ -196,8 +197,12 @@ def test_every_package_ships() -> None:
     else:  # pragma: no cover
         import tomli as tomllib
     listed = set(tomllib.loads((REPO / "pyproject.toml").read_text())["tool"]["setuptools"]["packages"])
+    # mcpgen.runtime ships in its own distribution, mcpgen-runtime (runtime/pyproject.toml), only.
+    runtime = set(tomllib.loads((REPO / "runtime" / "pyproject.toml").read_text())["tool"]["setuptools"]["packages"])
     found = {_module_name(p) for p in PACKAGE.rglob("__init__.py")}
-    assert found <= listed, sorted(found - listed)
+    assert {p for p in found if p.startswith("mcpgen.runtime")} == runtime
+    assert found - runtime <= listed, sorted(found - runtime - listed)
+    assert not listed & runtime
 
 
 def test_what_the_output_depends_on_byte_for_byte_is_pinned() -> None:
