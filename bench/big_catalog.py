@@ -19,8 +19,8 @@ its datamodel-code-generator worker included).
 
     python bench/big_catalog.py [--tools 500] [--rounds 3] [--memory-tools 2000] [--json]
 
-Targets (issue 24): client and server each <= 0.5x dcg (median of per-round ratios); peak
-memory for the big catalog < 300 MB. Exit status 1 when a target is missed.
+Targets (issue 39): client and server each <= 0.5x dcg (median of per-round ratios); peak
+memory for the 2,000-tool catalog <= 300 MB. Exit status 1 when a target is missed.
 """
 
 from __future__ import annotations
@@ -166,8 +166,7 @@ import sys
 from mcpgen.models import dcg
 dcg.start()
 import mcpgen.generate, mcpgen.pipeline
-mcpgen.generate.format_files = lambda fs: []
-mcpgen.pipeline.warm_formatter = lambda: None
+mcpgen.generate.format_files = lambda fs, formatter=None: []
 from mcpgen.cli import run_and_exit
 sys.argv = ["mcpgen", *sys.argv[1:]]
 run_and_exit()
@@ -235,7 +234,7 @@ def main() -> int:
     timed = {cell: value for cell, value in ratios.items() if cell in ("client", "server")}
     targets = {f"mcpgen {cell} <= 0.5x datamodel-codegen alone": value <= 0.5 for cell, value in timed.items()}
     targets |= {
-        f"mcpgen {cell}, {args.memory_tools} tools, peak memory < {MEMORY_LIMIT_MB:.0f} MB": mb < MEMORY_LIMIT_MB
+        f"mcpgen {cell}, {args.memory_tools} tools, peak memory <= {MEMORY_LIMIT_MB:.0f} MB": mb <= MEMORY_LIMIT_MB
         for cell, mb in peak.items()
     }
     for cell, value in timed.items():
@@ -244,7 +243,7 @@ def main() -> int:
                value, "<= 0.5x", value <= 0.5)  # fmt: skip
     for cell, mb in peak.items():
         record(f"{args.memory_tools} rich tools: mcpgen {cell} peak memory", f"{mb:.0f} MB", "", None,
-               f"< {MEMORY_LIMIT_MB:.0f} MB", mb < MEMORY_LIMIT_MB)  # fmt: skip
+               f"<= {MEMORY_LIMIT_MB:.0f} MB", mb <= MEMORY_LIMIT_MB)  # fmt: skip
     print()
     for label, ok in targets.items():
         print(f"{'MET ' if ok else 'MISS'} {label}")
