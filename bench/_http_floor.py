@@ -6,8 +6,8 @@
   result carrying the request's id (an initialize with a session id header, tools/call with the
   echoed text as text and structured content); a notification gets 202.
 - client: a minimal keep-alive HTTP/1.1 client over raw asyncio streams, one connection per call
-  in flight, writing the request with the era's headers and reading the response by its
-  Content-Length, then parsing it with json.
+  in flight, writing the request with the era's headers (2026-07-28's mirrored Mcp-Method and
+  Mcp-Name too) and reading the response by its Content-Length, then parsing it with json.
 
 Neither checks anything an MCP peer must check: this is the cost of the bytes, the floor no real
 pair can go below on this machine.
@@ -24,6 +24,11 @@ from typing import Any
 from urllib.parse import urlsplit
 
 SESSION = b"floor-session"
+MODERN_META = {
+    "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+    "io.modelcontextprotocol/clientCapabilities": {},
+    "io.modelcontextprotocol/clientInfo": {"name": "floor", "version": "1"},
+}
 Scope = dict[str, Any]
 
 
@@ -62,22 +67,29 @@ async def app(scope: Scope, receive: Any, send: Any) -> None:
 class FloorConnection:
     """One kept-alive HTTP/1.1 connection posting JSON-RPC requests to the MCP endpoint."""
 
-    def __init__(self, url: str, headers: dict[str, str]) -> None:
+    def __init__(self, url: str, headers: dict[str, str], mirror: bool = False) -> None:
         parts = urlsplit(url)
         self.host, self.port, self.path = parts.hostname or "127.0.0.1", parts.port or 80, parts.path
         self.headers = "".join(f"{name}: {value}\r\n" for name, value in headers.items())
         self.reader: asyncio.StreamReader | None = None
         self.writer: asyncio.StreamWriter | None = None
         self.next_id = 0
+        self.mirror = mirror  # 2026-07-28: the method (and tool name) repeated in headers
 
     async def post(self, message: dict[str, Any]) -> tuple[dict[str, str], Any]:
         if self.writer is None:
             self.reader, self.writer = await asyncio.open_connection(self.host, self.port)
         assert self.reader is not None
         body = json.dumps(message).encode()
+        mirrored = ""
+        if self.mirror:
+            mirrored = f"mcp-method: {message['method']}\r\n"
+            if message["method"] == "tools/call":
+                mirrored += f"mcp-name: {message['params']['name']}\r\n"
         head = (
             f"POST {self.path} HTTP/1.1\r\nhost: {self.host}:{self.port}\r\ncontent-type: application/json\r\n"
-            f"accept: application/json, text/event-stream\r\n{self.headers}content-length: {len(body)}\r\n\r\n"
+            f"accept: application/json, text/event-stream\r\n{self.headers}{mirrored}"
+            f"content-length: {len(body)}\r\n\r\n"
         )
         self.writer.write(head.encode() + body)
         status_and_headers = (await self.reader.readuntil(b"\r\n\r\n")).decode("latin-1").split("\r\n")
@@ -92,9 +104,11 @@ class FloorConnection:
 
     async def call_echo(self, text: str) -> str:
         self.next_id += 1
-        call = {"name": "echo", "arguments": {"text": text}}
+        call: dict[str, Any] = {"name": "echo", "arguments": {"text": text}}
+        if self.mirror:  # 2026-07-28: no session, so every request says who asks in its _meta
+            call["_meta"] = MODERN_META
         _, reply = await self.post({"jsonrpc": "2.0", "id": self.next_id, "method": "tools/call", "params": call})
-        return str(reply["result"]["content"][0]["text"])
+        return str(reply["result"]["structuredContent"]["result"])
 
     def close(self) -> None:
         if self.writer is not None:
@@ -105,7 +119,7 @@ async def floor_connection(url: str, era: str) -> FloorConnection:
     """A connection with the era's headers: the handshake era initializes first and sends its
     session id with every call; 2026-07-28 sends its version header and no session."""
     if era != "legacy":
-        return FloorConnection(url, {"mcp-protocol-version": era})
+        return FloorConnection(url, {"mcp-protocol-version": era}, mirror=True)
     opening = FloorConnection(url, {})
     init = {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "floor", "version": "1"}}
     headers, _ = await opening.post({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": init})
