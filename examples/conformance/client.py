@@ -178,6 +178,7 @@ def oauth_for(scenario: str, context: dict[str, Any]) -> OAuth | None:
         client_metadata_url=CLIENT_METADATA_URL,
         authorizer=FollowRedirect(),
         store=MemoryTokenStore(),
+        dpop=None,  # the dpop scenarios' authorization servers offer it; the others' do not
     )
 
 

@@ -25,6 +25,8 @@ CLIENT_MEMBERS = frozenset(
         "call_tool",
         "with_options",
         "tool_definitions",
+        "refused_tools",
+        "tool_ui",
         "dispatch",
         "connect",
         "connect_stdio",

@@ -27,6 +27,8 @@ ERRORS = errors.__name__
 
 # Exceptions defined outside core/errors.py, each with why (errors.py's docstring says the same).
 ALLOWED_ELSEWHERE = {
+    "mcpgen.runtime.client.llm_schemas.Refused": "tool_definitions' own control flow: a schema an LLM API "
+    "would refuse leaves its tool out and becomes a refused_tools() entry, so no user sees it",
     "mcpgen.runtime.transports.http_lean.LeanHttpError": "the lean HTTP client's stand-in for httpx's "
     "exceptions; StreamableHttpTransport turns each into ConnectionClosed, so no user sees it",
     "mcpgen.runtime.transports.http_lean.ReadTimeout": "the same, for a read timeout (named like httpx's, "

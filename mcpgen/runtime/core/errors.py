@@ -51,6 +51,8 @@ Why not everything derives from McpError:
   into ConnectionClosed, so none reaches a user.
 - Private exceptions (`_Unsupported` in core/validation.py, `_StaleConnection` in
   transports/http_lean.py) never leave their module.
+- `Refused` (client/llm_schemas.py) is tool_definitions' control flow: a schema an LLM API would
+  refuse leaves its tool out and becomes a `refused_tools()` entry; it never reaches a user.
 
 `tests/runtime/test_error_tree.py` holds these rules over every runtime module.
 """

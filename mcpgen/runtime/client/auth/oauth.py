@@ -88,7 +88,7 @@ class OAuth:
         max_step_ups: int = 2,
         timeout: float = 30.0,
         issuer: str | None = None,
-        dpop: bool | None = None,
+        dpop: bool | None = False,
         assertion: str | Callable[[], str] | None = None,
         identity_provider: IdentityProvider | None = None,
     ) -> None:
@@ -110,8 +110,10 @@ class OAuth:
         issuer: the authorization server this client belongs to (MCPGEN_OAUTH_ISSUER): every
             credential goes to it only, and a server naming another is refused (binding.py).
             None: whichever authorization server the MCP server's own origin names.
-        dpop: bind tokens to a key of this client's (RFC 9449); None: where the authorization
-            server offers it (dpop_signing_alg_values_supported lists ES256).
+        dpop: bind tokens to a key of this client's (RFC 9449). Off by default: a DPoP-bound
+            token is refused by a resource server that takes Bearer tokens only, and the
+            authorization server offering DPoP says nothing of the resource. None: wherever the
+            authorization server offers it (dpop_signing_alg_values_supported lists ES256).
         assertion: the workload JWT of grant="jwt_bearer" (or a function returning a current one).
         identity_provider: the enterprise identity provider of grant="enterprise".
         """

@@ -141,7 +141,7 @@ def test_the_token_request_retries_once_with_the_servers_nonce(auth_server: Auth
         (200, {"access_token": "t", "token_type": "DPoP"}, None),
     ]
     tokens = token_request(
-        OAuth(store=MemoryTokenStore()), metadata_of(auth_server), {"grant_type": "client_credentials"}
+        OAuth(store=MemoryTokenStore(), dpop=None), metadata_of(auth_server), {"grant_type": "client_credentials"}
     )
     assert tokens.dpop_key is not None and tokens.scheme == "DPoP"
     proofs = [decoded(headers["dpop"])[1] for _, headers in auth_server.seen]
@@ -154,17 +154,17 @@ def test_the_token_request_retries_once_with_the_servers_nonce(auth_server: Auth
 def test_a_server_that_keeps_asking_for_nonces_gets_one_retry(auth_server: AuthServer) -> None:
     auth_server.answers = [(400, {"error": "use_dpop_nonce"}, f"n{i}") for i in range(5)]
     with pytest.raises(AuthError, match="use_dpop_nonce"):
-        token_request(OAuth(store=MemoryTokenStore()), metadata_of(auth_server), {"grant_type": "client_credentials"})
+        token_request(OAuth(store=MemoryTokenStore(), dpop=None), metadata_of(auth_server), {"grant_type": "client_credentials"})
     assert len(auth_server.seen) == 2
 
 
 def test_a_bearer_answer_is_not_bound_and_no_dpop_without_the_offer(auth_server: AuthServer) -> None:
     auth_server.answers = [(200, {"access_token": "t", "token_type": "Bearer"}, None)] * 2
     bearer = token_request(
-        OAuth(store=MemoryTokenStore()), metadata_of(auth_server), {"grant_type": "client_credentials"}
+        OAuth(store=MemoryTokenStore(), dpop=None), metadata_of(auth_server), {"grant_type": "client_credentials"}
     )
     assert bearer.dpop_key is None and bearer.scheme == "Bearer"
-    token_request(OAuth(store=MemoryTokenStore()), metadata_of(auth_server, dpop=False), {"grant_type": "x"})
+    token_request(OAuth(store=MemoryTokenStore(), dpop=None), metadata_of(auth_server, dpop=False), {"grant_type": "x"})
     assert "dpop" in auth_server.seen[0][1] and "dpop" not in auth_server.seen[1][1]
 
 
@@ -173,7 +173,7 @@ def test_a_refused_jwt_bearer_grant_names_no_assertion(auth_server: AuthServer) 
     auth_server.answers = [(400, {"error": "invalid_grant", "error_description": f"bad {secret_jwt}"}, None)]
     body = {"grant_type": "urn:ietf:params:oauth:grant-type:jwt-bearer", "assertion": secret_jwt}
     with pytest.raises(AuthError, match="invalid_grant") as raised:
-        token_request(OAuth(store=MemoryTokenStore()), metadata_of(auth_server, dpop=False), body)
+        token_request(OAuth(store=MemoryTokenStore(), dpop=None), metadata_of(auth_server, dpop=False), body)
     assert secret_jwt not in str(raised.value)
 
 
