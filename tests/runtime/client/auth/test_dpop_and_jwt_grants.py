@@ -154,7 +154,9 @@ def test_the_token_request_retries_once_with_the_servers_nonce(auth_server: Auth
 def test_a_server_that_keeps_asking_for_nonces_gets_one_retry(auth_server: AuthServer) -> None:
     auth_server.answers = [(400, {"error": "use_dpop_nonce"}, f"n{i}") for i in range(5)]
     with pytest.raises(AuthError, match="use_dpop_nonce"):
-        token_request(OAuth(store=MemoryTokenStore(), dpop=None), metadata_of(auth_server), {"grant_type": "client_credentials"})
+        token_request(
+            OAuth(store=MemoryTokenStore(), dpop=None), metadata_of(auth_server), {"grant_type": "client_credentials"}
+        )
     assert len(auth_server.seen) == 2
 
 
