@@ -48,9 +48,9 @@ mutate: setup
 TESTS ?= tests
 coverage: setup
 	rm -rf .coverage-data && mkdir .coverage-data
-	$(BIN)/python -m coverage run -m pytest -q -m "not slow" -p no:cacheprovider $(TESTS)
-	$(BIN)/python -m coverage combine -q
-	$(BIN)/python scripts/coverage_by_package.py
+	# The figures are combined and printed even when a test fails; the exit status is pytest's.
+	status=0; $(BIN)/python -m coverage run -m pytest -q -m "not slow" -p no:cacheprovider $(TESTS) || status=$$?; \
+	$(BIN)/python -m coverage combine -q && $(BIN)/python scripts/coverage_by_package.py; exit $$status
 
 clean:
 	rm -rf $(VENV) tests/peers/node_modules

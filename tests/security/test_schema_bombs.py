@@ -19,6 +19,11 @@ from pathlib import Path
 import pytest
 
 EXTRA_CPU_SECONDS = 4.0  # beyond the baseline refusal; an expanding bomb costs minutes
+# Under `make coverage` every subprocess is traced (coverage sets COVERAGE_PROCESS_CONFIG for its
+# subprocess patch), which makes pure-Python parsing several times dearer: the bound scales with
+# it and still refuses an expanding bomb by far.
+if "COVERAGE_PROCESS_CONFIG" in os.environ:
+    EXTRA_CPU_SECONDS *= 4
 # Peak memory beyond the baseline's (a forked child's peak counts the pytest process it was
 # forked from, so only the difference says anything); an expanded bomb would take gigabytes.
 EXTRA_RSS_MB = 200
