@@ -89,6 +89,13 @@ SERVERS = [
         "result.text",
         "Hello offline",
     ),
+    RealServer(
+        "excel",  # PyPI excel-mcp-server (third-party): confined to a folder of ours
+        (str(Path(PY).parent / "excel-mcp-server"), "stdio", "--allow-dir", "{root}/books"),
+        'read_range(path="{root}/books/book.xlsx", sheet="Sheet1")',
+        "str(result.values[0][0])",
+        "hello from a cell",
+    ),
 ]
 NAMES = [s.name for s in SERVERS]
 
@@ -113,7 +120,7 @@ class World:
 
 
 def _make_sources(root: Path) -> None:
-    """What the servers read: a file, a knowledge graph, a git repository, a web page."""
+    """What the servers read: a file, a knowledge graph, a git repository, a web page, a workbook."""
     (root / "files").mkdir()
     (root / "files/hello.txt").write_text("hello from a file\n", encoding="utf-8")
     entity = {"type": "entity", "name": "Ada", "entityType": "person", "observations": ["wrote the first program"]}
@@ -125,6 +132,13 @@ def _make_sources(root: Path) -> None:
     (root / "www").mkdir()
     page = "<html><head><title>Hi</title></head><body><h1>Hello offline</h1><p>A local page.</p></body></html>"
     (root / "www/page.html").write_text(page, encoding="utf-8")
+    (root / "books").mkdir()
+    from openpyxl import Workbook  # excel-mcp-server's own dependency
+
+    book = Workbook()
+    book.active.title = "Sheet1"
+    book.active["A1"] = "hello from a cell"
+    book.save(root / "books/book.xlsx")
 
 
 def _mcpgen(*args: str, env: dict[str, str]) -> Run:
