@@ -272,25 +272,26 @@ def test_a_harmless_call_async_and_sync(world: World, calls: ModuleType, name: s
     argv, env = world.argv(server), world.env(server) or None
 
     async def call_async() -> str:
-        async with package.AsyncClient.connect_stdio(argv[0], argv[1:], env=env) as client:
+        async with package.AsyncClient.connect_stdio(argv[0], argv[1:], env=env, drift="strict") as client:
             return str(await getattr(calls, f"{name}_async")(client))
 
     assert server.expect in asyncio.run(call_async())
-    with package.Client.connect_stdio(argv[0], argv[1:], env=env) as client:
+    with package.Client.connect_stdio(argv[0], argv[1:], env=env, drift="strict") as client:
         assert server.expect in getattr(calls, f"{name}_sync")(client)
 
 
 LISTS = {"tools": "tools", "prompts": "prompts", "resources": "resources", "resource_templates": "resources"}
 
 
-def _advertised(argv: list[str], *, cwd: Path, env: dict[str, str] | None, protocol: str) -> dict[str, list[Any]]:
-    """What a stdio server lists: each list it has the capability for (else empty), by name."""
+def _advertised(argv: list[str], *, cwd: Path, env: dict[str, str] | None, protocol: str) -> dict[str, Any]:
+    """What a stdio server says about itself (serverInfo, instructions) and lists: each list it
+    has the capability for (else empty), in a stable order."""
     from mcpgen.runtime import connect_stdio
 
-    async def main() -> dict[str, list[Any]]:
+    async def main() -> dict[str, Any]:
         async with connect_stdio(argv[0], argv[1:], cwd=str(cwd), env=env, protocol=protocol) as session:
             caps = session.server_capabilities
-            found: dict[str, list[Any]] = {}
+            found: dict[str, Any] = {"serverInfo": dict(session.server_info), "instructions": session.instructions}
             for kind, capability in LISTS.items():
                 listed = await getattr(session, f"list_{kind}")() if capability in caps else []
                 found[kind] = sorted(listed, key=lambda item: json.dumps(item, sort_keys=True))
@@ -300,10 +301,10 @@ def _advertised(argv: list[str], *, cwd: Path, env: dict[str, str] | None, proto
 
 
 @pytest.mark.parametrize("name", NAMES)
-def test_the_scaffold_lists_what_the_real_server_lists(world: World, name: str) -> None:
+def test_the_scaffold_says_and_lists_what_the_real_server_does(world: World, name: str) -> None:
     server = _server(name)
     real = _advertised(world.argv(server), cwd=world.root, env=world.env(server) or None, protocol="legacy")
-    assert real["tools"], real
+    assert real["tools"] and real["serverInfo"]["name"], real
     for protocol in ("legacy", "2026-07-28"):
         scaffold = _advertised([PY, "-m", f"{name}_server"], cwd=world.root, env=None, protocol=protocol)
         assert scaffold == real, protocol
