@@ -44,6 +44,7 @@ from .arguments import problems_of, python_lines, wire_lines
 from .catalog import ToolCatalog
 from .drift import compare_tools
 from .features import AsyncFeatures, SyncFeatures
+from .llm_discovery import Discovery
 from .llm_host import LlmToolsMixin
 from .options import (
     CallOptions,
@@ -108,6 +109,7 @@ class AsyncClientBase(AsyncFeatures, LlmToolsMixin):
         self._per_call = CallOptions.build(options, overrides, caller=type(self).__name__)
         # This class's tool bindings, found once: a weak dictionary's lookup makes a weakref each time.
         self._tool_bindings = _bindings_of(type(self))
+        self._discovery = Discovery()  # progressive discovery: what the model loaded (llm_discovery.py)
         # Over HTTP the catalog's x-mcp-header annotations become Mcp-Param-* headers (2026-07-28).
         session.know_tools(self._catalog.shared_tools())
 
@@ -241,13 +243,19 @@ class AsyncClientBase(AsyncFeatures, LlmToolsMixin):
     def _llm_catalog(self) -> ToolCatalog:
         return self._catalog
 
+    def _llm_discovery(self) -> Discovery:
+        return self._discovery
+
     async def dispatch(self, name: str, arguments: Mapping[str, Any] | str | None = None) -> Any:
         """Run an LLM's tool call through the typed, validated path.
 
         Unknown tools, bad JSON, bad arguments and tool errors come back as a
         `ToolResult` with `is_error=True` whose text explains the problem (no exception).
+        The discovery meta-tools (`tool_definitions(..., discovery=True)`) are answered here.
         """
         wire = self._catalog.resolve(name)
+        if wire is None and (meta := self._discovery.meta_of(self._catalog, name)) is not None:
+            return _meta_result(self._discovery, self._catalog, meta, arguments)
         if wire is None:
             return ToolResult.error(f"Unknown tool {name!r}. Available tools: {', '.join(sorted(self._catalog.table))}")
         if isinstance(arguments, str):
@@ -324,6 +332,19 @@ class AsyncClientBase(AsyncFeatures, LlmToolsMixin):
                 warnings.warn(ToolOutputWarning(wire, message), stacklevel=3)
             return data  # unchecked, exactly as the server sent it
         return parsed.root if binding.is_root else parsed
+
+
+def _meta_result(
+    discovery: Discovery, catalog: ToolCatalog, meta: str, arguments: Mapping[str, Any] | str | None
+) -> ToolResult:
+    """A discovery meta-tool's answer, or the problem with its call, as a result the model reads."""
+    try:
+        given = json.loads(arguments or "{}") if isinstance(arguments, str) else dict(arguments or {})
+        if not isinstance(given, dict):
+            raise ValueError("arguments must be a JSON object")
+        return ToolResult.of([{"type": "text", "text": discovery.answer(catalog, meta, given)}])
+    except ValueError as exc:
+        return ToolResult.error(f"Bad call of {meta}: {exc}")
 
 
 # Context for a model's own exact check: run it (CHECK) or skip it, the caller ran it (CHECKED).
@@ -564,6 +585,9 @@ class SyncClientBase(SyncFeatures, LlmToolsMixin, Generic[_A]):
 
     def _llm_catalog(self) -> ToolCatalog:
         return self._inner._catalog
+
+    def _llm_discovery(self) -> Discovery:
+        return self._inner._discovery
 
     def dispatch(self, name: str, arguments: Mapping[str, Any] | str | None = None) -> Any:
         """Run an LLM's tool call through the typed, validated path (see AsyncClient.dispatch)."""
