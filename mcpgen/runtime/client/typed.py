@@ -42,7 +42,7 @@ from ..core.validation import (
 )
 from .arguments import problems_of, python_lines, wire_lines
 from .catalog import ToolCatalog
-from .drift import compare_tools
+from .drift import Drift, compare_tools
 from .features import AsyncFeatures, SyncFeatures
 from .llm_discovery import Discovery
 from .llm_host import LlmToolsMixin
@@ -55,6 +55,7 @@ from .options import (
     option_names,
     split_options,
 )
+from .repin import ToolPins
 from .servers_config import config_path, read_servers_config
 
 if TYPE_CHECKING:
@@ -110,6 +111,7 @@ class AsyncClientBase(AsyncFeatures, LlmToolsMixin):
         # This class's tool bindings, found once: a weak dictionary's lookup makes a weakref each time.
         self._tool_bindings = _bindings_of(type(self))
         self._discovery = Discovery()  # progressive discovery: what the model loaded (llm_discovery.py)
+        self._pins: ToolPins | None = None  # re-pinning on tools/list_changed (repin.py), set on connect
         # Over HTTP the catalog's x-mcp-header annotations become Mcp-Param-* headers (2026-07-28).
         session.know_tools(self._catalog.shared_tools())
 
@@ -117,6 +119,21 @@ class AsyncClientBase(AsyncFeatures, LlmToolsMixin):
     def session(self) -> ClientSession:
         """The underlying runtime session (prompts, resources, raw requests)."""
         return self._session
+
+    @property
+    def tool_drift(self) -> Drift | None:
+        """What the latest mid-session tools/list_changed re-check found (None: no change seen;
+        repin.py). Under drift="strict" a call to a tool it names raises ToolChangedError."""
+        return self._pins.drift if self._pins is not None else None
+
+    @classmethod
+    async def _pinned(cls: type[_A], session: ClientSession, client_opts: ClientOptions) -> _A:
+        """The client on a connected session: drift checked now, and again on each tools/list_changed."""
+        await _check_drift(cls._catalog, session, client_opts.drift)
+        client = cls(session, validate_output=client_opts.validate_output)
+        if client_opts.drift != "off":
+            client._pins = ToolPins(cls._catalog, session, client_opts.drift, client_opts.on_drift)
+        return client
 
     @classmethod
     @contextlib.asynccontextmanager
@@ -144,8 +161,7 @@ class AsyncClientBase(AsyncFeatures, LlmToolsMixin):
         opts = StdioOptions.build(options, given, caller="connect_stdio")
         client_opts = ClientOptions(**own)
         async with connect_stdio(command, list(args), options=opts) as session:
-            await _check_drift(cls._catalog, session, client_opts.drift)
-            yield cls(session, validate_output=client_opts.validate_output)
+            yield await cls._pinned(session, client_opts)
 
     @classmethod
     @contextlib.asynccontextmanager
@@ -168,8 +184,7 @@ class AsyncClientBase(AsyncFeatures, LlmToolsMixin):
         opts = HttpOptions.build(options, given, caller="connect_http")
         client_opts = ClientOptions(**own)
         async with connect_http(url, options=opts) as session:
-            await _check_drift(cls._catalog, session, client_opts.drift)
-            yield cls(session, validate_output=client_opts.validate_output)
+            yield await cls._pinned(session, client_opts)
 
     @classmethod
     @contextlib.asynccontextmanager
@@ -192,8 +207,7 @@ class AsyncClientBase(AsyncFeatures, LlmToolsMixin):
         opts = ConnectOptions.build(options, given, caller="connect_memory")
         client_opts = ClientOptions(**own)
         async with connect_memory(server, options=opts) as session:
-            await _check_drift(cls._catalog, session, client_opts.drift)
-            yield cls(session, validate_output=client_opts.validate_output)
+            yield await cls._pinned(session, client_opts)
 
     @classmethod
     def connect(
@@ -236,7 +250,11 @@ class AsyncClientBase(AsyncFeatures, LlmToolsMixin):
         return view
 
     async def call_tool(self, name: str, arguments: Mapping[str, Any] | None = None) -> dict[str, Any]:
-        """Untyped escape hatch: the raw CallToolResult (no validation, no ToolError)."""
+        """Untyped escape hatch: the raw CallToolResult (no validation, no ToolError; under
+        drift="strict" a tool changed mid-session is refused here too)."""
+        pins = self._pins
+        if pins is not None and pins.guarding:
+            await pins.admit(name)
         per_call = self._per_call
         return await self._session.call_tool(name, arguments, timeout=per_call.timeout, progress=per_call.progress)
 
@@ -303,6 +321,9 @@ class AsyncClientBase(AsyncFeatures, LlmToolsMixin):
         """Validate, send, parse, once the arguments the caller set are known (by wire name).
         Bad arguments raise InvalidArguments naming them as the caller's keywords
         (`python_names`), else pydantic's ValidationError (dispatch words it by wire name)."""
+        pins = self._pins
+        if pins is not None and pins.guarding:  # a tools/list_changed came: re-checked first (repin.py)
+            await pins.admit(wire)
         arguments = binding.plain_arguments(sent)
         if arguments is None:
             arguments = binding.built_arguments(wire, sent, python_names)
@@ -523,6 +544,11 @@ class SyncClientBase(SyncFeatures, LlmToolsMixin, Generic[_A]):
     def session(self) -> ClientSession:
         """The underlying runtime session (its methods are coroutines on the loop thread)."""
         return self._inner.session
+
+    @property
+    def tool_drift(self) -> Drift | None:
+        """What the latest mid-session tools/list_changed re-check found (see AsyncClient.tool_drift)."""
+        return self._inner.tool_drift
 
     @classmethod
     @contextlib.contextmanager
