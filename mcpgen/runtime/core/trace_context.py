@@ -109,8 +109,8 @@ def trace_context_of(meta: Mapping[str, Any] | None, where: str = "_meta") -> Tr
 def otel_trace_context() -> TraceContext | None:
     """The current OpenTelemetry context as W3C trace context (None without opentelemetry-api,
     or with no span to propagate)."""
-    inject = _otel("inject")
-    if inject is None:
+    inject, span = _otel("inject"), _otel("span")
+    if inject is None or not span().get_span_context().is_valid:  # no span: nothing to propagate (fast)
         return None
     carrier: dict[str, str] = {}
     inject(carrier)
@@ -142,15 +142,19 @@ _FOUND: dict[str, Any] = {}
 
 
 def _otel(name: str) -> Any:
-    """opentelemetry.propagate.inject/extract or opentelemetry.context.attach/detach (None when
-    opentelemetry-api is not installed), looked up once."""
+    """opentelemetry.propagate.inject/extract, opentelemetry.context.attach/detach or
+    opentelemetry.trace.get_current_span ("span"); None without opentelemetry-api. Looked up once."""
     if not _FOUND:
         try:
-            from opentelemetry import context, propagate
+            from opentelemetry import context, propagate, trace
         except ImportError:
-            _FOUND.update(dict.fromkeys(("inject", "extract", "attach", "detach")))
+            _FOUND.update(dict.fromkeys(("inject", "extract", "attach", "detach", "span")))
         else:
             _FOUND.update(
-                inject=propagate.inject, extract=propagate.extract, attach=context.attach, detach=context.detach
+                inject=propagate.inject,
+                extract=propagate.extract,
+                attach=context.attach,
+                detach=context.detach,
+                span=trace.get_current_span,
             )
     return _FOUND.get(name)
