@@ -95,3 +95,15 @@ async def _settled(client: Any, done: Any) -> None:
             return
         await asyncio.sleep(0.01)
     raise AssertionError("the re-check never finished")
+
+
+def test_the_sync_client_fails_closed_too(generate: GenerateFn, tmp_path: Path) -> None:
+    pkg = generate({"tools": [FETCH, ECHO, PULL]})
+    served = tmp_path / "tools.json"
+    served.write_text(json.dumps([FETCH, ECHO]), encoding="utf-8")
+    with pkg.Client.connect_stdio(sys.executable, [PEER, str(served)], drift="strict", protocol="2025-11-25") as c:
+        assert c.tool_drift is None and c.echo(text="a").text == "ran echo"
+        c.pull(tool="fetch", how="schema")  # the notification comes before pull's result
+        with pytest.raises(ToolChangedError, match=r"'fetch' changed mid-session \(its schemas changed"):
+            c.fetch(url="x")
+        assert c.tool_drift is not None and c.tool_drift.changed == ("fetch",)
