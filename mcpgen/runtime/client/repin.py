@@ -10,7 +10,9 @@ tool_security.py), then
   a tool that changed, was removed or changed in meaning (description, behaviour hints) raises
   ToolChangedError naming the tool and the change, and nothing is sent. The other tools stay
   callable: they are still the ones the client was generated from. If the re-list itself fails,
-  every call raises until a later notification re-lists successfully;
+  every call raises until a later notification re-lists successfully. In the 2026-07-28 era the
+  client opens the listen stream the notification comes on (when the server's
+  `tools.listChanged` says its tools may change);
 - drift="warn": issues a SchemaDriftWarning and blocks nothing.
 
 Either way the result is the client's `tool_drift` (None while nothing changed) and goes to the
@@ -27,12 +29,14 @@ import warnings
 from typing import TYPE_CHECKING
 
 from ..core.errors import McpError, SchemaDriftWarning, ToolChangedError
+from ..core.protocol import ERA_MODERN
 from .drift import Drift, compare_tools
 
 if TYPE_CHECKING:
     from .catalog import ToolCatalog
     from .options import DriftCallback
     from .session import ClientSession
+    from .subscriptions import Subscription
 
 log = logging.getLogger("mcpgen.runtime.client")
 
@@ -50,6 +54,7 @@ class ToolPins:
         self._failed: str | None = None  # why the latest re-list failed (strict: every call refused)
         self._task: asyncio.Task[None] | None = None
         self._again = False
+        self._stream: Subscription | None = None  # the listen stream of listen(), kept open
         session.tool_watchers.append(self.notified)
 
     def notified(self) -> None:
@@ -59,6 +64,19 @@ class ToolPins:
             self._again = True
             return
         self._task = asyncio.get_running_loop().create_task(self._recheck())
+
+    async def listen(self) -> None:
+        """2026-07-28 sends tools/list_changed only on a listen stream: under strict, open one when
+        the server says its tool list can change (a failure is logged; calls go on unwatched)."""
+        tools = self.session.server_capabilities.get("tools")
+        if self.mode != "strict" or self.session.era != ERA_MODERN or not isinstance(tools, dict):
+            return
+        if tools.get("listChanged") is not True:
+            return
+        try:
+            self._stream = await self.session.watch_tools()
+        except McpError as exc:
+            log.warning("could not listen for tools/list_changed: %.200s", exc)
 
     async def admit(self, wire: str) -> None:
         """Wait for a pending re-list; under strict, refuse a call to a tool that changed."""

@@ -314,6 +314,11 @@ class ClientSession:
             wanted["resourceSubscriptions"] = list(resource_uris)
         return await self._listens.open(wanted, collect=True)
 
+    async def watch_tools(self) -> Subscription:
+        """A listen stream (2026-07-28) that only makes tools/list_changed reach tool_watchers
+        (its events are not queued: nobody reads them)."""
+        return await self._listens.open({"toolsListChanged": True}, collect=False)
+
     def listen_resource_updates(self) -> asyncio.Queue[str]:
         """A queue that receives the uri of every notifications/resources/updated from now on."""
         return self._listens.updates_queue()

@@ -133,6 +133,7 @@ class AsyncClientBase(AsyncFeatures, LlmToolsMixin):
         client = cls(session, validate_output=client_opts.validate_output)
         if client_opts.drift != "off":
             client._pins = ToolPins(cls._catalog, session, client_opts.drift, client_opts.on_drift)
+            await client._pins.listen()
         return client
 
     @classmethod

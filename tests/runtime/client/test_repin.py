@@ -36,7 +36,8 @@ def _session(generate: GenerateFn, tmp_path: Path, mode: str, script: Any, proto
         async with pkg.AsyncClient.connect_stdio(
             sys.executable, [PEER, str(served)], drift=mode, on_drift=seen.append, protocol=protocol
         ) as client:
-            if protocol == "2026-07-28":  # this era sends list_changed only on a listen stream
+            # 2026-07-28 sends list_changed only on a listen stream: strict opens one itself.
+            if protocol == "2026-07-28" and mode != "strict":
                 async with await client.session.listen(tools_list_changed=True):
                     return await script(client, seen)
             return await script(client, seen)
