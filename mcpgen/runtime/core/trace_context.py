@@ -146,7 +146,7 @@ def _otel(name: str) -> Any:
     opentelemetry.trace.get_current_span ("span"); None without opentelemetry-api. Looked up once."""
     if not _FOUND:
         try:
-            from opentelemetry import context, propagate, trace
+            from opentelemetry import context, propagate, trace  # pyright: ignore[reportMissingImports]
         except ImportError:
             _FOUND.update(dict.fromkeys(("inject", "extract", "attach", "detach", "span")))
         else:
