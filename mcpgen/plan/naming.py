@@ -27,6 +27,7 @@ CLIENT_MEMBERS = frozenset(
         "tool_definitions",
         "refused_tools",
         "tool_ui",
+        "tool_drift",
         "dispatch",
         "connect",
         "connect_stdio",

@@ -59,6 +59,7 @@ RUNTIME_ALL = [
     "StdioOptions",
     "StoreUnavailable",
     "Subscription",
+    "ToolChangedError",
     "ToolError",
     "ToolOutputError",
     "ToolOutputWarning",

@@ -3,7 +3,7 @@
 Both generated clients inherit this mixin; each says where its catalog is (`_llm_catalog`).
 The overloads give each format its own definition type and its own options: Anthropic's
 `input_examples`, `defer_loading`, `allowed_callers` and `cache_control`, Gemini's
-`gemini_field`.
+`gemini_field`; and `discovery` for each (progressive discovery, llm_discovery.py).
 """
 
 from __future__ import annotations
@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Collection, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Literal, overload
 
+from .llm_discovery import Discovery, discovery_definitions
 from .llm_tools import (
     AnthropicOptions,
     AnthropicTool,
@@ -31,6 +32,10 @@ class LlmToolsMixin:
     def _llm_catalog(self) -> ToolCatalog:
         raise NotImplementedError
 
+    def _llm_discovery(self) -> Discovery:
+        """This host's progressive-discovery state (one per client, shared by its option views)."""
+        raise NotImplementedError
+
     @overload
     def tool_definitions(
         self,
@@ -40,14 +45,21 @@ class LlmToolsMixin:
         defer_loading: bool | Collection[str] = False,
         allowed_callers: Sequence[str] | Mapping[str, Sequence[str]] | None = None,
         cache_control: bool | Mapping[str, Any] = False,
+        discovery: bool = False,
     ) -> list[AnthropicTool]: ...
     @overload
-    def tool_definitions(self, format: Literal["openai"]) -> list[OpenAITool]: ...
-    @overload
-    def tool_definitions(self, format: Literal["openai-responses"]) -> list[OpenAIResponsesTool]: ...
+    def tool_definitions(self, format: Literal["openai"], *, discovery: bool = False) -> list[OpenAITool]: ...
     @overload
     def tool_definitions(
-        self, format: Literal["gemini"], *, gemini_field: GeminiField = "parametersJsonSchema"
+        self, format: Literal["openai-responses"], *, discovery: bool = False
+    ) -> list[OpenAIResponsesTool]: ...
+    @overload
+    def tool_definitions(
+        self,
+        format: Literal["gemini"],
+        *,
+        gemini_field: GeminiField = "parametersJsonSchema",
+        discovery: bool = False,
     ) -> list[GeminiFunctionDeclaration]: ...
     def tool_definitions(
         self,
@@ -58,6 +70,7 @@ class LlmToolsMixin:
         allowed_callers: Sequence[str] | Mapping[str, Sequence[str]] | None = None,
         cache_control: bool | Mapping[str, Any] = False,
         gemini_field: GeminiField = "parametersJsonSchema",
+        discovery: bool = False,
     ) -> list[Any]:
         """The tools as function-calling definitions an LLM API accepts: "anthropic" (Messages
         API, the default), "openai" (Chat Completions), "openai-responses" (Responses API) or
@@ -69,7 +82,11 @@ class LlmToolsMixin:
         (for every tool, or wire name -> callers), `cache_control` (a breakpoint on the last
         definition: True for `{"type": "ephemeral"}`, or the object to send). Gemini only:
         `gemini_field`, "parametersJsonSchema" (JSON Schema, the default) or "parameters"
-        (the OpenAPI subset; tools outside it are refused)."""
+        (the OpenAPI subset; tools outside it are refused).
+
+        `discovery=True` (progressive discovery, llm_discovery.py): the search_tools,
+        describe_tool and load_tools meta-tools, which `dispatch` answers, and only the tools
+        the model loaded through them (for Anthropic, plus the `defer_loading` ones, deferred)."""
         anthropic = None
         if format == "anthropic":
             anthropic = AnthropicOptions(
@@ -78,7 +95,10 @@ class LlmToolsMixin:
                 allowed_callers=allowed_callers,
                 cache_control=cache_control,
             )
-        return self._llm_catalog().llm_definitions(format, anthropic, gemini_field).tools
+        tools = self._llm_catalog().llm_definitions(format, anthropic, gemini_field).tools
+        if not discovery:
+            return tools
+        return discovery_definitions(self._llm_catalog(), self._llm_discovery(), format, gemini_field, tools)
 
     def refused_tools(
         self, format: LlmFormat = "anthropic", *, gemini_field: GeminiField = "parametersJsonSchema"

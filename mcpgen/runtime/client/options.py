@@ -23,7 +23,9 @@ from typing import Any, Literal, TypedDict, TypeVar, Union, get_args, get_origin
 
 from ..core.callbacks import ProgressCallback
 from ..core.jsonrpc import JSONObject
+from ..core.trace_context import TraceContextSource
 from ..transports.auth_hook import AuthHook
+from .drift import Drift
 
 # -- callbacks: what the server asks of the client, and what it tells it -------------
 
@@ -37,6 +39,8 @@ RootsCallback = Callable[[], Awaitable[list[JSONObject]]]
 """roots/list: returns the roots ([{"uri": "file:///...", "name": ...}])."""
 ListChangedCallback = Callable[[str], Awaitable[None] | None]
 """notifications/<kind>/list_changed: gets the kind ("tools", "prompts" or "resources")."""
+DriftCallback = Callable[[Drift], Awaitable[None] | None]
+"""A typed client's tools changed mid-session (tools/list_changed, re-checked): gets the Drift."""
 
 # -- closed sets of values (checked when an options object is made) ------------------
 
@@ -161,6 +165,8 @@ class ConnectOptions(_Options):
     """Answers roots/list; set, it also advertises the roots capability."""
     on_list_changed: ListChangedCallback | None = None
     """Told when the server's tools, prompts or resources change."""
+    trace_context: TraceContextSource | None = None
+    """Gives each request's traceparent/tracestate for `_meta`; None: OpenTelemetry's, when installed."""
     log_level: str | None = None
     """Ask the server for log messages at this level and above ("debug" ... "emergency")."""
     wire_log: str | None = None
@@ -198,7 +204,9 @@ class ClientOptions(_Options):
     """What a generated (typed) client adds when it connects."""
 
     drift: DriftMode = "warn"
-    """Compare the live tool schemas with the generated ones: warn, raise SchemaDriftError, or skip."""
+    """Compare live tool schemas with the generated ones (on connect, on tools/list_changed): warn, raise, skip."""
+    on_drift: DriftCallback | None = None
+    """Gets the Drift a mid-session tools/list_changed re-check found (repin.py)."""
     validate_output: ValidateOutput = "strict"
     """Check results against outputSchema: raise ToolOutputError, warn and return raw, or skip."""
 
@@ -234,6 +242,7 @@ class ConnectKwargs(TypedDict, total=False):
     cache_results: bool
     on_roots: RootsCallback | None
     on_list_changed: ListChangedCallback | None
+    trace_context: TraceContextSource | None
     log_level: str | None
     wire_log: str | None
 
@@ -263,6 +272,7 @@ class ClientKwargs(TypedDict, total=False):
     """ClientOptions as keywords."""
 
     drift: DriftMode
+    on_drift: DriftCallback | None
     validate_output: ValidateOutput
 
 
@@ -304,6 +314,7 @@ __all__ = [
     "ClientStdioKwargs",
     "ConnectKwargs",
     "ConnectOptions",
+    "DriftCallback",
     "DriftMode",
     "AuthHook",
     "ElicitationCallback",
@@ -315,6 +326,7 @@ __all__ = [
     "ProgressCallback",
     "RootsCallback",
     "SamplingCallback",
+    "TraceContextSource",
     "StdioKwargs",
     "StdioOptions",
     "ValidateOutput",

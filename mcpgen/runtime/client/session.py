@@ -12,13 +12,14 @@ from __future__ import annotations
 import asyncio
 import inspect
 import logging
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from ..core.errors import ConnectionClosed, ProtocolError, RequestTimeout, RpcError, SessionExpired
 from ..core.jsonrpc import JSONObject, RequestId
 from ..core.protocol import ERA_LEGACY, ERA_MODERN, LATEST_HANDSHAKE, SUBSCRIPTION_ACKNOWLEDGED
 from ..core.session import Session
+from ..core.trace_context import outgoing_trace_context
 from ..core.transport import Transport
 from . import apps, server_requests, url_elicitation
 from .negotiation import PROBE_TIMEOUT, Negotiation, stateless_meta
@@ -72,6 +73,8 @@ class ClientSession:
         self._listens = Listens(self)
         self._tool_headers = ToolHeaders(transport)
         self.cache = ResultCache()
+        # Called (no arguments) on each notifications/tools/list_changed: a typed client's re-pinning (repin.py).
+        self.tool_watchers: list[Callable[[], None]] = []
         # (protocol version, log level, options, the _meta of a stateless-era request): _request_meta.
         self._meta_cache: tuple[str, str | None, ConnectOptions, JSONObject] | None = None
 
@@ -169,6 +172,11 @@ class ClientSession:
     async def _request_once(
         self, method: str, params: JSONObject | None, timeout: float | None, progress: ProgressCallback | None
     ) -> Any:
+        trace = outgoing_trace_context(self.options.trace_context)
+        if trace is not None:  # W3C trace context in _meta (core/trace_context.py); the caller's keys win
+            params = dict(params or {})
+            given = params.get("_meta")
+            params["_meta"] = {**trace.as_meta(), **given} if isinstance(given, dict) else trace.as_meta()
         if self.era == ERA_MODERN:
             params = dict(params or {})
             given = params.get("_meta")
@@ -306,6 +314,11 @@ class ClientSession:
             wanted["resourceSubscriptions"] = list(resource_uris)
         return await self._listens.open(wanted, collect=True)
 
+    async def watch_tools(self) -> Subscription:
+        """A listen stream (2026-07-28) that only makes tools/list_changed reach tool_watchers
+        (its events are not queued: nobody reads them)."""
+        return await self._listens.open({"toolsListChanged": True}, collect=False)
+
     def listen_resource_updates(self) -> asyncio.Queue[str]:
         """A queue that receives the uri of every notifications/resources/updated from now on."""
         return self._listens.updates_queue()
@@ -350,6 +363,9 @@ class ClientSession:
         elif method.endswith("/list_changed") and method.startswith("notifications/"):
             kind = method[len("notifications/") : -len("/list_changed")]
             self.cache.list_changed(kind)
+            if kind == "tools":
+                for watcher in self.tool_watchers:
+                    watcher()
             if self.options.on_list_changed is not None:
                 await _maybe_await(self.options.on_list_changed(kind))
 

@@ -10,7 +10,7 @@ import difflib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
-SEARCH_LIMIT = 20
+from .tool_search import SEARCH_LIMIT, rank
 
 
 @dataclass(frozen=True)
@@ -50,19 +50,11 @@ class ToolIndex:
         """(name, one-line summary) of the tools matching every word of `query`, best first.
 
         A word in the tool's name counts more than one in its summary or docstring; an empty
-        query lists the first `limit` tools by name.
+        query lists the first `limit` tools by name (tool_search.py: the one search, shared with
+        the LLM discovery meta-tools).
         """
-        words = [w for w in query.lower().split() if w]
-        scored: list[tuple[int, str, ToolInfo]] = []
-        for t in self.tools:
-            name_text = f"{t.name} {t.wire}".lower()
-            body = f"{t.summary} {t.doc}".lower()
-            if not all(w in name_text or w in body for w in words):
-                continue
-            score = sum(3 if w in name_text else 1 for w in words)
-            scored.append((-score, t.name, t))
-        scored.sort(key=lambda item: (item[0], item[1]))
-        return [(t.name, t.summary) for _, _, t in scored[: max(limit, 0)]]
+        found = rank(query, ((t.name, f"{t.name} {t.wire}", f"{t.summary} {t.doc}", t) for t in self.tools), limit)
+        return [(t.name, t.summary) for t in found]
 
     def info(self, name: str) -> ToolInfo:
         """The tool by its Python name, else by its MCP name (a string that is both, for two

@@ -42,8 +42,9 @@ from ..core.validation import (
 )
 from .arguments import problems_of, python_lines, wire_lines
 from .catalog import ToolCatalog
-from .drift import compare_tools
+from .drift import Drift, compare_tools
 from .features import AsyncFeatures, SyncFeatures
+from .llm_discovery import Discovery
 from .llm_host import LlmToolsMixin
 from .options import (
     CallOptions,
@@ -54,6 +55,7 @@ from .options import (
     option_names,
     split_options,
 )
+from .repin import ToolPins
 from .servers_config import config_path, read_servers_config
 
 if TYPE_CHECKING:
@@ -108,6 +110,8 @@ class AsyncClientBase(AsyncFeatures, LlmToolsMixin):
         self._per_call = CallOptions.build(options, overrides, caller=type(self).__name__)
         # This class's tool bindings, found once: a weak dictionary's lookup makes a weakref each time.
         self._tool_bindings = _bindings_of(type(self))
+        self._discovery = Discovery()  # progressive discovery: what the model loaded (llm_discovery.py)
+        self._pins: ToolPins | None = None  # re-pinning on tools/list_changed (repin.py), set on connect
         # Over HTTP the catalog's x-mcp-header annotations become Mcp-Param-* headers (2026-07-28).
         session.know_tools(self._catalog.shared_tools())
 
@@ -115,6 +119,22 @@ class AsyncClientBase(AsyncFeatures, LlmToolsMixin):
     def session(self) -> ClientSession:
         """The underlying runtime session (prompts, resources, raw requests)."""
         return self._session
+
+    @property
+    def tool_drift(self) -> Drift | None:
+        """What the latest mid-session tools/list_changed re-check found (None: no change seen;
+        repin.py). Under drift="strict" a call to a tool it names raises ToolChangedError."""
+        return self._pins.drift if self._pins is not None else None
+
+    @classmethod
+    async def _pinned(cls: type[_A], session: ClientSession, client_opts: ClientOptions) -> _A:
+        """The client on a connected session: drift checked now, and again on each tools/list_changed."""
+        await _check_drift(cls._catalog, session, client_opts.drift)
+        client = cls(session, validate_output=client_opts.validate_output)
+        if client_opts.drift != "off":
+            client._pins = ToolPins(cls._catalog, session, client_opts.drift, client_opts.on_drift)
+            await client._pins.listen()
+        return client
 
     @classmethod
     @contextlib.asynccontextmanager
@@ -142,8 +162,7 @@ class AsyncClientBase(AsyncFeatures, LlmToolsMixin):
         opts = StdioOptions.build(options, given, caller="connect_stdio")
         client_opts = ClientOptions(**own)
         async with connect_stdio(command, list(args), options=opts) as session:
-            await _check_drift(cls._catalog, session, client_opts.drift)
-            yield cls(session, validate_output=client_opts.validate_output)
+            yield await cls._pinned(session, client_opts)
 
     @classmethod
     @contextlib.asynccontextmanager
@@ -166,8 +185,7 @@ class AsyncClientBase(AsyncFeatures, LlmToolsMixin):
         opts = HttpOptions.build(options, given, caller="connect_http")
         client_opts = ClientOptions(**own)
         async with connect_http(url, options=opts) as session:
-            await _check_drift(cls._catalog, session, client_opts.drift)
-            yield cls(session, validate_output=client_opts.validate_output)
+            yield await cls._pinned(session, client_opts)
 
     @classmethod
     @contextlib.asynccontextmanager
@@ -190,8 +208,7 @@ class AsyncClientBase(AsyncFeatures, LlmToolsMixin):
         opts = ConnectOptions.build(options, given, caller="connect_memory")
         client_opts = ClientOptions(**own)
         async with connect_memory(server, options=opts) as session:
-            await _check_drift(cls._catalog, session, client_opts.drift)
-            yield cls(session, validate_output=client_opts.validate_output)
+            yield await cls._pinned(session, client_opts)
 
     @classmethod
     def connect(
@@ -234,20 +251,30 @@ class AsyncClientBase(AsyncFeatures, LlmToolsMixin):
         return view
 
     async def call_tool(self, name: str, arguments: Mapping[str, Any] | None = None) -> dict[str, Any]:
-        """Untyped escape hatch: the raw CallToolResult (no validation, no ToolError)."""
+        """Untyped escape hatch: the raw CallToolResult (no validation, no ToolError; under
+        drift="strict" a tool changed mid-session is refused here too)."""
+        pins = self._pins
+        if pins is not None and pins.guarding:
+            await pins.admit(name)
         per_call = self._per_call
         return await self._session.call_tool(name, arguments, timeout=per_call.timeout, progress=per_call.progress)
 
     def _llm_catalog(self) -> ToolCatalog:
         return self._catalog
 
+    def _llm_discovery(self) -> Discovery:
+        return self._discovery
+
     async def dispatch(self, name: str, arguments: Mapping[str, Any] | str | None = None) -> Any:
         """Run an LLM's tool call through the typed, validated path.
 
         Unknown tools, bad JSON, bad arguments and tool errors come back as a
         `ToolResult` with `is_error=True` whose text explains the problem (no exception).
+        The discovery meta-tools (`tool_definitions(..., discovery=True)`) are answered here.
         """
         wire = self._catalog.resolve(name)
+        if wire is None and (meta := self._discovery.meta_of(self._catalog, name)) is not None:
+            return _meta_result(self._discovery, self._catalog, meta, arguments)
         if wire is None:
             return ToolResult.error(f"Unknown tool {name!r}. Available tools: {', '.join(sorted(self._catalog.table))}")
         if isinstance(arguments, str):
@@ -295,6 +322,9 @@ class AsyncClientBase(AsyncFeatures, LlmToolsMixin):
         """Validate, send, parse, once the arguments the caller set are known (by wire name).
         Bad arguments raise InvalidArguments naming them as the caller's keywords
         (`python_names`), else pydantic's ValidationError (dispatch words it by wire name)."""
+        pins = self._pins
+        if pins is not None and pins.guarding:  # a tools/list_changed came: re-checked first (repin.py)
+            await pins.admit(wire)
         arguments = binding.plain_arguments(sent)
         if arguments is None:
             arguments = binding.built_arguments(wire, sent, python_names)
@@ -324,6 +354,19 @@ class AsyncClientBase(AsyncFeatures, LlmToolsMixin):
                 warnings.warn(ToolOutputWarning(wire, message), stacklevel=3)
             return data  # unchecked, exactly as the server sent it
         return parsed.root if binding.is_root else parsed
+
+
+def _meta_result(
+    discovery: Discovery, catalog: ToolCatalog, meta: str, arguments: Mapping[str, Any] | str | None
+) -> ToolResult:
+    """A discovery meta-tool's answer, or the problem with its call, as a result the model reads."""
+    try:
+        given = json.loads(arguments or "{}") if isinstance(arguments, str) else dict(arguments or {})
+        if not isinstance(given, dict):
+            raise ValueError("arguments must be a JSON object")
+        return ToolResult.of([{"type": "text", "text": discovery.answer(catalog, meta, given)}])
+    except ValueError as exc:
+        return ToolResult.error(f"Bad call of {meta}: {exc}")
 
 
 # Context for a model's own exact check: run it (CHECK) or skip it, the caller ran it (CHECKED).
@@ -503,6 +546,11 @@ class SyncClientBase(SyncFeatures, LlmToolsMixin, Generic[_A]):
         """The underlying runtime session (its methods are coroutines on the loop thread)."""
         return self._inner.session
 
+    @property
+    def tool_drift(self) -> Drift | None:
+        """What the latest mid-session tools/list_changed re-check found (see AsyncClient.tool_drift)."""
+        return self._inner.tool_drift
+
     @classmethod
     @contextlib.contextmanager
     def connect_stdio(
@@ -564,6 +612,9 @@ class SyncClientBase(SyncFeatures, LlmToolsMixin, Generic[_A]):
 
     def _llm_catalog(self) -> ToolCatalog:
         return self._inner._catalog
+
+    def _llm_discovery(self) -> Discovery:
+        return self._inner._discovery
 
     def dispatch(self, name: str, arguments: Mapping[str, Any] | str | None = None) -> Any:
         """Run an LLM's tool call through the typed, validated path (see AsyncClient.dispatch)."""

@@ -21,6 +21,8 @@ so a caller never mistakes one for the other:
     ├── ToolError               a tool answered `isError: true` (client), or a handler refuses a call (server)
     ├── ToolOutputError         validate_output="strict": a tool's output does not match its outputSchema
     ├── SchemaDriftError        drift="strict": the server's tools differ from the generated ones (.drift)
+    │   └── ToolChangedError    drift="strict", mid-session: a tools/list_changed re-list found this
+    │                           tool changed (.tool, .change, .drift); calls to it are refused
     ├── ServersConfigError      (also ValueError) the mcpServers config a client was generated from is
     │                           missing, unreadable, or lacks the server
     ├── AuthError               an OAuth login could not be completed (the message never holds a secret)
@@ -198,6 +200,17 @@ class SchemaDriftError(McpError):
     def __init__(self, drift: Drift) -> None:
         super().__init__(drift.describe())
         self.drift = drift
+
+
+class ToolChangedError(SchemaDriftError):
+    """drift="strict": after `notifications/tools/list_changed` the server's tool `.tool` is not
+    the one this client was generated from (`.change` says how); no call to it is sent."""
+
+    def __init__(self, tool: str, change: str, drift: Drift) -> None:
+        McpError.__init__(self, f"tool {tool!r} changed mid-session ({change}): not called (drift='strict')")
+        self.drift = drift  # empty when the re-list itself failed (`.change` says so)
+        self.tool = tool
+        self.change = change
 
 
 class ServersConfigError(McpError, ValueError):

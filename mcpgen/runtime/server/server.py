@@ -19,7 +19,7 @@ from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..core import jsonrpc
+from ..core import jsonrpc, trace_context
 from ..core.errors import InputRequired, McpError, ProtocolError, RpcError
 from ..core.jsonrpc import JSONObject, RequestId
 from ..core.protocol import (
@@ -108,6 +108,7 @@ class RequestContext:
         self.auth: AuthInfo | None = current_auth.get()
         meta = params.get("_meta")
         self.meta: JSONObject = meta if isinstance(meta, dict) else {}
+        self.trace = trace_context.trace_context_of(self.meta)  # W3C trace context, checked (or None)
         token = self.meta.get("progressToken")
         # A token is a string or an integer; anything else (NaN, 1.5, an object) means no progress.
         self.progress_token = token if token is not None and jsonrpc.is_valid_id(token) else None
@@ -513,7 +514,7 @@ class ServerConnection:
             result = await self.server.subscriptions.serve_listen(self.session, request_id, honored)
         else:
             try:
-                if method == "tools/call":  # (what _dispatch does first, one coroutine frame less)
+                if method == "tools/call" and context.trace is None:  # (_dispatch's first step, a frame less)
                     result = await self._call_tool(params, context)
                 else:
                     result = await self._dispatch(method, params, context)
@@ -628,14 +629,15 @@ class ServerConnection:
         )
 
     async def _dispatch(self, method: str, params: JSONObject, context: RequestContext) -> Any:
-        if method == "tools/list":
-            return self._list_tools(params)
-        if method == "tools/call":
-            return await self._call_tool(params, context)
-        handler = self.server._methods.get(method) or self.server.features.methods().get(method)
-        if handler is None:
-            raise RpcError(jsonrpc.METHOD_NOT_FOUND, f"Method not found: {method}")
-        return await handler(params, context)
+        with trace_context.otel_context(context.trace):  # the handler runs in the caller's trace
+            if method == "tools/list":
+                return self._list_tools(params)
+            if method == "tools/call":
+                return await self._call_tool(params, context)
+            handler = self.server._methods.get(method) or self.server.features.methods().get(method)
+            if handler is None:
+                raise RpcError(jsonrpc.METHOD_NOT_FOUND, f"Method not found: {method}")
+            return await handler(params, context)
 
     def _list_tools(self, params: JSONObject) -> JSONObject:
         tools = list(self.server._tools.values())
