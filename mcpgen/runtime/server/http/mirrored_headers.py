@@ -15,7 +15,13 @@ from ...core.protocol import HANDSHAKE_VERSIONS, META_PROTOCOL_VERSION, MODERN_V
 if TYPE_CHECKING:
     from ..server import Server
 
-_NAME_HEADER_FOR = {"tools/call": "name", "prompts/get": "name", "resources/read": "uri"}
+_NAME_HEADER_FOR = {
+    "tools/call": "name",
+    "prompts/get": "name",
+    "resources/read": "uri",
+    # The Tasks extension (SEP-2663 "Routing Headers"): the task's id.
+    **dict.fromkeys(("tasks/get", "tasks/update", "tasks/cancel"), "taskId"),
+}
 
 
 def header_problem(server: Server, message: JSONObject, headers: dict[str, str]) -> tuple[int, str] | None:
