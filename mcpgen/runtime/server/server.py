@@ -136,8 +136,9 @@ class RequestContext:
         await self._session.transport.close()
 
     async def report_progress(self, progress: float, total: float | None = None, message: str | None = None) -> None:
-        """Send notifications/progress if the client asked for it; progress must increase."""
-        if self.progress_token is None:
+        """Send notifications/progress if the client asked for it; progress must increase. In a
+        running task it becomes the task's status message instead."""
+        if self.progress_token is None and not (self.task is not None and self.task.active):
             return
         if self._last_progress is not None and progress <= self._last_progress:
             return
