@@ -88,6 +88,17 @@ class ToolPlan:
         return first if len(first) <= ONE_LINE_MAX else first[: ONE_LINE_MAX - 4].rsplit(" ", 1)[0] + " ..."
 
     @property
+    def runs_as_task(self) -> bool:
+        """The tool may run as a task (Tasks extension: `execution.taskSupport` "optional" or
+        "required"): the client gets a `start_<method>` returning a typed task handle."""
+        execution = self.spec.raw.get("execution")
+        return isinstance(execution, dict) and execution.get("taskSupport") in ("optional", "required")
+
+    @property
+    def start_method(self) -> str:
+        return f"start_{self.method}"
+
+    @property
     def args_model(self) -> str:
         return f"{self.pascal}Args"
 
