@@ -144,6 +144,9 @@ def bind_handlers(handlers: object, tables: ServerTables, models: ModuleType) ->
     # touching the schemas; TASK_INPUT_FIRST names those that gather input first (tasks.py).
     runs_as_task = getattr(handlers, "TASK_SUPPORT", None) or {}
     server.task_input_first.update(getattr(handlers, "TASK_INPUT_FIRST", None) or ())
+    limits = getattr(handlers, "TASK_LIMITS", None)  # a TaskLimits: the TTL, the caps, the lease
+    if limits is not None:
+        server.tasks.limits = limits
     tools = {wire: with_task_support(definition, runs_as_task.get(wire)) for wire, definition in tools.items()}
     # No model is looked up here: a generated `models` module loads its classes when first asked
     # for one, and `initialize` and `tools/list` need none. Each tool's handler is made, and its

@@ -19,7 +19,7 @@ import pytest
 REPO = Path(__file__).resolve().parents[3]
 CONFORMANCE = REPO / "examples" / "conformance"
 
-USER_SCRIPT = '''\
+USER_SCRIPT = """\
 from taskclient import AsyncClient, Client, ToolResult
 from mcpgen.runtime.support.client import TaskFailed
 
@@ -39,7 +39,7 @@ def run_sync(client: Client) -> str:
     task = client.start_slow_compute(seconds=0.1)
     result: ToolResult = task.wait()
     return result.text + task.status
-'''
+"""
 
 
 @pytest.fixture(scope="module")
@@ -90,7 +90,9 @@ def test_the_async_client_runs_tasks_end_to_end(package: Path) -> None:
             task = await client.start_slow_compute(seconds=0.2, label="typed")
             assert task.status == "working" and task.task.task_id
             assert (await task.wait(timeout=30)).text == "Computed typed after 0.2 s"
-            assert (await (await client.start_confirm_delete(filename="a.txt")).wait(timeout=30)).text == "Deleted a.txt"
+            assert (
+                await (await client.start_confirm_delete(filename="a.txt")).wait(timeout=30)
+            ).text == "Deleted a.txt"
             composed = await client.start_test_tool_with_task()  # an input round first, then the task
             assert "(from a task)" in (await composed.wait(timeout=30)).text
             long = await client.start_slow_compute(seconds=60)
