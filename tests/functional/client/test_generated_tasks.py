@@ -142,3 +142,41 @@ def test_the_package_and_a_users_script_type_check_strictly(package: Path) -> No
     assert report["summary"]["filesAnalyzed"] > 2, report["summary"]
     errors = [d for d in report["generalDiagnostics"] if d["severity"] == "error"]
     assert not errors, json.dumps(errors[:10], indent=1)
+
+
+def test_a_snapshot_of_the_live_server_records_which_tools_run_as_tasks(tmp_path: Path) -> None:
+    snapshot = tmp_path / "live.snapshot.json"
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "mcpgen.cli",
+            "snapshot",
+            "-q",
+            "-o",
+            str(snapshot),
+            "--",
+            sys.executable,
+            "-m",
+            "conformance_server",
+        ],
+        cwd=CONFORMANCE,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert done.returncode == 0, done.stderr
+    tools = {t["name"]: t for t in json.loads(snapshot.read_text(encoding="utf-8"))["tools"]}
+    assert tools["slow_compute"]["execution"] == {"taskSupport": "optional"}
+    assert tools["failing_job"]["execution"] == {"taskSupport": "required"}
+    assert "execution" not in tools["greet"]
+    generated = subprocess.run(
+        [sys.executable, "-m", "mcpgen.cli", "client", str(snapshot), "-o", "from_snapshot"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert generated.returncode == 0, generated.stderr
+    source = (tmp_path / "from_snapshot" / "client.py").read_text(encoding="utf-8")
+    assert "async def start_failing_job(" in source and "start_greet" not in source
