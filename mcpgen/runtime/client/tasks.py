@@ -77,7 +77,9 @@ async def start_tool(
 def task_of(client: ClientSession, name: str, result: JSONObject) -> ToolTask:
     """The handle on the task a CreateTaskResult announces."""
     task = ToolTask(client, name, task_id_of(result))
-    task.apply(result)
+    task.apply({**result, "status": "working"} if result.get("status") in TERMINAL else result)
+    # (A task may end before its CreateTaskResult is sent, which never inlines the result: the
+    # first poll fetches it.)
     return task
 
 

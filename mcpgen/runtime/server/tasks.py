@@ -241,6 +241,7 @@ class TaskRun:
             record.task_id, record.encode(), self.manager.limits.ttl, self.manager.limits.max_tasks
         ):
             raise RpcError(jsonrpc.INTERNAL_ERROR, f"too many tasks (at most {self.manager.limits.max_tasks})")
+        self.manager.register(self)  # before the handler can finish (and unregister it)
         self.escalated.set()
 
     async def save(self, status: str | None = None) -> None:
@@ -329,14 +330,23 @@ class TaskManager:
             # The handler gathers input first (plain input_required rounds), then calls
             # ctx.continue_as_task(): until then this is an ordinary call.
             escalated = asyncio.ensure_future(run.escalated.wait())
-            await asyncio.wait({run.job, escalated}, return_when=asyncio.FIRST_COMPLETED)
-            escalated.cancel()
+            try:
+                await asyncio.wait({run.job, escalated}, return_when=asyncio.FIRST_COMPLETED)
+            except asyncio.CancelledError:
+                if not run.active:  # the request was cancelled before any task existed
+                    run.job.cancel()
+                raise
+            finally:
+                escalated.cancel()
             if not run.active:
                 return await run.job or {}
+        return {"resultType": "task", **run.record.envelope()}
+
+    def register(self, run: TaskRun) -> None:
+        """`run` now exists as a task on this worker: its inbox is watched, its heartbeat kept."""
         self._running[run.record.task_id] = run
         if self._watcher is None or self._watcher.done():
             self._watcher = asyncio.ensure_future(self._watch())
-        return {"resultType": "task", **run.record.envelope()}
 
     async def _execute(
         self, run: TaskRun, run_tool: RunTool, arguments: JSONObject, context: RequestContext

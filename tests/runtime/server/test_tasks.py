@@ -209,3 +209,25 @@ def test_a_task_record_read_back_is_checked_field_by_field(field: str, value: An
     good = json.loads(TaskRecord("t" * 24, ttl_ms=1, poll_ms=1).encode())
     assert TaskRecord.decode(json.dumps(good).encode()) is not None
     assert TaskRecord.decode(json.dumps({**good, field: value}).encode()) is None
+
+
+async def gathers_then_returns(args: dict[str, Any], ctx: RequestContext) -> dict[str, Any]:
+    answer = await ctx.request_elicitation({"message": "Name?", "requestedSchema": {"type": "object"}}, key="name")
+    await ctx.continue_as_task()
+    return text(f"done for {answer.get('action')}")  # ends right after the task exists
+
+
+def test_an_input_first_tool_asks_in_plain_rounds_then_runs_as_a_task_that_may_end_at_once() -> None:
+    server = Server("tasks-test", "1.0")
+    server.tasks.limits = TaskLimits(max_running=1)
+    server.add_tool(tool("gathers", "required"), gathers_then_returns)
+    server.task_input_first.add("gathers")
+
+    async def body(client: Any) -> None:
+        for _ in range(3):  # a task that ended leaves no running slot taken
+            task = await client.start_tool("gathers", {})
+            assert task.task_id is not None
+            assert (await task.wait(timeout=10))["content"] == text("done for accept")["content"]
+        assert server.tasks._running == {}
+
+    run(body, server, on_elicitation=accept)
