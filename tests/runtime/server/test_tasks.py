@@ -231,3 +231,20 @@ def test_an_input_first_tool_asks_in_plain_rounds_then_runs_as_a_task_that_may_e
         assert server.tasks._running == {}
 
     run(body, server, on_elicitation=accept)
+
+
+@pytest.mark.parametrize("method", ["tasks/get", "tasks/update", "tasks/cancel"])
+def test_mcp_name_on_tasks_methods_must_match_the_task_id_when_sent(method: str) -> None:
+    from mcpgen.runtime.core.jsonrpc import HEADER_MISMATCH
+    from mcpgen.runtime.server.http.mirrored_headers import header_problem
+
+    message = {"jsonrpc": "2.0", "id": 1, "method": method, "params": {"taskId": "t" * 24}}
+    server = make_server()
+    sent = {"mcp-method": method}
+    assert header_problem(server, message, {**sent, "mcp-name": "t" * 24}) is None
+    mismatch = header_problem(server, message, {**sent, "mcp-name": "other"})
+    assert mismatch == (HEADER_MISMATCH, "Mcp-Name header does not match the body")
+    # Missing: tolerated (the official SDK's client sends none on tasks/* yet); tools/call still needs it.
+    assert header_problem(server, message, sent) is None
+    call = {"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": "sleepy"}}
+    assert header_problem(server, call, {"mcp-method": "tools/call"}) == (HEADER_MISMATCH, "Missing Mcp-Name header")
