@@ -62,6 +62,8 @@ class ToolPlan:
     # Known once the models are generated (models.bind_plan):
     params: tuple[Param, ...] = ()
     result_annotation: str | None = None  # None: no outputSchema
+    # The server declares the Tasks extension (FastMCP marks no tool, it serves any as a task).
+    server_tasks: bool = False
 
     @property
     def wire(self) -> str:
@@ -89,10 +91,12 @@ class ToolPlan:
 
     @property
     def runs_as_task(self) -> bool:
-        """The tool may run as a task (Tasks extension: `execution.taskSupport` "optional" or
-        "required"): the client gets a `start_<method>` returning a typed task handle."""
+        """The tool may run as a task (Tasks extension): its `execution.taskSupport` says
+        "optional" or "required", or the server declares the extension and the tool does not
+        say "forbidden". The client then gets a `start_<method>` returning a typed task handle."""
         execution = self.spec.raw.get("execution")
-        return isinstance(execution, dict) and execution.get("taskSupport") in ("optional", "required")
+        support = execution.get("taskSupport") if isinstance(execution, dict) else None
+        return support in ("optional", "required") or (self.server_tasks and support != "forbidden")
 
     @property
     def start_method(self) -> str:

@@ -180,3 +180,42 @@ def test_a_snapshot_of_the_live_server_records_which_tools_run_as_tasks(tmp_path
     assert generated.returncode == 0, generated.stderr
     source = (tmp_path / "from_snapshot" / "client.py").read_text(encoding="utf-8")
     assert "async def start_failing_job(" in source and "start_greet" not in source
+
+
+def test_a_server_that_declares_the_extension_gives_every_tool_but_forbidden_ones_a_start(tmp_path: Path) -> None:
+    # FastMCP marks no tool: it declares the extension and serves any tool as a task.
+    snapshot = {
+        "mcpgenSnapshot": 1,
+        "extensions": ["io.modelcontextprotocol/tasks", "io.modelcontextprotocol/ui"],
+        "tools": [
+            {"name": "crunch", "inputSchema": {"type": "object"}},
+            {"name": "ping_now", "inputSchema": {"type": "object"}, "execution": {"taskSupport": "forbidden"}},
+        ],
+    }
+    (tmp_path / "fm.snapshot.json").write_text(json.dumps(snapshot), encoding="utf-8")
+    done = subprocess.run(
+        [sys.executable, "-m", "mcpgen.cli", "client", "fm.snapshot.json", "-o", "fm_client"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert done.returncode == 0, done.stderr
+    source = (tmp_path / "fm_client" / "client.py").read_text(encoding="utf-8")
+    assert "async def start_crunch(" in source and "start_ping_now" not in source
+
+
+@pytest.mark.parametrize(
+    "value, names",
+    [
+        ({"io.modelcontextprotocol/tasks": {}, "b": {}}, ("b", "io.modelcontextprotocol/tasks")),
+        (["x", 1, "", "x" * 201, None], ("x",)),
+        ("io.modelcontextprotocol/tasks", ()),
+        (None, ()),
+        ([f"e{i:03}" for i in range(100)], tuple(f"e{i:03}" for i in range(64))),
+    ],
+)
+def test_the_extensions_a_catalog_records_are_checked(value: Any, names: tuple[str, ...]) -> None:
+    from mcpgen.catalog.build import extension_names
+
+    assert extension_names(value) == names

@@ -65,6 +65,21 @@ asyncio.run(main())
 """
 
 
+GENERATED_USE = """\
+import asyncio, sys
+from fmclient import AsyncClient
+
+
+async def main() -> None:
+    async with AsyncClient.connect_http(sys.argv[1]) as client:
+        task = await client.start_crunch(dataset="d2")
+        print(await task.wait(timeout=60))
+
+
+asyncio.run(main())
+"""
+
+
 def test_the_runtime_client_runs_a_fastmcp_task(tmp_path: Path) -> None:
     script = tmp_path / "fm_server.py"
     script.write_text(FASTMCP_SERVER, encoding="utf-8")
@@ -81,6 +96,23 @@ def test_the_runtime_client_runs_a_fastmcp_task(tmp_path: Path) -> None:
                     assert result["content"][0]["text"] == "crunched d1"
 
             asyncio.run(asyncio.wait_for(main(), 120))
+            # A client generated from the live server: its tools get start_<tool> (FastMCP marks
+            # none; it declares the extension), and the typed task runs.
+            generated = subprocess.run(
+                [sys.executable, "-m", "mcpgen.cli", "client", "--url", server.url, "-o", "fmclient"],
+                cwd=tmp_path,
+                capture_output=True,
+                text=True,
+                timeout=300,
+            )
+            assert generated.returncode == 0, generated.stderr
+            use = tmp_path / "use_generated.py"
+            use.write_text(GENERATED_USE, encoding="utf-8")
+            done = subprocess.run(
+                [sys.executable, str(use), server.url], cwd=tmp_path, capture_output=True, text=True, timeout=120
+            )
+            assert done.returncode == 0, done.stderr[-3000:]
+            assert done.stdout.strip() == "crunched d2"
         finally:
             server.stop()
 
