@@ -386,9 +386,9 @@ class Server:
         if self._tools:
             caps["tools"] = {"listChanged": True}
         caps.update(self.features.capabilities())
-        if TASK_METHODS[0] in self._methods:
-            caps["extensions"] = {**caps.get("extensions", {}), EXTENSION_TASKS: {}}
         caps.update(self.extra_capabilities)
+        if TASK_METHODS[0] in self._methods:  # merged: other extensions stay declared
+            caps["extensions"] = {**caps.get("extensions", {}), EXTENSION_TASKS: {}}
         return caps
 
     # -- serving -------------------------------------------------------------------

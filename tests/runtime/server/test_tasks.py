@@ -248,3 +248,13 @@ def test_mcp_name_on_tasks_methods_must_match_the_task_id_when_sent(method: str)
     assert header_problem(server, message, sent) is None
     call = {"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": "sleepy"}}
     assert header_problem(server, call, {"mcp-method": "tools/call"}) == (HEADER_MISMATCH, "Missing Mcp-Name header")
+
+
+def test_the_extension_is_declared_with_a_task_tool_beside_any_other_extension() -> None:
+    plain = Server("plain", "1.0")
+    plain.add_tool(tool("plain", None), sleepy)
+    assert "extensions" not in plain.capabilities()
+    assert "tasks/get" not in plain._methods
+    mixed = Server("mixed", "1.0", capabilities={"extensions": {"io.modelcontextprotocol/ui": {}}})
+    mixed.add_tool(tool("sleepy"), sleepy)
+    assert mixed.capabilities()["extensions"] == {"io.modelcontextprotocol/ui": {}, "io.modelcontextprotocol/tasks": {}}
