@@ -40,6 +40,10 @@ def build_plan(catalog: Catalog, *, skip_invalid: bool = False) -> Plan:
     names = name_tools(tools, {t.name: result_props(t) for t in tools})
     server_tasks = EXTENSION_TASKS in catalog.extensions
     tool_plans = tuple(replace(_tool_plan(t, names[t.name]), server_tasks=server_tasks) for t in tools)
+    # A start_<method> that another tool's method already is gets no start method (never two
+    # methods of one name in a class).
+    methods = {t.method for t in tool_plans}
+    tool_plans = tuple(replace(t, start_clash=t.start_method in methods) for t in tool_plans)
     taken_methods = frozenset(t.method for t in tool_plans)
     taken_models = frozenset(m for t in tool_plans for m in (t.args_model, f"{t.pascal}Result"))
     prompts, p_warn = _unique(catalog.prompts, "name", "prompt")

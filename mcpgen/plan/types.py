@@ -64,6 +64,7 @@ class ToolPlan:
     result_annotation: str | None = None  # None: no outputSchema
     # The server declares the Tasks extension (FastMCP marks no tool, it serves any as a task).
     server_tasks: bool = False
+    start_clash: bool = False  # another tool's method is named start_<method>
 
     @property
     def wire(self) -> str:
@@ -96,6 +97,8 @@ class ToolPlan:
         say "forbidden". The client then gets a `start_<method>` returning a typed task handle."""
         execution = self.spec.raw.get("execution")
         support = execution.get("taskSupport") if isinstance(execution, dict) else None
+        if self.start_clash:
+            return False
         return support in ("optional", "required") or (self.server_tasks and support != "forbidden")
 
     @property

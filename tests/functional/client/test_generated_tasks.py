@@ -219,3 +219,21 @@ def test_the_extensions_a_catalog_records_are_checked(value: Any, names: tuple[s
     from mcpgen.catalog.build import extension_names
 
     assert extension_names(value) == names
+
+
+def test_a_start_method_never_clashes_with_another_tools_method(tmp_path: Path) -> None:
+    tools = [
+        {"name": "export", "inputSchema": {"type": "object"}, "execution": {"taskSupport": "optional"}},
+        {"name": "start_export", "inputSchema": {"type": "object"}},
+    ]
+    (tmp_path / "tools.json").write_text(json.dumps(tools), encoding="utf-8")
+    done = subprocess.run(
+        [sys.executable, "-m", "mcpgen.cli", "client", "tools.json", "-o", "clash_client"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert done.returncode == 0, done.stderr
+    source = (tmp_path / "clash_client" / "client.py").read_text(encoding="utf-8")
+    assert source.count("async def start_export(") == 1 and "TypedTask" not in source
