@@ -140,6 +140,7 @@ def build_catalog(
     instructions: str | None = None,
     check_schemas: bool = True,
     failed_lists: tuple[FailedList, ...] = (),
+    extensions: Any = None,
 ) -> tuple[Catalog, list[Problem]]:
     """Parse every tool, collecting all problems; duplicate wire names are an error. The rest of
     the catalog is put in its normal form (normal.py)."""
@@ -168,5 +169,17 @@ def build_catalog(
         source_url=source_url,
         instructions=instructions,
         failed_lists=failed_lists,
+        extensions=extension_names(extensions),
     )
     return cat, problems
+
+
+# A server declares at most this many extensions that a catalog records (names up to 200 chars).
+MAX_EXTENSIONS = 64
+
+
+def extension_names(value: Any) -> tuple[str, ...]:
+    """The extension names of a capabilities.extensions object (or a snapshot's list), sorted;
+    anything else (untrusted: a server's, a file's) records none."""
+    names = list(value) if isinstance(value, (dict, list)) else []
+    return tuple(sorted({n for n in names if isinstance(n, str) and 0 < len(n) <= 200}))[:MAX_EXTENSIONS]

@@ -89,6 +89,9 @@ class Catalog:
     refused: tuple[Problem, ...] = ()
     # Optional lists the live server failed (tolerated unless --strict-lists); a snapshot keeps them.
     failed_lists: tuple[FailedList, ...] = ()
+    # The extensions the server declares (capabilities.extensions' names, sorted): the Tasks
+    # extension gives every tool a typed start_<tool>.
+    extensions: tuple[str, ...] = ()
 
     def list_warnings(self) -> list[Problem]:
         """One warning per optional list the source failed: every reader of a catalog tells them."""

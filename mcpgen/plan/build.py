@@ -14,6 +14,7 @@ from typing import Any
 from ..catalog.checks import check_tools
 from ..catalog.model import Catalog, Problem, StageError, ToolSpec
 from ..runtime.client.drift import schema_hash
+from ..runtime.core.protocol import EXTENSION_TASKS
 from .naming import (
     CLIENT_MEMBERS,
     RESERVED_SNAKE,
@@ -37,7 +38,12 @@ def build_plan(catalog: Catalog, *, skip_invalid: bool = False) -> Plan:
     """The plan for `catalog`; raises StageError when a tool cannot be generated (unless skip_invalid)."""
     tools, warnings = _usable_tools(catalog, skip_invalid)
     names = name_tools(tools, {t.name: result_props(t) for t in tools})
-    tool_plans = tuple(_tool_plan(t, names[t.name]) for t in tools)
+    server_tasks = EXTENSION_TASKS in catalog.extensions
+    tool_plans = tuple(replace(_tool_plan(t, names[t.name]), server_tasks=server_tasks) for t in tools)
+    # A start_<method> that another tool's method already is gets no start method (never two
+    # methods of one name in a class).
+    methods = {t.method for t in tool_plans}
+    tool_plans = tuple(replace(t, start_clash=t.start_method in methods) for t in tool_plans)
     taken_methods = frozenset(t.method for t in tool_plans)
     taken_models = frozenset(m for t in tool_plans for m in (t.args_model, f"{t.pascal}Result"))
     prompts, p_warn = _unique(catalog.prompts, "name", "prompt")

@@ -62,6 +62,9 @@ class ToolPlan:
     # Known once the models are generated (models.bind_plan):
     params: tuple[Param, ...] = ()
     result_annotation: str | None = None  # None: no outputSchema
+    # The server declares the Tasks extension (FastMCP marks no tool, it serves any as a task).
+    server_tasks: bool = False
+    start_clash: bool = False  # another tool's method is named start_<method>
 
     @property
     def wire(self) -> str:
@@ -86,6 +89,21 @@ class ToolPlan:
         first = " ".join(text.split())
         first = first.split(". ", 1)[0]
         return first if len(first) <= ONE_LINE_MAX else first[: ONE_LINE_MAX - 4].rsplit(" ", 1)[0] + " ..."
+
+    @property
+    def runs_as_task(self) -> bool:
+        """The tool may run as a task (Tasks extension): its `execution.taskSupport` says
+        "optional" or "required", or the server declares the extension and the tool does not
+        say "forbidden". The client then gets a `start_<method>` returning a typed task handle."""
+        execution = self.spec.raw.get("execution")
+        support = execution.get("taskSupport") if isinstance(execution, dict) else None
+        if self.start_clash:
+            return False
+        return support in ("optional", "required") or (self.server_tasks and support != "forbidden")
+
+    @property
+    def start_method(self) -> str:
+        return f"start_{self.method}"
 
     @property
     def args_model(self) -> str:

@@ -31,6 +31,8 @@ def runtime_module(runtime: Runtime, *, nested: bool = False) -> str:
 def client_imports(plan: Plan, models: ModelsOutput, runtime: str, sync: bool) -> tuple[PyCode, PyCode]:
     """client.py's import block and its `if TYPE_CHECKING:` block (indented, or ""): what it uses, sorted."""
     support = ["AsyncClientBase"] + (["SyncClientBase", "sync_method"] if sync else [])
+    if any(t.runs_as_task for t in plan.tools):
+        support += ["TypedTask"] + (["sync_task_method"] if sync else [])
     if any(not p.required for t in plan.tools for p in t.params):
         support += ["UNSET", "Unset"]
     if any(t.client_returns == "ToolResult" for t in plan.tools):

@@ -33,6 +33,7 @@ if TYPE_CHECKING:
     )
     from .client.session import ClientSession
     from .client.subscriptions import ChangeEvent, Subscription
+    from .client.tasks import ToolTask
     from .core.errors import (
         AuthError,
         AuthServerUnavailable,
@@ -52,6 +53,7 @@ if TYPE_CHECKING:
         ServersConfigError,
         SessionExpired,
         StoreUnavailable,
+        TaskFailed,
         ToolChangedError,
         ToolError,
         ToolOutputError,
@@ -61,6 +63,7 @@ if TYPE_CHECKING:
     from .core.session import ProgressCallback, Session
     from .server.cache_hints import CacheHint
     from .server.server import RequestContext, Server, ServerConnection, error_result
+    from .server.tasks import TaskLimits
 
 # public name -> the module that defines it (loaded on first use)
 _WHERE = {
@@ -105,7 +108,10 @@ _WHERE = {
     "StdioOptions": ".client.options",
     "StoreUnavailable": ".core.errors",
     "Subscription": ".client.subscriptions",
+    "TaskFailed": ".core.errors",
+    "TaskLimits": ".server.tasks",
     "ToolChangedError": ".core.errors",
+    "ToolTask": ".client.tasks",
     "ToolError": ".core.errors",
     "ToolOutputError": ".core.errors",
     "ToolOutputWarning": ".core.errors",
@@ -159,10 +165,13 @@ __all__ = [
     "StdioOptions",
     "StoreUnavailable",
     "Subscription",
+    "TaskFailed",
+    "TaskLimits",
     "ToolChangedError",
     "ToolError",
     "ToolOutputError",
     "ToolOutputWarning",
+    "ToolTask",
     "compare_tools",
     "connect_http",
     "connect_memory",

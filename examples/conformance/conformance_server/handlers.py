@@ -12,6 +12,8 @@ import base64
 import json
 from typing import Any
 
+from mcpgen.runtime.support.server import INTERNAL_ERROR, RpcError
+
 from ._generated import (
     Context,
     PromptOutput,
@@ -402,6 +404,58 @@ class Handlers(ToolsBase):
             elicit("What context should the prompt use?", "context"), key="user_context"
         )
         return f"Answer with this context in mind: {accepted(answer, 'context')}"
+
+    # -- the Tasks extension's fixtures (conformance tasks-*) --------------------------
+
+    # Tools that gather input in plain input_required rounds, then continue as a task.
+    TASK_INPUT_FIRST = frozenset({"test_tool_with_task"})
+
+    async def greet(self, args: models.GreetArgs, ctx: Context) -> ToolOutput:
+        """Greets someone (a plain tool, never a task)."""
+        return f"Hello, {args.name}!"
+
+    async def slow_compute(self, args: models.SlowComputeArgs, ctx: Context) -> ToolOutput:
+        """Sleeps `seconds`, then answers; runs as a task (cancelled while it sleeps)."""
+        seconds = min(args.seconds or 0.0, 3600.0)
+        await ctx.report_progress(0, 1, "computing")
+        await asyncio.sleep(seconds)
+        return f"Computed {args.label or 'result'} after {seconds:g} s"
+
+    async def failing_job(self, args: models.FailingJobArgs, ctx: Context) -> ToolOutput:
+        """Fails with a tool execution error after about a second; only as a task."""
+        await asyncio.sleep(1.0)
+        raise ToolError("the job failed (as it always does)")
+
+    async def protocol_error_job(self, args: models.ProtocolErrorJobArgs, ctx: Context) -> ToolOutput:
+        """Fails with a protocol error; runs as a task."""
+        raise RpcError(INTERNAL_ERROR, "the job broke down (a protocol-level error)")
+
+    async def confirm_delete(self, args: models.ConfirmDeleteArgs, ctx: Context) -> ToolOutput:
+        """Asks for a confirmation (elicitation) before deleting `filename`; runs as a task."""
+        answer = await ctx.request_elicitation(
+            {
+                "message": f"Delete {args.filename}?",
+                "requestedSchema": {"type": "object", "properties": {"confirm": {"type": "boolean"}}},
+            },
+            key="confirm",
+        )
+        confirmed = answer.get("action") == "accept" and (answer.get("content") or {}).get("confirm") is True
+        return f"{'Deleted' if confirmed else 'Kept'} {args.filename}"
+
+    async def multi_input(self, args: models.MultiInputArgs, ctx: Context) -> ToolOutput:
+        """Asks two questions at once (two elicitations); runs as a task."""
+        first, second = await asyncio.gather(
+            ctx.request_elicitation(elicit("First name?", "name"), key="first"),
+            ctx.request_elicitation(elicit("Second name?", "name"), key="second"),
+        )
+        return f"Got {accepted(first, 'name')} and {accepted(second, 'name')}"
+
+    async def test_tool_with_task(self, args: models.TestToolWithTaskArgs, ctx: Context) -> ToolOutput:
+        """Asks the user's name (input request user_name), then continues as a task."""
+        answer = await ctx.request_elicitation(ASK_NAME["params"], key="user_name")
+        await ctx.continue_as_task()
+        await asyncio.sleep(0.2)
+        return f"Hello, {accepted(answer, 'name')}! (from a task)"
 
 
 def elicit(message: str, field: str) -> dict[str, Any]:

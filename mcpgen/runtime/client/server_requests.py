@@ -58,11 +58,13 @@ async def complete_input_rounds(
         if completed(result):
             return result
         kind = result.get("resultType")
+        if kind == "task":
+            return result  # a CreateTaskResult (Tasks extension): client/tasks.py takes it from here
         if kind != "input_required":
             raise ProtocolError(f"{method} returned an unknown resultType {kind!r}")
         answers: JSONObject = {}
         for key, embedded in (result.get("inputRequests") or {}).items():
-            answers[key] = await _answer_embedded(client, embedded)
+            answers[key] = await answer_embedded(client, embedded)
         retry = {k: v for k, v in params.items() if k not in ("inputResponses", "requestState")}
         retry["inputResponses"] = answers
         if "requestState" in result:
@@ -73,7 +75,8 @@ async def complete_input_rounds(
     raise ProtocolError(f"{method} asked for input more than {MAX_INPUT_ROUNDS} times")
 
 
-async def _answer_embedded(client: ClientSession, embedded: Any) -> Any:
+async def answer_embedded(client: ClientSession, embedded: Any) -> Any:
+    """The answer to one input request, from the session's callbacks."""
     if not isinstance(embedded, dict):
         raise ProtocolError("an input request is not an object")
     method = embedded.get("method")

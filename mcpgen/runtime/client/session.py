@@ -21,7 +21,7 @@ from ..core.protocol import ERA_LEGACY, ERA_MODERN, LATEST_HANDSHAKE, SUBSCRIPTI
 from ..core.session import Session
 from ..core.trace_context import outgoing_trace_context
 from ..core.transport import Transport
-from . import apps, server_requests, url_elicitation
+from . import apps, server_requests, tasks, url_elicitation
 from .negotiation import PROBE_TIMEOUT, Negotiation, stateless_meta
 from .options import ConnectKwargs, ConnectOptions, ProgressCallback
 from .param_headers import ToolHeaders
@@ -248,7 +248,23 @@ class ClientSession:
         result = await self.request("tools/call", params, timeout=timeout, progress=progress)
         if not isinstance(result, dict):
             raise ProtocolError("tools/call returned a non-object result")
+        if result.get("resultType") == "task":
+            # A server that made a task unasked (we never declared the extension): wait for it.
+            return await tasks.task_of(self, name, result).wait(timeout)
         return result
+
+    async def start_tool(
+        self,
+        name: str,
+        arguments: Mapping[str, Any] | None = None,
+        *,
+        timeout: float | None = None,
+        progress: ProgressCallback | None = None,
+    ) -> tasks.ToolTask:
+        """Call a tool as a task (Tasks extension, client/tasks.py): a ToolTask to poll, wait()
+        for or cancel(); completed at once when the server answered without making a task."""
+        self._tool_headers.check_callable(name)
+        return await tasks.start_tool(self, name, arguments, timeout, progress)
 
     async def tool_ui(self, name: str) -> apps.AppUi | None:
         """The MCP Apps UI of the tool `name` (its `_meta.ui.resourceUri`, read and checked:

@@ -57,6 +57,7 @@ from .options import (
 )
 from .repin import ToolPins
 from .servers_config import config_path, read_servers_config
+from .typed_tasks import TypedTask
 
 if TYPE_CHECKING:
     from typing_extensions import Unpack
@@ -331,6 +332,23 @@ class AsyncClientBase(AsyncFeatures, LlmToolsMixin):
         per_call = self._per_call
         # The session's call_tool directly (what call_tool does): one coroutine frame less per call.
         raw = await self._session.call_tool(wire, arguments, timeout=per_call.timeout, progress=per_call.progress)
+        return self._typed_result(binding, wire, raw)
+
+    async def _start(self, wire: str, arguments: dict[str, Any]) -> TypedTask[Any]:
+        """What a typed `start_<tool>` awaits: the call run as a task (Tasks extension), its
+        result parsed as `_call` parses the plain call's."""
+        binding = self._binding(wire)
+        sent = {k: v for k, v in arguments.items() if not isinstance(v, Unset)}
+        built = binding.plain_arguments(sent)
+        if built is None:
+            built = binding.built_arguments(wire, sent, True)
+        per_call = self._per_call
+        task = await self._session.start_tool(wire, built, timeout=per_call.timeout, progress=per_call.progress)
+        return TypedTask(task, functools.partial(self._typed_result, binding, wire))
+
+    def _typed_result(self, binding: _ToolBinding, wire: str, raw: dict[str, Any]) -> Any:
+        """A tool's raw result as the typed method returns it (ToolError on `isError`)."""
+        per_call = self._per_call
         if raw.get("isError"):
             raise ToolError(wire, ToolResult.from_raw(raw))
         model = binding.result_model
@@ -351,7 +369,7 @@ class AsyncClientBase(AsyncFeatures, LlmToolsMixin):
             if mode == "strict":
                 raise ToolOutputError(wire, message, ToolResult.from_raw(raw)) from exc
             if mode == "warn":
-                warnings.warn(ToolOutputWarning(wire, message), stacklevel=3)
+                warnings.warn(ToolOutputWarning(wire, message), stacklevel=4)
             return data  # unchecked, exactly as the server sent it
         return parsed.root if binding.is_root else parsed
 

@@ -28,7 +28,9 @@ so a caller never mistakes one for the other:
     ├── AuthError               an OAuth login could not be completed (the message never holds a secret)
     ├── InvalidToken            server: a bearer token is refused (the client gets 401 invalid_token)
     ├── AuthServerUnavailable   server: the authorization server could not be asked (the client gets 503)
-    └── StoreUnavailable        server: the store an HTTP server shares with its workers cannot be reached
+    ├── StoreUnavailable        server: the store an HTTP server shares with its workers cannot be reached
+    └── TaskFailed              a task (Tasks extension) ended failed or cancelled, or its worker died
+                                (.status, .code, .data)
 
 Why not everything derives from McpError:
 
@@ -231,6 +233,18 @@ class AuthServerUnavailable(McpError):
 
 class StoreUnavailable(McpError):
     """The store cannot be reached (or answered nonsense): a one-line reason, no secrets."""
+
+
+class TaskFailed(McpError):
+    """A task ended without a result: `status` "failed" (the server's error: `code`, `data`; a
+    task whose worker died says so) or "cancelled"."""
+
+    def __init__(self, task_id: str, status: str, message: str, code: int | None = None, data: Any = None) -> None:
+        self.task_id = task_id
+        self.status = status
+        self.code = code
+        self.data = data
+        super().__init__(f"task {task_id[:64]} {status}: {message}"[:2000])
 
 
 class ToolOutputWarning(UserWarning):

@@ -21,6 +21,9 @@ META_SERVER_INFO: Final = "io.modelcontextprotocol/serverInfo"
 
 LOG_LEVELS: Final = ("debug", "info", "notice", "warning", "error", "critical", "alert", "emergency")
 
+# The Tasks extension (SEP-2663): its key under capabilities.extensions, on both sides.
+EXTENSION_TASKS: Final = "io.modelcontextprotocol/tasks"
+
 ERA_LEGACY: Final = "legacy"
 ERA_MODERN: Final = "modern"
 

@@ -37,6 +37,7 @@ from ..core.validation import (
 from .auth.info import scopes_of
 from .features import PromptHandler, ResourceHandler, TemplateHandler
 from .server import RequestContext, Server, ToolHandler, error_result
+from .tasks import with_task_support
 
 # What a handler gets to report progress, log, notice cancellation and (where the
 # client declared it) ask for sampling, elicitation or roots.
@@ -139,6 +140,14 @@ def bind_handlers(handlers: object, tables: ServerTables, models: ModuleType) ->
         cache_hints=getattr(handlers, "CACHE_HINTS", None),
     )
     tools = _by_key(tables.TOOLS_JSON, "name")
+    # handlers.py's TASK_SUPPORT {"tool": "optional" | "required"} runs tools as tasks without
+    # touching the schemas; TASK_INPUT_FIRST names those that gather input first (tasks.py).
+    runs_as_task = getattr(handlers, "TASK_SUPPORT", None) or {}
+    server.task_input_first.update(getattr(handlers, "TASK_INPUT_FIRST", None) or ())
+    limits = getattr(handlers, "TASK_LIMITS", None)  # a TaskLimits: the TTL, the caps, the lease
+    if limits is not None:
+        server.tasks.limits = limits
+    tools = {wire: with_task_support(definition, runs_as_task.get(wire)) for wire, definition in tools.items()}
     # No model is looked up here: a generated `models` module loads its classes when first asked
     # for one, and `initialize` and `tools/list` need none. Each tool's handler is made, and its
     # models looked up, on the tool's first call.

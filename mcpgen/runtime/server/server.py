@@ -8,11 +8,9 @@ definitions are advertised exactly as given.
 from __future__ import annotations
 
 import asyncio
-import base64
-import binascii
 import contextlib
+import functools
 import logging
-import re
 import signal
 import sys
 from collections.abc import Awaitable, Callable, Mapping
@@ -26,6 +24,7 @@ from ..core.protocol import (
     BATCH_VERSION,
     ERA_LEGACY,
     ERA_MODERN,
+    EXTENSION_TASKS,
     HANDSHAKE_VERSIONS,
     LIST_KINDS,
     LOG_LEVELS,
@@ -44,6 +43,8 @@ from .cache_hints import CacheHint, hints_by_method
 from .features import CompletionHandler, Features, PromptHandler, ResourceHandler, SubscribeHandler, TemplateHandler
 from .request_state import issue_request_state, open_request_state
 from .subscriptions import SubscriptionHub, honored_filter
+from .tasks import TASK_METHODS, TaskManager, TaskRun, task_support
+from .tool_serving import run_tool, tools_cursor, tools_cursor_offset
 
 ToolHandler = Callable[[JSONObject, "RequestContext"], Awaitable[JSONObject]]
 MethodHandler = Callable[[JSONObject, "RequestContext"], Awaitable[Any]]
@@ -60,8 +61,6 @@ _PRE_INIT = frozenset({"initialize", "ping"})
 # tools/list answers in one page up to this many tools (clients that never follow nextCursor
 # still see every tool of a typical server); bigger catalogs are paginated at this size.
 TOOLS_PAGE_SIZE = 100
-# The decoded form of a tools/list cursor; the client only ever sees it base64url-encoded.
-_TOOLS_CURSOR = re.compile(r"tools:([1-9][0-9]{0,8})")
 # server/discover's cache hints (those of lists and reads are options: cache_hints.py).
 _CACHE_HINTS: JSONObject = {"ttlMs": 0, "cacheScope": "public"}
 # Handshake-era methods that 2026-07-28 removed (subscriptions/listen replaces subscribe).
@@ -122,6 +121,14 @@ class RequestContext:
             self._responses = dict(carried) if carried else {}
         self.answered: JSONObject = {}
         self._asks = 0
+        # The task this call runs as (Tasks extension, tasks.py); None for a plain call.
+        self.task: TaskRun | None = None
+
+    async def continue_as_task(self) -> None:
+        """A `task_input_first` tool's input is gathered (plain input_required rounds): the rest
+        runs as a task, the client gets its CreateTaskResult now. A no-op anywhere else."""
+        if self.task is not None:
+            await self.task.escalate()
 
     async def drop_connection(self) -> None:
         """End this connection without answering anything more, as a crashing server would (for
@@ -130,12 +137,16 @@ class RequestContext:
         await self._session.transport.close()
 
     async def report_progress(self, progress: float, total: float | None = None, message: str | None = None) -> None:
-        """Send notifications/progress if the client asked for it; progress must increase."""
-        if self.progress_token is None:
+        """Send notifications/progress if the client asked for it; progress must increase. In a
+        running task it becomes the task's status message instead."""
+        if self.progress_token is None and not (self.task is not None and self.task.active):
             return
         if self._last_progress is not None and progress <= self._last_progress:
             return
         self._last_progress = progress
+        if self.task is not None and self.task.active:
+            await self.task.progress(progress, total, message)
+            return
         params: JSONObject = {"progressToken": self.progress_token, "progress": progress}
         if total is not None:
             params["total"] = total
@@ -207,6 +218,9 @@ class RequestContext:
                 f"the client did not declare the {names} capability",
                 {"requiredCapabilities": missing},
             )
+        if self.task is not None and self.task.active:
+            # A running task parks in input_required; tasks/update brings the answers.
+            return await self.task.request_inputs(requests)
         if self.era != ERA_MODERN:
             return {
                 key: await self._session.request(str(r["method"]), r.get("params"), timeout=None)
@@ -286,6 +300,10 @@ class Server:
         self._methods: dict[str, MethodHandler] = {}
         self.features = Features()
         self.subscriptions = SubscriptionHub()
+        # Tools whose definition allows running as a task (Tasks extension, tasks.py); those of
+        # `task_input_first` gather input before they continue as a task (continue_as_task).
+        self.tasks = TaskManager()
+        self.task_input_first: set[str] = set()
 
     # -- registration --------------------------------------------------------------
 
@@ -296,6 +314,9 @@ class Server:
         if name in self._tools:
             raise ValueError(f"tool {name!r} is registered twice")
         self._tools[name] = _Tool(dict(definition), handler)
+        if task_support(definition) is not None:
+            for method, serve in zip(TASK_METHODS, (self.tasks.get, self.tasks.update, self.tasks.cancel), strict=True):
+                self._methods.setdefault(method, serve)
 
     def add_tool_made_on_first_call(self, definition: Mapping[str, Any], make: Callable[[], ToolHandler]) -> None:
         """A tool whose handler `make()` returns when the tool is first called, then serves every
@@ -367,6 +388,8 @@ class Server:
             caps["tools"] = {"listChanged": True}
         caps.update(self.features.capabilities())
         caps.update(self.extra_capabilities)
+        if TASK_METHODS[0] in self._methods:  # merged: other extensions stay declared
+            caps["extensions"] = {**caps.get("extensions", {}), EXTENSION_TASKS: {}}
         return caps
 
     # -- serving -------------------------------------------------------------------
@@ -641,11 +664,11 @@ class ServerConnection:
 
     def _list_tools(self, params: JSONObject) -> JSONObject:
         tools = list(self.server._tools.values())
-        start = _tools_cursor_offset(params.get("cursor"), len(tools))
+        start = tools_cursor_offset(params.get("cursor"), len(tools))
         end = start + self.server.tools_page_size
         result: JSONObject = {"tools": [tool.definition for tool in tools[start:end]]}
         if end < len(tools):
-            result["nextCursor"] = _tools_cursor(end)
+            result["nextCursor"] = tools_cursor(end)
         return result
 
     async def _call_tool(self, params: JSONObject, context: RequestContext) -> JSONObject:
@@ -658,38 +681,16 @@ class ServerConnection:
             arguments = {}
         if not isinstance(arguments, dict):
             return error_result("Invalid arguments: expected an object")
-        try:
-            return await tool.handler(arguments, context)
-        except (RpcError, asyncio.CancelledError, InputRequired):
-            raise
-        except Exception as exc:
-            # Never leak a traceback to the client; the server log keeps it (at ERROR, shown by
-            # default), with the tool and the request id to find the call it answered.
-            log.exception("tool %r failed (request id %r)", name, context.request_id)
-            return error_result(f"Tool {name!r} failed: {type(exc).__name__}")
-
-
-def _tools_cursor(offset: int) -> str:
-    # Opaque to clients (the spec says so); only this module reads it back.
-    return base64.urlsafe_b64encode(f"tools:{offset}".encode()).decode().rstrip("=")
-
-
-def _tools_cursor_offset(cursor: Any, count: int) -> int:
-    """Where a tools/list page starts: 0 without a cursor, else the offset a valid cursor names."""
-    if cursor is None:
-        return 0
-    invalid = RpcError(jsonrpc.INVALID_PARAMS, "Invalid cursor")
-    if not isinstance(cursor, str) or len(cursor) > 32:
-        raise invalid
-    try:
-        decoded = base64.urlsafe_b64decode(cursor + "=" * (-len(cursor) % 4)).decode("ascii")
-    except (binascii.Error, UnicodeDecodeError, ValueError):
-        raise invalid from None
-    match = _TOOLS_CURSOR.fullmatch(decoded)
-    # Only cursors this server could have issued: inside the list, and in their canonical form.
-    if match is None or int(match.group(1)) >= count or _tools_cursor(int(match.group(1))) != cursor:
-        raise invalid
-    return int(match.group(1))
+        support = task_support(tool.definition)
+        if support is not None:
+            return await self.server.tasks.call(
+                functools.partial(run_tool, tool.handler, str(name)),
+                arguments,
+                context,
+                support,
+                name in self.server.task_input_first,
+            )
+        return await run_tool(tool.handler, str(name), arguments, context)
 
 
 def error_result(message: str) -> JSONObject:

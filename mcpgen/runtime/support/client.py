@@ -21,6 +21,7 @@ from ..client.features import (
 from ..client.many import AsyncManyClientBase, SyncManyClientBase
 from ..client.servers_config import config_path
 from ..client.typed import AsyncClientBase, SyncClientBase, sync_method
+from ..client.typed_tasks import SyncTypedTask, TypedTask, sync_task_method
 from ..core.errors import (
     ConnectionClosed,
     InvalidArguments,
@@ -31,6 +32,7 @@ from ..core.errors import (
     SchemaDriftError,
     SchemaDriftWarning,
     ServersConfigError,
+    TaskFailed,
     ToolError,
     ToolOutputError,
     ToolOutputWarning,
@@ -95,4 +97,9 @@ __all__ = [
     "Unset",
     "expand_uri_template",
     "sync_method",
+    # The Tasks extension: what a typed start_<tool> returns, and raises.
+    "SyncTypedTask",
+    "TaskFailed",
+    "TypedTask",
+    "sync_task_method",
 ]

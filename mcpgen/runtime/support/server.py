@@ -31,6 +31,7 @@ from ..server.http.workers import Supervision, serve_http_workers
 from ..server.options import ServeOptions
 from ..server.server import RequestContext, Server, error_result
 from ..server.store import Store
+from ..server.tasks import TaskLimits
 
 __all__ = [
     "HandledItem",
@@ -49,6 +50,7 @@ __all__ = [
     "Server",
     "Store",
     "Supervision",
+    "TaskLimits",
     "SubscriptionHook",
     "ToolError",
     "ToolOutput",

@@ -38,7 +38,13 @@ log = logging.getLogger("mcpgen.runtime.http")
 _ACCEPT = "application/json, text/event-stream"
 _SHARDS = 8
 _SHARD_CONNECTIONS = 8
-_NAME_FIELD = {"tools/call": "name", "prompts/get": "name", "resources/read": "uri"}
+_NAME_FIELD = {
+    "tools/call": "name",
+    "prompts/get": "name",
+    "resources/read": "uri",
+    # The Tasks extension's routing header (SEP-2663): the task's id.
+    **dict.fromkeys(("tasks/get", "tasks/update", "tasks/cancel"), "taskId"),
+}
 # One request is sent at most this many times while its auth object logs in, refreshes or steps
 # up its scope (the auth object bounds step-ups itself; this bounds everything else).
 _AUTH_ATTEMPTS = 4

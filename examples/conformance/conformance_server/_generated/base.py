@@ -21,6 +21,24 @@ from . import tables as _tables
 class ToolsBase(CompletionHook, SubscriptionHook):
     """Override these in handlers.py; a method left as it is answers "not implemented"."""
 
+    async def confirm_delete(self, args: _models.ConfirmDeleteArgs, ctx: Context) -> ToolOutput:
+        """Asks for a confirmation (elicitation) before deleting `filename`; runs as a ...
+
+        MCP tool: 'confirm_delete'
+        """
+        raise NotImplementedError
+
+    async def failing_job(self, args: _models.FailingJobArgs, ctx: Context) -> ToolOutput:
+        """Fails with a tool execution error after about a second; only as a task.
+
+        MCP tool: 'failing_job'
+        """
+        raise NotImplementedError
+
+    async def greet(self, args: _models.GreetArgs, ctx: Context) -> ToolOutput:
+        """MCP tool 'greet': Greets someone (a plain tool, never a task)."""
+        raise NotImplementedError
+
     async def json_schema_2020_12_tool(
         self, args: _models.JsonSchema202012ToolArgs, ctx: Context
     ) -> ToolOutput:
@@ -28,6 +46,20 @@ class ToolsBase(CompletionHook, SubscriptionHook):
 
         MCP tool: 'json_schema_2020_12_tool'
         """
+        raise NotImplementedError
+
+    async def multi_input(self, args: _models.MultiInputArgs, ctx: Context) -> ToolOutput:
+        """MCP tool 'multi_input': Asks two questions at once (two elicitations); runs as a task."""
+        raise NotImplementedError
+
+    async def protocol_error_job(
+        self, args: _models.ProtocolErrorJobArgs, ctx: Context
+    ) -> ToolOutput:
+        """MCP tool 'protocol_error_job': Fails with a protocol error; runs as a task."""
+        raise NotImplementedError
+
+    async def slow_compute(self, args: _models.SlowComputeArgs, ctx: Context) -> ToolOutput:
+        """MCP tool 'slow_compute': Sleeps `seconds`, then answers; runs as a task."""
         raise NotImplementedError
 
     async def test_audio_content(
@@ -220,6 +252,15 @@ class ToolsBase(CompletionHook, SubscriptionHook):
         self, args: _models.TestToolWithProgressArgs, ctx: Context
     ) -> ToolOutput:
         """MCP tool 'test_tool_with_progress': Reports progress 0, 50 and 100 of 100."""
+        raise NotImplementedError
+
+    async def test_tool_with_task(
+        self, args: _models.TestToolWithTaskArgs, ctx: Context
+    ) -> ToolOutput:
+        """Asks the user's name (input request user_name), then continues as a task.
+
+        MCP tool: 'test_tool_with_task'
+        """
         raise NotImplementedError
 
     async def prompt_test_input_required_result_prompt(

@@ -14,7 +14,13 @@ INSTRUCTIONS: str | None = None
 # JSON text, not Python literals: numbers, key order and unknown keywords round-trip exactly.
 # One declaration a line.
 TOOLS_JSON: tuple[str, ...] = (
+    '{"name":"confirm_delete","description":"Asks for a confirmation (elicitation) before deleting `filename`; runs as a task.","inputSchema":{"type":"object","properties":{"filename":{"type":"string"}}},"execution":{"taskSupport":"optional"}}',
+    '{"name":"failing_job","description":"Fails with a tool execution error after about a second; only as a task.","inputSchema":{"type":"object","properties":{}},"execution":{"taskSupport":"required"}}',
+    '{"name":"greet","description":"Greets someone (a plain tool, never a task).","inputSchema":{"type":"object","properties":{"name":{"type":"string"}},"required":["name"]}}',
     '{"name":"json_schema_2020_12_tool","description":"Tool whose input schema uses JSON Schema 2020-12 keywords (kept verbatim).","inputSchema":{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","$defs":{"address":{"$anchor":"addressDef","type":"object","properties":{"street":{"type":"string"},"city":{"type":"string"}}}},"properties":{"name":{"type":"string"},"address":{"$ref":"#/$defs/address"},"contactMethod":{"type":"string","enum":["phone","email"]},"phone":{"type":"string"},"email":{"type":"string"}},"allOf":[{"anyOf":[{"required":["phone"]},{"required":["email"]}]}],"if":{"properties":{"contactMethod":{"const":"phone"}},"required":["contactMethod"]},"then":{"required":["phone"]},"else":{"required":["email"]},"additionalProperties":false}}',
+    '{"name":"multi_input","description":"Asks two questions at once (two elicitations); runs as a task.","inputSchema":{"type":"object","properties":{}},"execution":{"taskSupport":"optional"}}',
+    '{"name":"protocol_error_job","description":"Fails with a protocol error; runs as a task.","inputSchema":{"type":"object","properties":{}},"execution":{"taskSupport":"optional"}}',
+    '{"name":"slow_compute","description":"Sleeps `seconds`, then answers; runs as a task.","inputSchema":{"type":"object","properties":{"seconds":{"type":"number","minimum":0},"label":{"type":"string"}}},"execution":{"taskSupport":"optional"}}',
     '{"name":"test_audio_content","description":"Returns audio (a tiny WAV).","inputSchema":{"type":"object","properties":{}}}',
     '{"name":"test_elicitation","description":"Asks the user for input (elicitation).","inputSchema":{"type":"object","properties":{"message":{"type":"string","description":"The message to show the user"}},"required":["message"]}}',
     '{"name":"test_elicitation_sep1034_defaults","description":"Elicitation whose requested schema carries default values (SEP-1034).","inputSchema":{"type":"object","properties":{}}}',
@@ -40,6 +46,7 @@ TOOLS_JSON: tuple[str, ...] = (
     '{"name":"test_streaming_elicitation","description":"Asks the user for input; the answer comes through an input_required result.","inputSchema":{"type":"object","properties":{}}}',
     '{"name":"test_tool_with_logging","description":"Sends three log messages while it runs.","inputSchema":{"type":"object","properties":{}}}',
     '{"name":"test_tool_with_progress","description":"Reports progress 0, 50 and 100 of 100.","inputSchema":{"type":"object","properties":{}}}',
+    '{"name":"test_tool_with_task","description":"Asks the user\'s name (input request user_name), then continues as a task.","inputSchema":{"type":"object","properties":{}},"execution":{"taskSupport":"required"}}',
 )
 PROMPTS_JSON: tuple[str, ...] = (
     '{"description":"A prompt that first asks the user for context (input request user_context)","name":"test_input_required_result_prompt"}',
@@ -59,11 +66,30 @@ TEMPLATES_JSON: tuple[str, ...] = (
 
 # tool name -> its handler method, Args and Result models, and how the result is sent
 TOOLS: dict[str, HandledTool] = {
+    "confirm_delete": HandledTool(
+        method="confirm_delete", args="ConfirmDeleteArgs", result=None, mode=ResultMode.CONTENT
+    ),
+    "failing_job": HandledTool(
+        method="failing_job", args="FailingJobArgs", result=None, mode=ResultMode.CONTENT
+    ),
+    "greet": HandledTool(method="greet", args="GreetArgs", result=None, mode=ResultMode.CONTENT),
     "json_schema_2020_12_tool": HandledTool(
         method="json_schema_2020_12_tool",
         args="JsonSchema202012ToolArgs",
         result=None,
         mode=ResultMode.CONTENT,
+    ),
+    "multi_input": HandledTool(
+        method="multi_input", args="MultiInputArgs", result=None, mode=ResultMode.CONTENT
+    ),
+    "protocol_error_job": HandledTool(
+        method="protocol_error_job",
+        args="ProtocolErrorJobArgs",
+        result=None,
+        mode=ResultMode.CONTENT,
+    ),
+    "slow_compute": HandledTool(
+        method="slow_compute", args="SlowComputeArgs", result=None, mode=ResultMode.CONTENT
     ),
     "test_audio_content": HandledTool(
         method="test_audio_content",
@@ -197,6 +223,12 @@ TOOLS: dict[str, HandledTool] = {
     "test_tool_with_progress": HandledTool(
         method="test_tool_with_progress",
         args="TestToolWithProgressArgs",
+        result=None,
+        mode=ResultMode.CONTENT,
+    ),
+    "test_tool_with_task": HandledTool(
+        method="test_tool_with_task",
+        args="TestToolWithTaskArgs",
         result=None,
         mode=ResultMode.CONTENT,
     ),

@@ -74,6 +74,7 @@ class StreamableHttpApp:
         self.json_response = json_response
         # Sessions, stream logs and notifications shared with the other workers (memory: none).
         self.store: Store = store if store is not None else MemoryStore()
+        server.tasks.use_store(self.store)  # tasks live where the sessions do (shared by workers)
         self.sessions = SessionTable(server, self.store, self.limits)
         self.router = WorkerRouter(server, self.sessions)
         self.logs = StreamLogs(self.store, self.limits)

@@ -15,7 +15,16 @@ from ...core.protocol import HANDSHAKE_VERSIONS, META_PROTOCOL_VERSION, MODERN_V
 if TYPE_CHECKING:
     from ..server import Server
 
-_NAME_HEADER_FOR = {"tools/call": "name", "prompts/get": "name", "resources/read": "uri"}
+_NAME_HEADER_FOR = {
+    "tools/call": "name",
+    "prompts/get": "name",
+    "resources/read": "uri",
+    # The Tasks extension (SEP-2663 "Routing Headers"): the task's id.
+    **dict.fromkeys(("tasks/get", "tasks/update", "tasks/cancel"), "taskId"),
+}
+# Methods whose Mcp-Name may be missing (checked only when sent): the official SDK's client, and
+# so FastMCP's, sends none on tasks/* yet.
+_NAME_OPTIONAL = frozenset({"tasks/get", "tasks/update", "tasks/cancel"})
 
 
 def header_problem(server: Server, message: JSONObject, headers: dict[str, str]) -> tuple[int, str] | None:
@@ -65,7 +74,8 @@ def _name_problem(message: JSONObject, params: JSONObject, headers: dict[str, st
     name_header = _field(headers, "mcp-name")
     body_value = params.get(field_name)
     if name_header is None:
-        return "Missing Mcp-Name header" if body_value is not None and "id" in message else None
+        required = body_value is not None and "id" in message and message.get("method") not in _NAME_OPTIONAL
+        return "Missing Mcp-Name header" if required else None
     if _decode_header(name_header) != body_value:
         return "Mcp-Name header does not match the body"
     return None

@@ -25,6 +25,11 @@ MAX_RECORD_BYTES = 64 * 1024
 MAX_EVENT_BYTES = 4 * 1024 * 1024 + 1024
 # Resource subscriptions a session record may hold.
 MAX_SUBSCRIPTIONS = 1000
+# A task record (its inlined result included) and an inbox message: refused above these sizes;
+# messages an inbox holds at once.
+MAX_TASK_BYTES = 4 * 1024 * 1024 + 64 * 1024
+MAX_TASK_MESSAGE_BYTES = 1024 * 1024
+MAX_TASK_INBOX = 64
 
 # Pub/sub channels (under the store's namespace).
 CHANNEL_NOTIFY = "notify"  # change notifications: {"method", "params"}
@@ -133,6 +138,28 @@ class Store(Protocol):
     async def read_events(self, stream: str, after: str, wait: float) -> list[tuple[str, bytes]]:
         """Events after entry `after` ("0" for all), oldest first; if there are none yet, waits
         up to `wait` seconds for the next ones (an empty list: nothing came)."""
+
+    # -- tasks (the Tasks extension: tasks.py) ---------------------------------------
+    # A task is a record, written by the worker running it, and an inbox any worker appends to
+    # (answers to its input requests, a cancellation) that the running worker drains.
+
+    async def create_task(self, task_id: str, data: bytes, ttl: float, cap: int) -> bool:
+        """Store a new task record for `ttl` seconds; False when `cap` unexpired tasks exist."""
+
+    async def load_task(self, task_id: str) -> bytes | None:
+        """The task's record, or None (unknown, expired)."""
+
+    async def save_task(self, task_id: str, data: bytes, ttl: float) -> None:
+        """Replace an existing task's record (nothing when it expired meanwhile)."""
+
+    async def post_to_task(self, task_id: str, data: bytes, ttl: float) -> bool:
+        """Append a message to the task's inbox; False when it holds MAX_TASK_INBOX already."""
+
+    async def task_inbox(self, task_id: str) -> list[bytes]:
+        """The inbox's messages, oldest first (not removed: see trim_task_inbox)."""
+
+    async def trim_task_inbox(self, task_id: str, count: int) -> None:
+        """Drop the `count` oldest messages (those the running worker has applied)."""
 
     # -- pub/sub --------------------------------------------------------------------
 

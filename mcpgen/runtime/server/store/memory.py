@@ -8,7 +8,7 @@ import logging
 import time
 from dataclasses import dataclass, field
 
-from .base import EVENT_LOG_LENGTH, Handler, SessionRecord
+from .base import EVENT_LOG_LENGTH, MAX_TASK_INBOX, Handler, SessionRecord
 
 log = logging.getLogger("mcpgen.runtime.store")
 
@@ -45,6 +45,8 @@ class MemoryStore:
         self._logs: collections.OrderedDict[str, _Log] = collections.OrderedDict()
         self._log_bytes = 0
         self._handlers: dict[str, list[Handler]] = {}
+        self._tasks: dict[str, tuple[bytes, float]] = {}  # id -> (record, monotonic expiry)
+        self._inboxes: dict[str, list[bytes]] = {}
 
     async def start(self, namespace: str) -> None:
         return None  # one process: nothing to share, nothing to name
@@ -53,6 +55,8 @@ class MemoryStore:
         self._sessions.clear()
         self._logs.clear()
         self._log_bytes = 0
+        self._tasks.clear()
+        self._inboxes.clear()
 
     # -- sessions -------------------------------------------------------------------
 
@@ -141,6 +145,51 @@ class MemoryStore:
             except asyncio.TimeoutError:
                 return []
         return [(str(number), data) for number, data in entry.events if number > position]
+
+    # -- tasks ----------------------------------------------------------------------
+
+    def _live_task(self, task_id: str, now: float) -> bytes | None:
+        entry = self._tasks.get(task_id)
+        if entry is not None and entry[1] <= now:
+            del self._tasks[task_id]
+            self._inboxes.pop(task_id, None)
+            return None
+        return entry[0] if entry is not None else None
+
+    async def create_task(self, task_id: str, data: bytes, ttl: float, cap: int) -> bool:
+        now = time.monotonic()
+        if len(self._tasks) >= cap:
+            for expired in [tid for tid, (_, expires) in self._tasks.items() if expires <= now]:
+                self._live_task(expired, now)
+            if len(self._tasks) >= cap:
+                return False
+        self._tasks[task_id] = (data, _expiry(now, ttl))
+        return True
+
+    async def load_task(self, task_id: str) -> bytes | None:
+        return self._live_task(task_id, time.monotonic())
+
+    async def save_task(self, task_id: str, data: bytes, ttl: float) -> None:
+        now = time.monotonic()
+        if self._live_task(task_id, now) is not None:
+            self._tasks[task_id] = (data, _expiry(now, ttl))
+
+    async def post_to_task(self, task_id: str, data: bytes, ttl: float) -> bool:
+        if self._live_task(task_id, time.monotonic()) is None:
+            return False
+        inbox = self._inboxes.setdefault(task_id, [])
+        if len(inbox) >= MAX_TASK_INBOX:
+            return False
+        inbox.append(data)
+        return True
+
+    async def task_inbox(self, task_id: str) -> list[bytes]:
+        return list(self._inboxes.get(task_id, ()))
+
+    async def trim_task_inbox(self, task_id: str, count: int) -> None:
+        inbox = self._inboxes.get(task_id)
+        if inbox is not None:
+            del inbox[:count]
 
     # -- pub/sub --------------------------------------------------------------------
 

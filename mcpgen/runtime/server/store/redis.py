@@ -19,7 +19,16 @@ from typing import TYPE_CHECKING, Any
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
 from ...core.errors import StoreUnavailable
-from .base import EVENT_LOG_LENGTH, MAX_EVENT_BYTES, Handler, SessionRecord, redact
+from .base import (
+    EVENT_LOG_LENGTH,
+    MAX_EVENT_BYTES,
+    MAX_TASK_BYTES,
+    MAX_TASK_INBOX,
+    MAX_TASK_MESSAGE_BYTES,
+    Handler,
+    SessionRecord,
+    redact,
+)
 
 if TYPE_CHECKING:
     import redis.asyncio
@@ -65,6 +74,17 @@ return record
 """
 
 
+# Append to a task's inbox unless the task is gone or the inbox is full (atomic: the bound holds
+# with every worker posting). KEYS: the task's key, its inbox. ARGV: message, max length, ttl ms.
+_POST = """
+if redis.call('EXISTS', KEYS[1]) == 0 then return 0 end
+if redis.call('LLEN', KEYS[2]) >= tonumber(ARGV[2]) then return 0 end
+redis.call('RPUSH', KEYS[2], ARGV[1])
+redis.call('PEXPIRE', KEYS[2], ARGV[3])
+return 1
+"""
+
+
 def parse_url(url: str) -> tuple[str, str]:
     """(the URL redis-py connects to, the key prefix from its `?prefix=`); ValueError with a
     redacted one-line reason when it is not a redis:// or rediss:// URL with a host."""
@@ -103,6 +123,7 @@ class RedisStore:
         self._starting = asyncio.Lock()
         self._open_script: Any = None
         self._touch_script: Any = None
+        self._post_script: Any = None
 
     def check(self) -> None:
         """Ping the server once, synchronously (at start-up): StoreUnavailable if it does not answer."""
@@ -144,6 +165,7 @@ class RedisStore:
             )
             self._open_script = self._client.register_script(_OPEN)
             self._touch_script = self._client.register_script(_TOUCH)
+            self._post_script = self._client.register_script(_POST)
             if self._handlers:
                 self._listener = asyncio.get_running_loop().create_task(self._listen())
 
@@ -223,6 +245,35 @@ class RedisStore:
                     continue  # not written by a worker: skipped, never sent
                 events.append((entry_id.decode() if isinstance(entry_id, bytes) else str(entry_id), data))
         return events
+
+    # -- tasks ----------------------------------------------------------------------
+    # The same counted-set scheme as sessions (the cap holds cluster-wide), under task keys.
+
+    async def create_task(self, task_id: str, data: bytes, ttl: float, cap: int) -> bool:
+        now = time.time()
+        keys = [self._key("tasks"), self._key(f"task:{task_id}")]
+        args = [repr(now), repr(now + ttl), cap, data, _ms(ttl) or 1]
+        return bool(await self._call(self._open_script(keys=keys, args=args)))
+
+    async def load_task(self, task_id: str) -> bytes | None:
+        raw = await self._call(self._redis().get(self._key(f"task:{task_id}")))
+        return raw if isinstance(raw, bytes) and len(raw) <= MAX_TASK_BYTES else None
+
+    async def save_task(self, task_id: str, data: bytes, ttl: float) -> None:
+        await self._call(self._redis().set(self._key(f"task:{task_id}"), data, px=_ms(ttl) or 1, xx=True))
+
+    async def post_to_task(self, task_id: str, data: bytes, ttl: float) -> bool:
+        keys = [self._key(f"task:{task_id}"), self._key(f"inbox:{task_id}")]
+        args = [data, MAX_TASK_INBOX, _ms(ttl) or 1]
+        return bool(await self._call(self._post_script(keys=keys, args=args)))
+
+    async def task_inbox(self, task_id: str) -> list[bytes]:
+        raw = await self._call(self._redis().lrange(self._key(f"inbox:{task_id}"), 0, MAX_TASK_INBOX - 1))
+        return [m for m in raw or () if isinstance(m, bytes) and len(m) <= MAX_TASK_MESSAGE_BYTES]
+
+    async def trim_task_inbox(self, task_id: str, count: int) -> None:
+        if count > 0:
+            await self._call(self._redis().ltrim(self._key(f"inbox:{task_id}"), count, -1))
 
     # -- pub/sub --------------------------------------------------------------------
 

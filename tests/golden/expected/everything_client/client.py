@@ -14,9 +14,11 @@ from mcpgen.runtime.support.client import (
     ResourceContents,
     SyncClientBase,
     ToolResult,
+    TypedTask,
     Unset,
     expand_uri_template,
     sync_method,
+    sync_task_method,
 )
 
 from ._catalog import CATALOG
@@ -307,6 +309,14 @@ class AsyncClient(AsyncClientBase):
             "simulate-research-query", {"topic": topic, "ambiguous": ambiguous}
         )
 
+    async def start_simulate_research_query(
+        self, *, topic: str, ambiguous: bool | Unset = UNSET
+    ) -> TypedTask[ToolResult]:
+        """`simulate_research_query` run as a task (Tasks extension): `await task.wait()` returns what `simulate_research_query` does."""
+        return await self._start(
+            "simulate-research-query", {"topic": topic, "ambiguous": ambiguous}
+        )
+
     async def toggle_simulated_logging(self) -> ToolResult:
         """Toggle Simulated Logging
 
@@ -521,6 +531,7 @@ class Client(SyncClientBase[AsyncClient]):
     get_tiny_image = sync_method(AsyncClient.get_tiny_image)
     gzip_file_as_resource = sync_method(AsyncClient.gzip_file_as_resource)
     simulate_research_query = sync_method(AsyncClient.simulate_research_query)
+    start_simulate_research_query = sync_task_method(AsyncClient.start_simulate_research_query)
     toggle_simulated_logging = sync_method(AsyncClient.toggle_simulated_logging)
     toggle_subscriber_updates = sync_method(AsyncClient.toggle_subscriber_updates)
     trigger_long_running_operation = sync_method(AsyncClient.trigger_long_running_operation)

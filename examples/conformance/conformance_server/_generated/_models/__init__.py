@@ -6,7 +6,13 @@ from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from ._shared import *  # noqa: F403
+    from .confirm_delete import *  # noqa: F403
+    from .failing_job import *  # noqa: F403
+    from .greet import *  # noqa: F403
     from .json_schema_2020_12_tool import *  # noqa: F403
+    from .multi_input import *  # noqa: F403
+    from .protocol_error_job import *  # noqa: F403
+    from .slow_compute import *  # noqa: F403
     from .test_audio_content import *  # noqa: F403
     from .test_elicitation import *  # noqa: F403
     from .test_elicitation_sep1034_defaults import *  # noqa: F403
@@ -32,6 +38,7 @@ if TYPE_CHECKING:
     from .test_streaming_elicitation import *  # noqa: F403
     from .test_tool_with_logging import *  # noqa: F403
     from .test_tool_with_progress import *  # noqa: F403
+    from .test_tool_with_task import *  # noqa: F403
 
 # module -> the names it declares
 _DECLARES: dict[str, tuple[str, ...]] = {
@@ -46,7 +53,13 @@ _DECLARES: dict[str, tuple[str, ...]] = {
         "PromptTestSimplePromptArgs",
         "TemplateTemplateParams",
     ),
+    "confirm_delete": ("ConfirmDeleteArgs",),
+    "failing_job": ("FailingJobArgs",),
+    "greet": ("GreetArgs",),
     "json_schema_2020_12_tool": ("JsonSchema202012ToolArgs", "JsonSchema202012ToolArgsAddress"),
+    "multi_input": ("MultiInputArgs",),
+    "protocol_error_job": ("ProtocolErrorJobArgs",),
+    "slow_compute": ("SlowComputeArgs",),
     "test_audio_content": ("TestAudioContentArgs",),
     "test_elicitation": ("TestElicitationArgs",),
     "test_elicitation_sep1034_defaults": ("TestElicitationSep1034DefaultsArgs",),
@@ -72,4 +85,5 @@ _DECLARES: dict[str, tuple[str, ...]] = {
     "test_streaming_elicitation": ("TestStreamingElicitationArgs",),
     "test_tool_with_logging": ("TestToolWithLoggingArgs",),
     "test_tool_with_progress": ("TestToolWithProgressArgs",),
+    "test_tool_with_task": ("TestToolWithTaskArgs",),
 }

@@ -17,7 +17,13 @@ class ExactSchemaCheck:
 
 
 _EXACT_SCHEMAS: dict[str, str] = {
+    "ConfirmDeleteArgs": '{"type":"object","properties":{"filename":{"type":"string"}}}',
+    "FailingJobArgs": '{"type":"object","properties":{}}',
+    "GreetArgs": '{"type":"object","properties":{"name":{"type":"string"}},"required":["name"]}',
     "JsonSchema202012ToolArgs": '{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","$defs":{"address":{"$anchor":"addressDef","type":"object","properties":{"street":{"type":"string"},"city":{"type":"string"}}}},"properties":{"name":{"type":"string"},"address":{"$ref":"#/$defs/address"},"contactMethod":{"type":"string","enum":["phone","email"]},"phone":{"type":"string"},"email":{"type":"string"}},"allOf":[{"anyOf":[{"required":["phone"]},{"required":["email"]}]}],"if":{"properties":{"contactMethod":{"const":"phone"}},"required":["contactMethod"]},"then":{"required":["phone"]},"else":{"required":["email"]},"additionalProperties":false}',
+    "MultiInputArgs": '{"type":"object","properties":{}}',
+    "ProtocolErrorJobArgs": '{"type":"object","properties":{}}',
+    "SlowComputeArgs": '{"type":"object","properties":{"seconds":{"type":"number","minimum":0},"label":{"type":"string"}}}',
     "TestAudioContentArgs": '{"type":"object","properties":{}}',
     "TestElicitationArgs": '{"type":"object","properties":{"message":{"type":"string","description":"The message to show the user"}},"required":["message"]}',
     "TestElicitationSep1034DefaultsArgs": '{"type":"object","properties":{}}',
@@ -43,6 +49,7 @@ _EXACT_SCHEMAS: dict[str, str] = {
     "TestStreamingElicitationArgs": '{"type":"object","properties":{}}',
     "TestToolWithLoggingArgs": '{"type":"object","properties":{}}',
     "TestToolWithProgressArgs": '{"type":"object","properties":{}}',
+    "TestToolWithTaskArgs": '{"type":"object","properties":{}}',
 }
 _EXACT_WRAPS: dict[str, str] = {}
 
