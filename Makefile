@@ -5,6 +5,7 @@ PY ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
+TASKS_PEER := tests/peers/fastmcp-tasks
 
 .PHONY: setup demo lint test bench mutate coverage clean
 
@@ -16,6 +17,10 @@ $(STAMP): pyproject.toml runtime/pyproject.toml tests/peers/package.json tests/p
 	# mcpgen needs mcpgen-runtime, which no index has but ./runtime (runtime/pyproject.toml).
 	$(BIN)/python -m pip install -q -e ./runtime -e '.[test]' --config-settings editable_mode=compat
 	cd tests/peers && npm ci --no-audit --no-fund --loglevel=error
+	# fastmcp-tasks 4.1.4 pins fastmcp-slim 4.1.4, the test extra fastmcp 4.2.3: the Tasks interop
+	# peer gets a venv of its own (tests/runtime/interop/test_interop_fastmcp_tasks.py).
+	test -x $(TASKS_PEER)/bin/python || $(PY) -m venv $(TASKS_PEER)
+	$(TASKS_PEER)/bin/python -m pip install -q 'fastmcp-tasks==4.1.4'
 	# inspector-cli 1.0.3 reads ../package.json relative to its build/ folder's parent.
 	cp tests/peers/node_modules/@modelcontextprotocol/inspector-cli/package.json \
 	   tests/peers/node_modules/@modelcontextprotocol/package.json
@@ -53,4 +58,4 @@ coverage: setup
 	$(BIN)/python -m coverage combine -q && $(BIN)/python scripts/coverage_by_package.py; exit $$status
 
 clean:
-	rm -rf $(VENV) tests/peers/node_modules
+	rm -rf $(VENV) tests/peers/node_modules $(TASKS_PEER)

@@ -4,8 +4,9 @@ the generated conformance server.
 
 fastmcp-tasks cannot share this venv: its newest release on PyPI (4.1.4) pins fastmcp-slim 4.1.4,
 while the test extra pins fastmcp 4.2.3. So the FastMCP side runs in an interpreter of its own,
-named by MCPGEN_FASTMCP_TASKS_PYTHON (a venv with `pip install fastmcp-tasks==4.1.4`); without
-it these tests are skipped (in CI too: they are not part of the green bar)."""
+the venv `make setup` makes for it (tests/peers/fastmcp-tasks, `pip install fastmcp-tasks==4.1.4`),
+or the one MCPGEN_FASTMCP_TASKS_PYTHON names; skipped only when neither exists (a checkout set
+up some other way), and a failure in CI."""
 
 from __future__ import annotations
 
@@ -19,15 +20,16 @@ import pytest
 
 from mcpgen.runtime import connect_http
 from tests.cluster import needs_redis, redis_server
-from tests.serving import ServerProcess
+from tests.serving import ServerProcess, needs_peer
 
-FASTMCP_PYTHON = os.environ.get("MCPGEN_FASTMCP_TASKS_PYTHON", "")
 REPO = Path(__file__).resolve().parents[3]
+_PEER = REPO / "tests/peers/fastmcp-tasks/bin/python"
+FASTMCP_PYTHON = os.environ.get("MCPGEN_FASTMCP_TASKS_PYTHON", "") or (str(_PEER) if _PEER.exists() else "")
 
 pytestmark = [
     pytest.mark.slow,
     needs_redis,
-    pytest.mark.skipif(not FASTMCP_PYTHON, reason="MCPGEN_FASTMCP_TASKS_PYTHON names no fastmcp-tasks interpreter"),
+    needs_peer(not FASTMCP_PYTHON, "no fastmcp-tasks interpreter (make setup makes tests/peers/fastmcp-tasks)"),
 ]
 
 FASTMCP_SERVER = """\
