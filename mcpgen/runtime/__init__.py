@@ -32,6 +32,7 @@ if TYPE_CHECKING:
         StdioOptions,
     )
     from .client.session import ClientSession
+    from .client.skills import Skill, SkillFile, SkillFileContent
     from .client.subscriptions import ChangeEvent, Subscription
     from .core.errors import (
         AuthError,
@@ -51,6 +52,7 @@ if TYPE_CHECKING:
         SchemaMismatch,
         ServersConfigError,
         SessionExpired,
+        SkillVerificationError,
         StoreUnavailable,
         ToolError,
         ToolOutputError,
@@ -60,6 +62,7 @@ if TYPE_CHECKING:
     from .core.session import ProgressCallback, Session
     from .server.cache_hints import CacheHint
     from .server.server import RequestContext, Server, ServerConnection, error_result
+    from .server.skills import serve_skills
 
 # public name -> the module that defines it (loaded on first use)
 _WHERE = {
@@ -101,6 +104,10 @@ _WHERE = {
     "ServersConfigError": ".core.errors",
     "Session": ".core.session",
     "SessionExpired": ".core.errors",
+    "Skill": ".client.skills",
+    "SkillFile": ".client.skills",
+    "SkillFileContent": ".client.skills",
+    "SkillVerificationError": ".core.errors",
     "StdioOptions": ".client.options",
     "StoreUnavailable": ".core.errors",
     "Subscription": ".client.subscriptions",
@@ -113,6 +120,7 @@ _WHERE = {
     "connect_stdio": ".client.connect",
     "error_result": ".server.server",
     "schema_hash": ".client.drift",
+    "serve_skills": ".server.skills",
 }
 
 __all__ = [
@@ -154,6 +162,10 @@ __all__ = [
     "ServersConfigError",
     "Session",
     "SessionExpired",
+    "Skill",
+    "SkillFile",
+    "SkillFileContent",
+    "SkillVerificationError",
     "StdioOptions",
     "StoreUnavailable",
     "Subscription",
@@ -166,6 +178,7 @@ __all__ = [
     "connect_stdio",
     "error_result",
     "schema_hash",
+    "serve_skills",
 ]
 
 
