@@ -120,18 +120,18 @@ async def schema_preservation(client: AsyncClient, context: dict[str, Any]) -> N
 
 async def skills_listed(client: AsyncClient, context: dict[str, Any]) -> None:
     # Listing loads no skill: no file is read ahead of need (sep-2640-client-no-prefetch).
-    for skill in await client.session.list_skills():
+    for skill in await client.list_skills():
         print(f"{skill.uri}: {skill.description} ({len(skill.files or ())} files)")
 
 
 async def skills_loaded(client: AsyncClient, context: dict[str, Any]) -> None:
     # Loading a skill reads its SKILL.md, verified (size, digest, frontmatter) before it is used;
     # a file that fails verification raises, so the skill's other files are never read.
-    for skill in await client.session.list_skills():
-        print((await client.session.read_skill_file(skill)).text)
+    for skill in await client.list_skills():
+        print((await client.read_skill_file(skill)).text)
         for file in skill.files or ():
             if file.uri != skill.uri:
-                print((await client.session.read_skill_file(skill, file.path)).text)
+                print((await client.read_skill_file(skill, file.path)).text)
 
 
 SCENARIOS: dict[str, Scenario] = {

@@ -140,6 +140,7 @@ def build_catalog(
     instructions: str | None = None,
     check_schemas: bool = True,
     failed_lists: tuple[FailedList, ...] = (),
+    extensions: Any = None,
 ) -> tuple[Catalog, list[Problem]]:
     """Parse every tool, collecting all problems; duplicate wire names are an error. The rest of
     the catalog is put in its normal form (normal.py)."""
@@ -168,5 +169,9 @@ def build_catalog(
         source_url=source_url,
         instructions=instructions,
         failed_lists=failed_lists,
+        # (only objects: a declaration is an extension id and its settings object)
+        extensions=canonical({k: v for k, v in extensions.items() if isinstance(v, dict)})
+        if isinstance(extensions, dict)
+        else {},
     )
     return cat, problems

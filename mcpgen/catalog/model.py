@@ -89,6 +89,8 @@ class Catalog:
     refused: tuple[Problem, ...] = ()
     # Optional lists the live server failed (tolerated unless --strict-lists); a snapshot keeps them.
     failed_lists: tuple[FailedList, ...] = ()
+    # The extensions the server declared (capabilities.extensions: id -> settings), e.g. Skills.
+    extensions: dict[str, Any] = field(default_factory=dict)
 
     def list_warnings(self) -> list[Problem]:
         """One warning per optional list the source failed: every reader of a catalog tells them."""

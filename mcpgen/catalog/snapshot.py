@@ -47,6 +47,8 @@ def snapshot_document(catalog: Catalog) -> dict[str, Any]:
         doc["source_command"] = list(cat.source_command)
     if cat.source_url:
         doc["source_url"] = cat.source_url
+    if cat.extensions:  # the extensions the server declared (Skills: the client gets list_skills)
+        doc["extensions"] = canonical(cat.extensions)
     if cat.failed_lists:  # what the live server failed to list (catalog/model.py, FailedList)
         doc["failedLists"] = [{"error": f.error, "method": f.method} for f in cat.failed_lists]
     return {k: doc[k] for k in sorted(doc)}

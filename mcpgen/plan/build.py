@@ -14,6 +14,7 @@ from typing import Any
 from ..catalog.checks import check_tools
 from ..catalog.model import Catalog, Problem, StageError, ToolSpec
 from ..runtime.client.drift import schema_hash
+from ..runtime.core.skills import EXTENSION_ID as SKILLS_EXTENSION
 from .naming import (
     CLIENT_MEMBERS,
     RESERVED_SNAKE,
@@ -58,6 +59,7 @@ def build_plan(catalog: Catalog, *, skip_invalid: bool = False) -> Plan:
         source_config=catalog.source_config,
         warnings=tuple(catalog.list_warnings() + warnings + p_warn + r_warn + t_warn),
         instructions=catalog.instructions,
+        skills=SKILLS_EXTENSION in catalog.extensions,
     )
 
 

@@ -27,6 +27,10 @@ CLIENT_MEMBERS = frozenset(
         "tool_definitions",
         "refused_tools",
         "tool_ui",
+        # Skills (runtime/client/skills_client.py), on a client whose source declares them
+        "list_skills",
+        "get_skill",
+        "read_skill_file",
         "dispatch",
         "connect",
         "connect_stdio",

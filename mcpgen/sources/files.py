@@ -156,6 +156,7 @@ def catalog_from_document(doc: Any, where: str, *, check_schemas: bool = True) -
             instructions=instructions if isinstance(instructions, str) else None,
             check_schemas=check_schemas,
             failed_lists=_failed_lists(doc.get("failedLists")),
+            extensions=doc.get("extensions"),
         )
     )
 

@@ -184,6 +184,7 @@ async def _read_catalog(
         source_url=source_url,
         instructions=instructions if isinstance(instructions, str) else None,
         failed_lists=tuple(failed),
+        extensions=caps.get("extensions"),
     )
     if not all(p.skippable for p in problems):
         from ..catalog.model import StageError

@@ -20,6 +20,8 @@ from ..client.features import (
 )
 from ..client.many import AsyncManyClientBase, SyncManyClientBase
 from ..client.servers_config import config_path
+from ..client.skills import Skill, SkillFile, SkillFileContent
+from ..client.skills_client import AsyncSkills, SyncSkills
 from ..client.typed import AsyncClientBase, SyncClientBase, sync_method
 from ..core.errors import (
     ConnectionClosed,
@@ -31,6 +33,7 @@ from ..core.errors import (
     SchemaDriftError,
     SchemaDriftWarning,
     ServersConfigError,
+    SkillVerificationError,
     ToolError,
     ToolOutputError,
     ToolOutputWarning,
@@ -55,6 +58,7 @@ __all__ = [
     "SyncManyClientBase",
     "config_path",
     "AsyncClientBase",
+    "AsyncSkills",
     "AudioContent",
     "BlobResourceContents",
     "Completion",
@@ -79,8 +83,13 @@ __all__ = [
     "RpcError",
     "SchemaDriftError",
     "SchemaDriftWarning",
+    "Skill",
+    "SkillFile",
+    "SkillFileContent",
+    "SkillVerificationError",
     "SyncClientBase",
     "SyncResourceUpdates",
+    "SyncSkills",
     "TextContent",
     "TextResourceContents",
     "ToolCatalog",
