@@ -142,4 +142,6 @@ def test_a_scaffold_whose_skills_are_over_the_bounds_refuses_to_start(tmp_path: 
         stdin=subprocess.DEVNULL,
     )
     assert done.returncode != 0
-    assert done.stderr.strip().splitlines()[-1].endswith("has over 16777216 bytes of files, the most a skill may have")
+    assert done.stderr.startswith("SKILLS_DIR: the skill folder ")
+    assert done.stderr.endswith("has over 16777216 bytes of files, the most a skill may have\n")
+    assert done.stderr.count("\n") == 1

@@ -142,9 +142,13 @@ def bind_handlers(handlers: object, tables: ServerTables, models: ModuleType) ->
         cache_hints=getattr(handlers, "CACHE_HINTS", None),
     )
     # handlers.py's SKILLS_DIR: a folder of skill folders (relative: to handlers.py's), skills.py.
+    # A folder breaking a rule stops the server at startup with its one line, as a bad flag does.
     skills_dir = getattr(handlers, "SKILLS_DIR", None)
     if skills_dir is not None:
-        serve_skills(server, Path(inspect.getfile(type(handlers))).parent / skills_dir)
+        try:
+            serve_skills(server, Path(inspect.getfile(type(handlers))).parent / skills_dir)
+        except ValueError as refused:
+            raise SystemExit(f"SKILLS_DIR: {refused}") from None
     tools = _by_key(tables.TOOLS_JSON, "name")
     # No model is looked up here: a generated `models` module loads its classes when first asked
     # for one, and `initialize` and `tools/list` need none. Each tool's handler is made, and its
