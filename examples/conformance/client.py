@@ -118,6 +118,22 @@ async def schema_preservation(client: AsyncClient, context: dict[str, Any]) -> N
             print((await client.json_schema_echo(schema_=tool["inputSchema"])).text)
 
 
+async def skills_listed(client: AsyncClient, context: dict[str, Any]) -> None:
+    # Listing loads no skill: no file is read ahead of need (sep-2640-client-no-prefetch).
+    for skill in await client.list_skills():
+        print(f"{skill.uri}: {skill.description} ({len(skill.files or ())} files)")
+
+
+async def skills_loaded(client: AsyncClient, context: dict[str, Any]) -> None:
+    # Loading a skill reads its SKILL.md, verified (size, digest, frontmatter) before it is used;
+    # a file that fails verification raises, so the skill's other files are never read.
+    for skill in await client.list_skills():
+        print((await client.read_skill_file(skill)).text)
+        for file in skill.files or ():
+            if file.uri != skill.uri:
+                print((await client.read_skill_file(skill, file.path)).text)
+
+
 SCENARIOS: dict[str, Scenario] = {
     "initialize": list_only,
     "tools_call": tools_call,
@@ -130,6 +146,10 @@ SCENARIOS: dict[str, Scenario] = {
     "http-invalid-tool-headers": invalid_tool_headers,
     "json-schema-ref-no-deref": list_only,
     "json-schema-2020-12-preservation": schema_preservation,
+    "sep-2640-client-no-prefetch": skills_listed,
+    "sep-2640-client-verify-digest": skills_loaded,
+    "sep-2640-client-verify-size": skills_loaded,
+    "sep-2640-client-verify-frontmatter": skills_loaded,
 }
 
 
@@ -198,7 +218,10 @@ async def run(scenario: str, url: str, context: dict[str, Any]) -> None:
         async with connect_http(url, protocol=protocol, auth=auth, timeout=30) as session:
             await call_every_tool(AsyncClient(session), context)
         return
-    async with connect_http(url, protocol=protocol, on_elicitation=accept_with_defaults, timeout=30) as session:
+    skills = scenario.startswith("sep-2640-")  # (the Skills extension declared where it is judged)
+    async with connect_http(
+        url, protocol=protocol, on_elicitation=accept_with_defaults, skills=skills, timeout=30
+    ) as session:
         # Unknown scenario: connect and list, which is what most of them check.
         await SCENARIOS.get(scenario, list_only)(AsyncClient(session), context)
 

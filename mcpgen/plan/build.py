@@ -15,6 +15,7 @@ from ..catalog.checks import check_tools
 from ..catalog.model import Catalog, Problem, StageError, ToolSpec
 from ..runtime.client.drift import schema_hash
 from ..runtime.core.protocol import EXTENSION_TASKS
+from ..runtime.core.skills import EXTENSION_ID as SKILLS_EXTENSION
 from .naming import (
     CLIENT_MEMBERS,
     RESERVED_SNAKE,
@@ -64,6 +65,7 @@ def build_plan(catalog: Catalog, *, skip_invalid: bool = False) -> Plan:
         source_config=catalog.source_config,
         warnings=tuple(catalog.list_warnings() + warnings + p_warn + r_warn + t_warn),
         instructions=catalog.instructions,
+        skills=SKILLS_EXTENSION in catalog.extensions,
     )
 
 

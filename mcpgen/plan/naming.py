@@ -28,6 +28,10 @@ CLIENT_MEMBERS = frozenset(
         "refused_tools",
         "tool_ui",
         "tool_drift",
+        # Skills (runtime/client/skills_client.py), on a client whose source declares them
+        "list_skills",
+        "get_skill",
+        "read_skill_file",
         "dispatch",
         "connect",
         "connect_stdio",

@@ -228,6 +228,7 @@ class Plan:
     source_config: tuple[str, str] | None = None
     warnings: tuple[Problem, ...] = field(default=())
     instructions: str | None = None  # what the source's initialize said to its clients
+    skills: bool = False  # the source declares Skills (SEP-2640): the client gets list_skills()
 
     @property
     def server_name(self) -> str | None:

@@ -39,6 +39,7 @@ def client_imports(plan: Plan, models: ModelsOutput, runtime: str, sync: bool) -
         support.append("ToolResult")
     support += ["PromptResult"] if plan.prompts else []
     support += ["ResourceContents", "expand_uri_template"] if plan.templates else []
+    support += (["AsyncSkills"] + (["SyncSkills"] if sync else [])) if plan.skills else []
     # Annotations name the models (`_models.X`) and modules (`_typing.Any`): import those used.
     used = " ".join(t.client_returns + " " + " ".join(p.annotation for p in t.params) for t in plan.tools)
     checking = [

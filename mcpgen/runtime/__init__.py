@@ -32,6 +32,7 @@ if TYPE_CHECKING:
         StdioOptions,
     )
     from .client.session import ClientSession
+    from .client.skills import Skill, SkillFile, SkillFileContent
     from .client.subscriptions import ChangeEvent, Subscription
     from .client.tasks import ToolTask
     from .core.errors import (
@@ -52,6 +53,7 @@ if TYPE_CHECKING:
         SchemaMismatch,
         ServersConfigError,
         SessionExpired,
+        SkillVerificationError,
         StoreUnavailable,
         TaskFailed,
         ToolChangedError,
@@ -63,6 +65,7 @@ if TYPE_CHECKING:
     from .core.session import ProgressCallback, Session
     from .server.cache_hints import CacheHint
     from .server.server import RequestContext, Server, ServerConnection, error_result
+    from .server.skills import serve_skills
     from .server.tasks import TaskLimits
 
 # public name -> the module that defines it (loaded on first use)
@@ -105,6 +108,10 @@ _WHERE = {
     "ServersConfigError": ".core.errors",
     "Session": ".core.session",
     "SessionExpired": ".core.errors",
+    "Skill": ".client.skills",
+    "SkillFile": ".client.skills",
+    "SkillFileContent": ".client.skills",
+    "SkillVerificationError": ".core.errors",
     "StdioOptions": ".client.options",
     "StoreUnavailable": ".core.errors",
     "Subscription": ".client.subscriptions",
@@ -121,6 +128,7 @@ _WHERE = {
     "connect_stdio": ".client.connect",
     "error_result": ".server.server",
     "schema_hash": ".client.drift",
+    "serve_skills": ".server.skills",
 }
 
 __all__ = [
@@ -162,6 +170,10 @@ __all__ = [
     "ServersConfigError",
     "Session",
     "SessionExpired",
+    "Skill",
+    "SkillFile",
+    "SkillFileContent",
+    "SkillVerificationError",
     "StdioOptions",
     "StoreUnavailable",
     "Subscription",
@@ -178,6 +190,7 @@ __all__ = [
     "connect_stdio",
     "error_result",
     "schema_hash",
+    "serve_skills",
 ]
 
 

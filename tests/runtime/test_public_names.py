@@ -56,6 +56,10 @@ RUNTIME_ALL = [
     "ServersConfigError",
     "Session",
     "SessionExpired",
+    "Skill",
+    "SkillFile",
+    "SkillFileContent",
+    "SkillVerificationError",
     "StdioOptions",
     "StoreUnavailable",
     "Subscription",
@@ -72,6 +76,7 @@ RUNTIME_ALL = [
     "connect_stdio",
     "error_result",
     "schema_hash",
+    "serve_skills",
 ]
 
 AUTH_ALL = [

@@ -9,8 +9,10 @@ from typing import TYPE_CHECKING
 from mcpgen.runtime.support.client import (
     UNSET,
     AsyncClientBase,
+    AsyncSkills,
     PromptResult,
     SyncClientBase,
+    SyncSkills,
     ToolResult,
     Unset,
     sync_method,
@@ -22,7 +24,7 @@ if TYPE_CHECKING:
     import typing as _typing
 
 
-class AsyncClient(AsyncClientBase):
+class AsyncClient(AsyncSkills, AsyncClientBase):
     """Typed async client: one method per tool, plus `call_tool`, `dispatch` and `tool_definitions`.
 
     Use `AsyncClient.connect_stdio(command, args)`, `AsyncClient.connect_http(url)` or
@@ -585,7 +587,7 @@ class AsyncClient(AsyncClientBase):
         return await self.get_prompt("test_prompt", arguments)
 
 
-class Client(SyncClientBase[AsyncClient]):
+class Client(SyncSkills, SyncClientBase[AsyncClient]):
     """Synchronous twin of AsyncClient (runs an event loop in a background thread): the same
     typed methods, each returning the result instead of a coroutine."""
 

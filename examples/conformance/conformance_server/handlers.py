@@ -37,6 +37,9 @@ def text(value: str) -> dict[str, Any]:
 
 
 class Handlers(ToolsBase):
+    # The skills served (SEP-2640): each folder under ../skills with a SKILL.md, read at startup.
+    SKILLS_DIR = "../skills"
+
     async def json_schema_2020_12_tool(self, args: models.JsonSchema202012ToolArgs, ctx: Context) -> ToolOutput:
         """Tool whose input schema uses JSON Schema 2020-12 keywords (kept verbatim)."""
         return f"Received: {args.model_dump_json(exclude_unset=True)}"

@@ -159,6 +159,8 @@ class ConnectOptions(_Options):
     """on_elicitation also gets URL-mode requests and -32042 refusals' URLs, to show (mcpgen never opens one)."""
     mcp_apps: bool = False
     """Declare MCP Apps (io.modelcontextprotocol/ui): this client hosts tools' ui:// UIs (tool_ui)."""
+    skills: bool = False
+    """Declare Skills (io.modelcontextprotocol/skills): this client loads servers' skills (list_skills)."""
     cache_results: bool = True
     """Answer lists and reads from a bounded cache for the ttlMs the server gave them (2026-07-28)."""
     on_roots: RootsCallback | None = None
@@ -239,6 +241,7 @@ class ConnectKwargs(TypedDict, total=False):
     on_elicitation: ElicitationCallback | None
     url_elicitation: bool
     mcp_apps: bool
+    skills: bool
     cache_results: bool
     on_roots: RootsCallback | None
     on_list_changed: ListChangedCallback | None

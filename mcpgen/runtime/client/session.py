@@ -21,7 +21,7 @@ from ..core.protocol import ERA_LEGACY, ERA_MODERN, LATEST_HANDSHAKE, SUBSCRIPTI
 from ..core.session import Session
 from ..core.trace_context import outgoing_trace_context
 from ..core.transport import Transport
-from . import apps, server_requests, tasks, url_elicitation
+from . import apps, server_requests, skills, tasks, url_elicitation
 from .negotiation import PROBE_TIMEOUT, Negotiation, stateless_meta
 from .options import ConnectKwargs, ConnectOptions, ProgressCallback
 from .param_headers import ToolHeaders
@@ -96,6 +96,8 @@ class ClientSession:
             caps["roots"] = {"listChanged": False}
         if self.options.mcp_apps:
             caps["extensions"] = apps.capability()
+        if self.options.skills:
+            caps["extensions"] = {**caps.get("extensions", {}), **skills.capability()}
         return caps
 
     async def connect(self, protocol: str | None = None, *, connect_timeout: float | None = None) -> None:
@@ -273,6 +275,18 @@ class ClientSession:
             if isinstance(tool, dict) and tool.get("name") == name:
                 return await apps.read_app(self, tool)
         raise LookupError(f"the server has no tool {name!r:.80}")
+
+    async def list_skills(self) -> list[skills.Skill]:
+        """The server's skills (skills/list, every page), each entry checked; no file is read."""
+        return await skills.list_skills(self)
+
+    async def get_skill(self, name_or_uri: str) -> skills.Skill:
+        """One skill: by its SKILL.md URI (skills/get) or by its name among those listed."""
+        return await skills.get_skill(self, name_or_uri)
+
+    async def read_skill_file(self, skill: skills.Skill, path: str = "SKILL.md") -> skills.SkillFileContent:
+        """One file of `skill`, verified (size, digest, frontmatter) before it is returned."""
+        return await skills.read_skill_file(self, skill, path)
 
     async def get_prompt(
         self, name: str, arguments: Mapping[str, str] | None = None, *, timeout: float | None = None

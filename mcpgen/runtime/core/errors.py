@@ -12,7 +12,9 @@ so a caller never mistakes one for the other:
     │   └── SessionExpired      the server forgot our handshake-era HTTP session (404): initialize again
     ├── ProtocolError           the peer broke the protocol, or no protocol version could be agreed
     │   ├── MessageTooLarge     an HTTP body, SSE line or SSE event over max_message_bytes
-    │   └── CrossOriginUrl      the server named a URL on another origin, where our headers must not go
+    │   ├── CrossOriginUrl      the server named a URL on another origin, where our headers must not go
+    │   └── SkillVerificationError  a skill's entry or file fails its checks (digest, size, frontmatter,
+    │                           bounds); .skill and .file name them, the content is never returned
     ├── HttpError               an HTTP status and no usable JSON-RPC message (.status)
     ├── InvalidArguments        (also ValueError) a typed call's arguments break the tool's schema;
     │                           nothing was sent
@@ -117,6 +119,17 @@ class MessageTooLarge(ProtocolError):
 
 class CrossOriginUrl(ProtocolError):
     """The server named a URL on another origin, where the connection's headers must not go."""
+
+
+class SkillVerificationError(ProtocolError):
+    """A skill's entry or one of its files fails verification (client/skills.py): `.skill` is the
+    skill's SKILL.md URI, `.file` the file's URI (None for the entry itself)."""
+
+    def __init__(self, skill: str, file: str | None, reason: str) -> None:
+        self.skill = skill
+        self.file = file
+        where = f"the file {file!r:.200} of the skill {skill!r:.200}" if file else f"the skill {skill!r:.200}"
+        super().__init__(f"{where}: {reason}" if file is None else f"{where} {reason}")
 
 
 class HttpError(McpError):

@@ -12,8 +12,10 @@ from __future__ import annotations
 
 import base64
 import functools
+import inspect
 import json
 from collections.abc import Awaitable, Callable, Mapping, Sequence
+from pathlib import Path
 from types import ModuleType
 from typing import Any, Protocol, Union, cast
 
@@ -37,6 +39,7 @@ from ..core.validation import (
 from .auth.info import scopes_of
 from .features import PromptHandler, ResourceHandler, TemplateHandler
 from .server import RequestContext, Server, ToolHandler, error_result
+from .skills import serve_skills
 from .tasks import with_task_support
 
 # What a handler gets to report progress, log, notice cancellation and (where the
@@ -139,6 +142,14 @@ def bind_handlers(handlers: object, tables: ServerTables, models: ModuleType) ->
         # handlers.py's CACHE_HINTS: {"tools/list": CacheHint(ttl_ms=...), ...} (cache_hints.py).
         cache_hints=getattr(handlers, "CACHE_HINTS", None),
     )
+    # handlers.py's SKILLS_DIR: a folder of skill folders (relative: to handlers.py's), skills.py.
+    # A folder breaking a rule stops the server at startup with its one line, as a bad flag does.
+    skills_dir = getattr(handlers, "SKILLS_DIR", None)
+    if skills_dir is not None:
+        try:
+            serve_skills(server, Path(inspect.getfile(type(handlers))).parent / skills_dir)
+        except ValueError as refused:
+            raise SystemExit(f"SKILLS_DIR: {refused}") from None
     tools = _by_key(tables.TOOLS_JSON, "name")
     # handlers.py's TASK_SUPPORT {"tool": "optional" | "required"} runs tools as tasks without
     # touching the schemas; TASK_INPUT_FIRST names those that gather input first (tasks.py).

@@ -20,6 +20,8 @@ from ..client.features import (
 )
 from ..client.many import AsyncManyClientBase, SyncManyClientBase
 from ..client.servers_config import config_path
+from ..client.skills import Skill, SkillFile, SkillFileContent
+from ..client.skills_client import AsyncSkills, SyncSkills
 from ..client.typed import AsyncClientBase, SyncClientBase, sync_method
 from ..client.typed_tasks import SyncTypedTask, TypedTask, sync_task_method
 from ..core.errors import (
@@ -32,6 +34,7 @@ from ..core.errors import (
     SchemaDriftError,
     SchemaDriftWarning,
     ServersConfigError,
+    SkillVerificationError,
     TaskFailed,
     ToolError,
     ToolOutputError,
@@ -57,6 +60,7 @@ __all__ = [
     "SyncManyClientBase",
     "config_path",
     "AsyncClientBase",
+    "AsyncSkills",
     "AudioContent",
     "BlobResourceContents",
     "Completion",
@@ -81,8 +85,13 @@ __all__ = [
     "RpcError",
     "SchemaDriftError",
     "SchemaDriftWarning",
+    "Skill",
+    "SkillFile",
+    "SkillFileContent",
+    "SkillVerificationError",
     "SyncClientBase",
     "SyncResourceUpdates",
+    "SyncSkills",
     "TextContent",
     "TextResourceContents",
     "ToolCatalog",

@@ -29,6 +29,8 @@ _RELATION = {
     "required": ["from", "to", "relationType"],
 }
 FILE_TOOLS = {
+    # The file's server declares Skills (SEP-2640): its client gets list_skills and the rest.
+    "extensions": {"io.modelcontextprotocol/skills": {}},
     "tools": [
         {
             "name": "create_relations",
@@ -65,7 +67,7 @@ FILE_TOOLS = {
                 "required": ["type"],
             },
         },
-    ]
+    ],
 }
 
 # What a user writes against the generated packages; `# error: CODE` marks what mypy must report
@@ -93,6 +95,10 @@ async def use(client: AsyncClient) -> str:
     CreateRelationsArgsRelation(from_="Ada", to="Babbage")  # error: call-arg
     CreateRelationsArgsRelation(from_=1, to="Babbage", relation_type="knows")  # error: arg-type (only with init_typed)
     await client.search_nodes(query=1)  # error: arg-type
+    skill = await client.get_skill("code-review")
+    listed = [s.name for s in await client.list_skills()] + [f.path for f in skill.files or ()]
+    await client.read_skill_file(skill, 1)  # error: arg-type
+    listed.append((await client.read_skill_file(skill, "SKILL.md")).text + skill.frontmatter["name"])
     modules = (config_client, http_client, snapshot_client, stdio_client)
     return result.relations[0].from_ + str(modules)
 """

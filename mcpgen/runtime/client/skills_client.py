@@ -1,0 +1,59 @@
+"""The Skills methods of a generated client whose source declares the Skills extension
+(SEP-2640): `AsyncSkills` for AsyncClient, `SyncSkills` for the sync Client. The wire shapes and
+the verification stay in skills.py; these only hand the calls to the session."""
+
+from __future__ import annotations
+
+from collections.abc import Coroutine
+from typing import TYPE_CHECKING, Any, Protocol, TypeVar
+
+if TYPE_CHECKING:
+    from .session import ClientSession
+    from .skills import Skill, SkillFileContent
+
+_T = TypeVar("_T")
+
+
+class AsyncSkills:
+    """list_skills, get_skill and read_skill_file for AsyncClient."""
+
+    _session: ClientSession
+
+    async def list_skills(self) -> list[Skill]:
+        """Every skill the server lists (all pages), each entry checked; no file is read."""
+        return await self._session.list_skills()
+
+    async def get_skill(self, name_or_uri: str) -> Skill:
+        """One skill, by its SKILL.md URI (skills/get) or by its name among the listed ones."""
+        return await self._session.get_skill(name_or_uri)
+
+    async def read_skill_file(self, skill: Skill, path: str = "SKILL.md") -> SkillFileContent:
+        """One file of `skill` (a manifest path or URI), verified against the manifest (size,
+        SHA-256 digest; SKILL.md also its frontmatter) before it is returned:
+        SkillVerificationError naming the skill and the file otherwise."""
+        return await self._session.read_skill_file(skill, path)
+
+
+class _Runner(Protocol):
+    def run(self, coro: Coroutine[Any, Any, _T]) -> _T: ...
+
+
+class _SyncHost(Protocol):
+    @property
+    def _inner(self) -> AsyncSkills: ...
+
+    @property
+    def _runner(self) -> _Runner: ...
+
+
+class SyncSkills:
+    """The same methods for the sync Client (each runs on the client's loop thread)."""
+
+    def list_skills(self: _SyncHost) -> list[Skill]:
+        return self._runner.run(self._inner.list_skills())
+
+    def get_skill(self: _SyncHost, name_or_uri: str) -> Skill:
+        return self._runner.run(self._inner.get_skill(name_or_uri))
+
+    def read_skill_file(self: _SyncHost, skill: Skill, path: str = "SKILL.md") -> SkillFileContent:
+        return self._runner.run(self._inner.read_skill_file(skill, path))
