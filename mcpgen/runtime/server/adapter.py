@@ -20,6 +20,7 @@ from typing import Any, Protocol, Union, cast
 import pydantic
 
 from ..core.errors import RpcError, SchemaMismatch, ToolError
+from ..core.exact_schemas import NO_SCHEMAS
 from ..core.jsonrpc import INTERNAL_ERROR, INVALID_PARAMS, JSONObject, dumps
 from ..core.protocol import ERA_MODERN
 from ..core.results import ToolResult
@@ -195,8 +196,7 @@ def _tool_of_models(
     result, exact = None, None
     if result_model is not None:
         result = _model(models, result_model)
-        schemas = getattr(models, "_EXACT_SCHEMAS", None) or {}
-        exact = exact_model(result, schemas, getattr(models, "_EXACT_WRAPS", None) or {})
+        exact = exact_model(result, getattr(models, "_EXACT_SCHEMAS", None) or NO_SCHEMAS)
     return _tool(wire, definition, method, _model(models, args_model), result, mode, exact)
 
 
