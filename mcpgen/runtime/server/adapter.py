@@ -35,6 +35,7 @@ from ..core.validation import (
     is_plain_json,
     validate_model,
 )
+from .apps_ui import tool_uis, ui_reader, ui_resource, with_ui
 from .auth.info import scopes_of
 from .features import PromptHandler, ResourceHandler, TemplateHandler
 from .server import RequestContext, Server, ToolHandler, error_result
@@ -140,6 +141,10 @@ def bind_handlers(handlers: object, tables: ServerTables, models: ModuleType) ->
         cache_hints=getattr(handlers, "CACHE_HINTS", None),
     )
     tools = _by_key(tables.TOOLS_JSON, "name")
+    # handlers.py's TOOL_UI: a tool's MCP Apps page, named in its definition (apps_ui.py).
+    uis = tool_uis(handlers, set(tables.TOOLS))
+    for wire, (uri, _) in uis.items():
+        tools[wire] = with_ui(tools[wire], uri)
     # No model is looked up here: a generated `models` module loads its classes when first asked
     # for one, and `initialize` and `tools/list` need none. Each tool's handler is made, and its
     # models looked up, on the tool's first call.
@@ -159,6 +164,8 @@ def bind_handlers(handlers: object, tables: ServerTables, models: ModuleType) ->
     resources = _by_key(tables.RESOURCES_JSON, "uri")
     for uri, method in tables.RESOURCES.items():
         server.add_resource(resources[uri], _resource(resources[uri], _method(handlers, method)))
+    for uri, (wire, path) in {uri: (wire, path) for wire, (uri, path) in uis.items()}.items():  # (one per page)
+        server.add_resource(ui_resource(wire, uri), ui_reader(path))
     templates = _by_key(tables.TEMPLATES_JSON, "uriTemplate")
     for template, (method, model) in tables.TEMPLATES.items():
         definition = templates[template]
