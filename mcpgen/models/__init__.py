@@ -26,12 +26,12 @@ from .merge import merge
 from .per_tool import SHARED, ModelModule, ToolRoots
 from .postprocess import (
     CLIENT_TABLES,
-    PROMPT_MODEL_IMPORTS,
     SERVER_TABLES,
     CatalogTables,
     ModelInfo,
     ModelsOutput,
     postprocess,
+    prompt_model_imports,
 )
 
 __all__ = [
@@ -73,10 +73,12 @@ def generate_models(
     `prompt_models`: it also imports what a server's prompt and template models use;
     `tables`: the package's catalog, where the models' exact checks read their schemas."""
     document, problems = build_document(plan.tools)
+    # Only the arguments of prompts and templates use `Field` (templates/server/_generated).
+    fields = any(p.params for p in plan.prompts) or any(t.params for t in plan.templates)
     if not plan.tools:
-        empty = "from __future__ import annotations\n" + (PROMPT_MODEL_IMPORTS if prompt_models else "")
+        empty = "from __future__ import annotations\n" + (prompt_model_imports(fields) if prompt_models else "")
         text = import_block(st for st in ast.parse(empty).body if isinstance(st, (ast.Import, ast.ImportFrom)))
-        names = frozenset(["BaseModel", "ConfigDict", "Field"] if prompt_models else [])
+        names = frozenset((["BaseModel", "ConfigDict"] + ["Field"] * fields) if prompt_models else [])
         shared = ModelModule(SHARED, text + "\n", ())
         return ModelsOutput(text + "\n", {}, (), names, modules=(shared,)), problems
     source: str | ast.Module
@@ -91,7 +93,15 @@ def generate_models(
     roots = [
         ToolRoots(t.module, t.wire, (t.args_model,) + ((t.result_model,) if t.result_model else ())) for t in plan.tools
     ]
-    out, found = postprocess(source, roots, class_docs(plan.tools), runtime_module, tables, prompt_models=prompt_models)
+    out, found = postprocess(
+        source,
+        roots,
+        class_docs(plan.tools),
+        runtime_module,
+        tables,
+        prompt_models=prompt_models,
+        prompt_fields=fields,
+    )
     return out, problems + found
 
 

@@ -75,6 +75,12 @@ _MIXIN = "ExactSchemaCheck"
 PROMPT_MODEL_IMPORTS = "from pydantic import BaseModel, ConfigDict, Field\n"
 
 
+def prompt_model_imports(fields: bool) -> str:
+    """PROMPT_MODEL_IMPORTS, without `Field` when no prompt or template has an argument (an
+    unused import is an error under pyright strict)."""
+    return PROMPT_MODEL_IMPORTS if fields else "from pydantic import BaseModel, ConfigDict\n"
+
+
 def _exact_preamble(exact: _Exact) -> list[ast.stmt]:
     """Imports, the one mixin every Args/Result model takes as its first base (jsonschema on the
     raw instance, then pydantic builds: one class, not a validator per model: less code), and
@@ -118,11 +124,13 @@ def postprocess(
     tables: CatalogTables,
     *,
     prompt_models: bool = False,
+    prompt_fields: bool = True,
 ) -> tuple[ModelsOutput | None, list[Problem]]:
     """Drop DCG's header and root class, check the module is inert, name every field by the one
     rule, read field annotations, add the exact validators and the schemas they check against.
     `roots`: each tool's module and models, to split the module by tool.
-    `prompt_models`: the module also imports what a server's prompt/template models use.
+    `prompt_models`: the module also imports what a server's prompt/template models use
+    (`prompt_fields`: `Field` too, which only their arguments use).
     `runtime_module` is how models.py imports the runtime (the modules are one folder down),
     `tables` where the package's catalog is (the exact checks read their schemas there)."""
     wanted = {name for t in roots for name in t.models}
@@ -171,10 +179,11 @@ def postprocess(
     imports = _used_only(imports, used)
     imports += [st for st in _imports(ast.parse(_NEEDED_IMPORTS).body) if st.names[0].name in used]
     deeper = _one_folder_down(imports)
-    shared_extra = _imports(ast.parse(PROMPT_MODEL_IMPORTS).body) if prompt_models else []
+    prompt_imports = _imports(ast.parse(prompt_model_imports(prompt_fields)).body)
+    shared_extra = prompt_imports if prompt_models else []
     modules = split_by_tool(deeper, body, roots, pinned=(_MIXIN, _EXACT_NAME), shared_imports=shared_extra)
     if prompt_models:
-        imports += _imports(ast.parse(PROMPT_MODEL_IMPORTS).body)
+        imports += prompt_imports
     # One sorted import block (each name once), the mixin, DCG's classes, the schema tables.
     # Re-emitting the code through ast.unparse makes every string literal a repr()
     # (docs/architecture.md, "Untrusted text"); the import block holds only identifiers.

@@ -22,9 +22,8 @@ from mcpgen.runtime import CacheHint, connect_memory
 
 SOURCE = {
     "tools": [{"name": "echo", "inputSchema": {"type": "object", "properties": {"text": {"type": "string"}}}}],
-    # (An argument: a prompt without one leaves `Field` unused in _models/_shared.py, which
-    # pyright strict reports; a generator issue of its own.)
-    "prompts": [{"name": "greet", "arguments": [{"name": "who"}]}],
+    # No argument: `_models/_shared.py` then imports no `Field` (pyright strict: unused import).
+    "prompts": [{"name": "greet"}],
     "resources": [{"uri": "docs://readme", "name": "readme"}],
 }
 PYPROJECT = """
