@@ -8,14 +8,15 @@ reads the document, each such schema moves to `$defs` under a name of its own, i
 what tells it from its siblings: a `const` they all set differently (`ReadArgsContentText`,
 `ReadArgsContentImage`), else their titles, else a required key only it has, else a property
 only it has, else its place (`First`, `Second`, ...). DCG names a `$defs` entry by its key, so
-the name is the class name; the typing is unchanged (`$ref` to the same schema).
+the name is the class name; the typing is unchanged (`$ref` to the same schema). A schema's own
+`$defs` whose names differ only by case are told apart the same way (`def_names`).
 
 The rule depends on the schemas alone, so a name is the same on every run and machine.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from ..plan.naming import pascal, snake, words
@@ -78,14 +79,15 @@ class BranchNamer:
         stems = {name: pascal(snake(name, empty="field")) for name in props}
         by_stem: dict[str, list[str]] = {}
         for name, stem in stems.items():
-            if makes_class(_class_schema(props[name])):
-                by_stem.setdefault(stem.lower(), []).append(name)
+            by_stem.setdefault(stem.lower(), []).append(name)
         out: dict[str, Any] = {}
         moved: dict[str, str] = {}
         for group in by_stem.values():
-            if len(group) > 1:
-                schemas = [_class_schema(props[n]) for n in group]
-                for name, suffix in zip(group, distinguishers(schemas, group), strict=True):
+            # DCG counts a class whose name another property of the object takes, class or not.
+            classes = [n for n in group if makes_class(_class_schema(props[n]))] if len(group) > 1 else []
+            if classes:
+                schemas = [_class_schema(props[n]) for n in classes]
+                for name, suffix in zip(classes, distinguishers(schemas, classes), strict=True):
                     moved[name] = stems[name] + suffix
         for name, schema in props.items():
             if name in moved:
@@ -142,6 +144,22 @@ def _class_schema(schema: Any) -> Any:
     return schema
 
 
+def def_names(key: str, defs: Mapping[str, Any]) -> dict[str, str]:
+    """The class name of each of a schema's local `$defs` (its key's, then the def's name), the
+    names that differ only by case or punctuation told apart as siblings are (`ReadArgsFoo` for
+    `Foo` and `foo` would be DCG's `ReadArgsFoo2`)."""
+    names = {name: key + pascal(snake(name, empty="def")) for name in sorted(defs)}
+    groups: dict[str, list[str]] = {}
+    for name, cls in names.items():
+        groups.setdefault(cls.lower(), []).append(name)
+    for group in groups.values():
+        if len(group) > 1:
+            schemas = [defs[n] if isinstance(defs[n], dict) else {} for n in group]
+            for name, suffix in zip(group, distinguishers(schemas, group), strict=True):
+                names[name] += suffix
+    return names
+
+
 def distinguishers(schemas: Sequence[dict[str, Any]], labels: Sequence[str]) -> list[str]:
     """A name suffix for each of `schemas` (siblings), all different and non-empty: the first
     rule that tells every one from the others (module docstring), else their places."""
@@ -172,7 +190,8 @@ def _by_const(schemas: Sequence[dict[str, Any]]) -> list[str] | None:
 
 def _pinned(schema: dict[str, Any]) -> dict[str, Any]:
     out: dict[str, Any] = {}
-    for name, sub in schema["properties"].items():
+    props = schema.get("properties")
+    for name, sub in (props if isinstance(props, dict) else {}).items():
         if isinstance(sub, dict):
             if "const" in sub:
                 out[name] = sub["const"]
@@ -187,7 +206,7 @@ def _by_title(schemas: Sequence[dict[str, Any]]) -> list[str] | None:
 
 def _own_keys(schemas: Sequence[dict[str, Any]], keys_of: Callable[[dict[str, Any]], list[str]]) -> list[str] | None:
     """For each schema, the first of its `keys_of` keys no other schema has as a property."""
-    props = [set(s["properties"]) for s in schemas]
+    props = [set(_props(s)) for s in schemas]
     out: list[str] = []
     for i, schema in enumerate(schemas):
         others = set().union(*(p for j, p in enumerate(props) if j != i))
@@ -207,7 +226,12 @@ def _by_required(schemas: Sequence[dict[str, Any]]) -> list[str] | None:
 
 
 def _by_property(schemas: Sequence[dict[str, Any]]) -> list[str] | None:
-    return _own_keys(schemas, lambda s: list(s["properties"]))
+    return _own_keys(schemas, lambda s: list(_props(s)))
+
+
+def _props(schema: dict[str, Any]) -> dict[str, Any]:
+    props = schema.get("properties")
+    return props if isinstance(props, dict) else {}
 
 
 def _ref_targets(node: Any) -> set[str]:

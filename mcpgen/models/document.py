@@ -14,11 +14,10 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..catalog.model import Problem
-from ..plan.naming import pascal, snake
 from ..plan.result_shape import result_view
 from ..plan.types import ResultShape, ToolPlan
 from ..runtime.core.patterns import pattern_problem
-from .branch_names import BranchNamer
+from .branch_names import BranchNamer, def_names
 from .typing_view import typing_view
 
 # The name DCG gives the document itself (its class is dropped from the output).
@@ -57,8 +56,9 @@ class _Hoister:
         for kw in ("$defs", "definitions"):
             sub = schema.pop(kw, None)
             if isinstance(sub, dict):
+                named = def_names(key, sub)
                 for name in sorted(sub):
-                    new = self._free(key + pascal(snake(name, empty="def")))
+                    new = self._free(named[name])
                     self.defs[new] = None  # reserve
                     self.owner[new] = key
                     local[f"#/{kw}/{name}"] = new

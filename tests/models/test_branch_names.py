@@ -33,9 +33,9 @@ def _classes(tools: list[dict[str, Any]], *, skip_invalid: bool = False) -> tupl
 
 
 def _counted(classes: list[str]) -> list[str]:
-    """Class names that are another class's name and a counter (`Content1` beside `Content`)."""
-    names = set(classes)
-    return [c for c in classes if (m := re.fullmatch(r"(.*[A-Za-z])\d+", c)) and m.group(1) in names]
+    """Class names that end in a counter (`Content1`, `Location2`): no nested model name here
+    ends in a digit but by DCG's counting (the tools' and properties' names have none)."""
+    return [c for c in classes if re.fullmatch(r".*[A-Za-z]\d+", c)]
 
 
 def _tool(props: dict[str, Any], name: str = "read") -> dict[str, Any]:
@@ -123,3 +123,20 @@ def test_the_suite_and_the_live_captures_give_no_counter_and_no_runtime_name() -
     assert len(classes) > 500
     assert not _counted(classes), _counted(classes)
     assert not set(classes) & RUNTIME_EXPORTS  # what a package re-exports from the runtime
+
+
+def test_local_defs_that_differ_only_by_case_are_told_apart_too() -> None:
+    tool = _tool({"p": {"$ref": "#/$defs/Foo"}, "q": {"$ref": "#/$defs/foo"}})
+    tool["inputSchema"]["$defs"] = {"Foo": _obj(a={"type": "string"}), "foo": _obj(b={"type": "string"})}
+    classes, source, plan = _classes([tool])
+    assert {"ReadArgsFooA", "ReadArgsFooB"} <= set(classes) and not _counted(classes)
+    with loaded_models(source, plan) as mod:
+        built = mod.ReadArgs.model_validate({"p": {"a": "1"}, "q": {"b": "2"}})
+        assert (type(built.p).__name__, type(built.q).__name__) == ("ReadArgsFooA", "ReadArgsFooB")
+
+
+def test_a_class_beside_a_plain_property_of_its_name_but_for_case_is_named_by_itself() -> None:
+    # DCG counts `ReadArgsLocation2` even when the other `Location` is a string.
+    location = {**_obj(city={"type": "string"}), "required": ["city"]}
+    classes, _, _ = _classes([_tool({"Location": {"type": "string"}, "location": location})])
+    assert "ReadArgsLocationCity" in classes and not _counted(classes)

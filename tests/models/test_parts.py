@@ -110,11 +110,12 @@ def _locations(source: str) -> list[str]:
 def test_each_class_name_once_and_named_by_its_path(in_parts: str, one_call: str) -> None:
     # Every tool has a nested `location`: each class is named by its path from its tool's model
     # (`<Tool>ArgsLocation...`), never one part's `Location1`, the same names as one call gives.
-    # (Beside it these Args have a property `Location`, the same name but for case: the one place
-    # datamodel-code-generator still counts, `Tool000ArgsLocation2`, inside the tool's own path.)
+    # (Beside it these Args have a property `Location`, the same name but for case: that class is
+    # named by its own first property, `Tool000ArgsLocationCity`, never DCG's `...Location2`.)
     assert _locations(in_parts) and sorted(_locations(in_parts)) == sorted(_locations(one_call))
     assert len(_locations(in_parts)) > 200
     assert all(n.startswith(("Tool", "GeoArgs")) for n in _locations(in_parts))
+    assert not [n for n in _locations(in_parts) if n[-1].isdigit() and n.rstrip("0123456789") in _locations(in_parts)]
     # Data that reads like a class name stays as it was.
     assert "Literal['Location', 'Location1', 'custom-0']" in in_parts
     assert "validation_alias='Location'" in in_parts
