@@ -8,6 +8,10 @@ output = "src/weather_client"
 headers = { Authorization = "Bearer ${TOKEN}" }   # ${VAR} expands from the environment
 ```
 
+A server target's `cache-hints = { "tools/list" = { ttl-ms = 300000, scope = "public" } }` is
+its scaffold's default cache hints per list method (`ToolsBase.CACHE_HINTS`; handlers.py's
+Handlers overrides them).
+
 `formatter = "black"` at the top of [tool.mcpgen] (or in one target's table) has black format the
 generated Python instead of ruff (the `black` extra).
 
@@ -27,7 +31,17 @@ from pathlib import Path
 from typing import Any
 
 from .catalog.model import Problem
-from .options import ClientOptions, DocsOptions, Formatter, GeneratorOptions, Layout, Runtime, ServerOptions
+from .options import (
+    CacheHintOption,
+    ClientOptions,
+    DocsOptions,
+    Formatter,
+    GeneratorOptions,
+    Layout,
+    Runtime,
+    ServerOptions,
+)
+from .runtime.server.cache_hints import CACHEABLE, MAX_TTL_MS
 from .sources.secrets import public_url, shown_command
 
 if sys.version_info >= (3, 11):
@@ -62,6 +76,7 @@ _KEYS = {
     "sync",
     "layout",
     "formatter",
+    "cache-hints",
 }
 
 
@@ -252,7 +267,8 @@ def parse_target(
     layout = text("layout") or Layout.FLAT.value
     if layout not in LAYOUTS:
         problems.append(Problem(where, f"'layout' must be one of {', '.join(LAYOUTS)}"))
-    for key, only in (("sync", "client"), ("layout", "client"), ("add-missing", "server")):
+    cache_hints = parse_cache_hints(opts.get("cache-hints", {}), where, problems)
+    for key, only in (("sync", "client"), ("layout", "client"), ("add-missing", "server"), ("cache-hints", "server")):
         if key in opts and kind in KINDS and kind != only:
             problems.append(Problem(where, f"{key!r} applies to {only} targets only"))
     for key in ("runtime", "name", "formatter"):
@@ -269,7 +285,9 @@ def parse_target(
         if kind == "docs"
         else ClientOptions(runtime=Runtime(runtime), sync=sync, layout=Layout(layout), formatter=Formatter(formatter))
         if kind == "client"
-        else ServerOptions(runtime=Runtime(runtime), add_missing=add_missing, formatter=Formatter(formatter))
+        else ServerOptions(
+            runtime=Runtime(runtime), add_missing=add_missing, formatter=Formatter(formatter), cache_hints=cache_hints
+        )
     )
     return (
         Target(
@@ -285,6 +303,36 @@ def parse_target(
         ),
         [],
     )
+
+
+def parse_cache_hints(value: Any, where: str, problems: list[Problem]) -> tuple[CacheHintOption, ...]:
+    """`cache-hints`: list method -> {ttl-ms, scope}; each method cacheable, each field checked
+    as the runtime's CacheHint checks it (so a generated server never fails at import)."""
+    if not isinstance(value, dict):
+        problems.append(Problem(where, "'cache-hints' must be a table of list method -> { ttl-ms, scope }"))
+        return ()
+    out: list[CacheHintOption] = []
+    for method in sorted(value):
+        hint = value[method]
+        here = f"cache-hints.{method!r}"
+        if method not in CACHEABLE:
+            problems.append(Problem(where, f"{here}: not a cacheable method (cacheable: {', '.join(CACHEABLE)})"))
+            continue
+        if not isinstance(hint, dict):
+            problems.append(Problem(where, f"{here} must be a table: {{ ttl-ms = ..., scope = ... }}"))
+            continue
+        fields = {str(k).replace("_", "-"): v for k, v in hint.items()}
+        unknown = sorted(set(fields) - {"ttl-ms", "scope"})
+        ttl, scope = fields.get("ttl-ms", 0), fields.get("scope", "public")
+        if unknown:
+            problems.append(Problem(where, f"{here}: unknown key {unknown[0]!r} (known: scope, ttl-ms)"))
+        elif isinstance(ttl, bool) or not isinstance(ttl, int) or not 0 <= ttl <= MAX_TTL_MS:
+            problems.append(Problem(where, f"{here}: 'ttl-ms' must be an integer from 0 to {MAX_TTL_MS}"))
+        elif scope not in ("public", "private"):
+            problems.append(Problem(where, f"{here}: 'scope' must be 'public' or 'private'"))
+        else:
+            out.append(CacheHintOption(method, ttl, scope))
+    return tuple(out)
 
 
 def _parse_source(

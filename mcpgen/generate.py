@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 
 from .catalog.model import Catalog, Problem, StageError
 from .console import console
-from .models import ModelsOutput, bind_plan, generate_models, prepare_models
+from .models import CLIENT_TABLES, SERVER_TABLES, ModelsOutput, bind_plan, generate_models, prepare_models
 from .options import ClientOptions, Formatter, Layout, Runtime, ServerOptions
 from .output.formatter import format_files
 from .plan.build import build_plan
@@ -37,7 +37,10 @@ def _plan_and_models(
     # A server's prompt and template models are appended to its models.py (templates/server).
     prompt_models = nested and bool(plan.prompts or plan.templates)
     models, problems = generate_models(
-        plan, runtime_module=runtime_module(runtime, nested=nested), prompt_models=prompt_models
+        plan,
+        runtime_module=runtime_module(runtime, nested=nested),
+        prompt_models=prompt_models,
+        tables=SERVER_TABLES if nested else CLIENT_TABLES,
     )
     errors = [p for p in problems if not p.warning]
     if models is None or errors:

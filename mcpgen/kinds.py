@@ -207,7 +207,15 @@ class ServerKind:
     settled_by_manifest: ClassVar[bool] = True
 
     def manifest_options(self, t: Target) -> dict[str, Any]:
-        return {**_templates_option(t), "runtime": self.options.runtime.value, "name": t.package}
+        # The cache hints shape _generated/base.py: a change must regenerate (pipeline.py's
+        # proven_current compares these), so they are recorded, where there are any.
+        hints = {h.method: {"ttl-ms": h.ttl_ms, "scope": h.scope} for h in self.options.cache_hints}
+        return {
+            **_templates_option(t),
+            "runtime": self.options.runtime.value,
+            "name": t.package,
+            **({"cache-hints": hints} if hints else {}),
+        }
 
     def generate(self, t: Target, reading: Reading) -> Generated:
         from .generate import generate_server

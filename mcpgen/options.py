@@ -48,10 +48,21 @@ class ClientOptions:
 
 
 @dataclass(frozen=True)
+class CacheHintOption:
+    """One list method's cache hint from `[tool.mcpgen]` (`cache-hints`): the scaffold's default."""
+
+    method: str  # "tools/list", ... (runtime/server/cache_hints.py CACHEABLE)
+    ttl_ms: int
+    scope: str  # "public" | "private"
+
+
+@dataclass(frozen=True)
 class ServerOptions:
     runtime: Runtime = Runtime.IMPORT
     add_missing: bool = False  # append stubs for new tools to the user's handlers.py
     formatter: Formatter = Formatter.RUFF
+    # ToolsBase.CACHE_HINTS of the generated server; handlers.py's Handlers overrides it.
+    cache_hints: tuple[CacheHintOption, ...] = ()
 
 
 @dataclass(frozen=True)

@@ -9,6 +9,18 @@ SCRIPT = "<script>alert(1)</script>"
 IMG = '"><img src=x onerror=alert(1)>'
 JS_URL = "javascript:alert(1)"
 HOSTILE = f"{SCRIPT} {IMG} {JS_URL} [click]({JS_URL}) <a href='{JS_URL}'>x</a>"
+# The one icon URL the docs may link (http/https, nothing that breaks out of a link).
+ICON_OK = "https://icons.example/ok.png"
+# Icons every item lists: a script URL, a data: URL, URLs that would end a link or an attribute
+# if written as one, a relative reference, and the one good URL.
+ICONS = [
+    {"src": JS_URL, "mimeType": SCRIPT},
+    {"src": "data:image/svg+xml;base64," + "PHN2Zz48c2NyaXB0PmFsZXJ0KDEpPC9zY3JpcHQ+PC9zdmc+" * 20},
+    {"src": f"https://icons.example/a){SCRIPT}", "sizes": [IMG]},
+    {"src": f'https://icons.example/"{IMG}', "theme": SCRIPT},
+    {"src": "//icons.example/no-scheme.png"},
+    {"src": ICON_OK, "mimeType": "image/png", "sizes": ["48x48"]},
+]
 
 
 def hostile_document() -> dict[str, Any]:
@@ -16,7 +28,13 @@ def hostile_document() -> dict[str, Any]:
     return {
         "initialize": {
             "protocolVersion": "2025-11-25",
-            "serverInfo": {"name": f"srv{IMG}", "title": f"T{SCRIPT}", "version": IMG, "description": HOSTILE},
+            "serverInfo": {
+                "name": f"srv{IMG}",
+                "title": f"T{SCRIPT}",
+                "version": IMG,
+                "description": HOSTILE,
+                "icons": ICONS,
+            },
             "instructions": f"# Heading\n{HOSTILE}\n===\n```\n> quote",
         },
         "tools": [
@@ -39,6 +57,7 @@ def hostile_document() -> dict[str, Any]:
                 },
                 "outputSchema": {"type": "object", "properties": {"x": {"type": "string", "description": SCRIPT}}},
                 "annotations": {"readOnlyHint": True},
+                "icons": ICONS,
             }
         ],
         "prompts": [
@@ -46,11 +65,12 @@ def hostile_document() -> dict[str, Any]:
                 "name": f"prompt{SCRIPT}",
                 "description": HOSTILE,
                 "arguments": [{"name": f"a{IMG}", "description": HOSTILE, "required": True}],
+                "icons": ICONS,
             }
         ],
-        "resources": [{"uri": JS_URL, "name": f"r{IMG}", "description": HOSTILE, "mimeType": IMG}],
+        "resources": [{"uri": JS_URL, "name": f"r{IMG}", "description": HOSTILE, "mimeType": IMG, "icons": ICONS}],
         "resourceTemplates": [
-            {"uriTemplate": JS_URL + "/{id}", "name": f"t{SCRIPT}", "description": HOSTILE},
+            {"uriTemplate": JS_URL + "/{id}", "name": f"t{SCRIPT}", "description": HOSTILE, "icons": ICONS},
             {"uriTemplate": JS_URL + "{?q}", "name": "rich", "description": HOSTILE},
         ],
     }

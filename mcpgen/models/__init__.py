@@ -20,13 +20,30 @@ from ..plan.build import one_line
 from ..plan.naming import allocate
 from ..plan.types import Param, Plan, ResultShape, ToolPlan
 from . import dcg
-from .document import Document, build_document, class_docs, exact_schemas
+from .document import Document, build_document, class_docs
 from .imports import import_block
 from .merge import merge
 from .per_tool import SHARED, ModelModule, ToolRoots
-from .postprocess import PROMPT_MODEL_IMPORTS, ModelInfo, ModelsOutput, postprocess
+from .postprocess import (
+    CLIENT_TABLES,
+    SERVER_TABLES,
+    CatalogTables,
+    ModelInfo,
+    ModelsOutput,
+    postprocess,
+    prompt_model_imports,
+)
 
-__all__ = ["ModelInfo", "ModelsOutput", "bind_plan", "generate_models", "prepare_models"]
+__all__ = [
+    "CLIENT_TABLES",
+    "SERVER_TABLES",
+    "CatalogTables",
+    "ModelInfo",
+    "ModelsOutput",
+    "bind_plan",
+    "generate_models",
+    "prepare_models",
+]
 
 # A catalog of more tools than this is modelled in parts, spread over the cores: DCG takes
 # ~17 ms of one core per rich tool and ~1 MB of memory per 4 tools in one call. A smaller one
@@ -46,15 +63,22 @@ def prepare_models(tool_count: int) -> None:
 
 
 def generate_models(
-    plan: Plan, *, runtime_module: str = "mcpgen.runtime", prompt_models: bool = False
+    plan: Plan,
+    *,
+    runtime_module: str = "mcpgen.runtime",
+    prompt_models: bool = False,
+    tables: CatalogTables = CLIENT_TABLES,
 ) -> tuple[ModelsOutput | None, list[Problem]]:
     """models.py for the plan's tools (None with the problems when it cannot be made);
-    `prompt_models`: it also imports what a server's prompt and template models use."""
+    `prompt_models`: it also imports what a server's prompt and template models use;
+    `tables`: the package's catalog, where the models' exact checks read their schemas."""
     document, problems = build_document(plan.tools)
+    # Only the arguments of prompts and templates use `Field` (templates/server/_generated).
+    fields = any(p.params for p in plan.prompts) or any(t.params for t in plan.templates)
     if not plan.tools:
-        empty = "from __future__ import annotations\n" + (PROMPT_MODEL_IMPORTS if prompt_models else "")
+        empty = "from __future__ import annotations\n" + (prompt_model_imports(fields) if prompt_models else "")
         text = import_block(st for st in ast.parse(empty).body if isinstance(st, (ast.Import, ast.ImportFrom)))
-        names = frozenset(["BaseModel", "ConfigDict", "Field"] if prompt_models else [])
+        names = frozenset((["BaseModel", "ConfigDict"] + ["Field"] * fields) if prompt_models else [])
         shared = ModelModule(SHARED, text + "\n", ())
         return ModelsOutput(text + "\n", {}, (), names, modules=(shared,)), problems
     source: str | ast.Module
@@ -70,7 +94,13 @@ def generate_models(
         ToolRoots(t.module, t.wire, (t.args_model,) + ((t.result_model,) if t.result_model else ())) for t in plan.tools
     ]
     out, found = postprocess(
-        source, roots, exact_schemas(plan.tools), class_docs(plan.tools), runtime_module, prompt_models=prompt_models
+        source,
+        roots,
+        class_docs(plan.tools),
+        runtime_module,
+        tables,
+        prompt_models=prompt_models,
+        prompt_fields=fields,
     )
     return out, problems + found
 

@@ -14,10 +14,10 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..catalog.model import Problem
-from ..plan.naming import pascal, snake
 from ..plan.result_shape import result_view
 from ..plan.types import ResultShape, ToolPlan
 from ..runtime.core.patterns import pattern_problem
+from .branch_names import BranchNamer, def_names
 from .typing_view import typing_view
 
 # The name DCG gives the document itself (its class is dropped from the output).
@@ -56,8 +56,9 @@ class _Hoister:
         for kw in ("$defs", "definitions"):
             sub = schema.pop(kw, None)
             if isinstance(sub, dict):
+                named = def_names(key, sub)
                 for name in sorted(sub):
-                    new = self._free(key + pascal(snake(name, empty="def")))
+                    new = self._free(named[name])
                     self.defs[new] = None  # reserve
                     self.owner[new] = key
                     local[f"#/{kw}/{name}"] = new
@@ -112,17 +113,6 @@ class _Hoister:
             if ref == prefix or ref.startswith(prefix + "/"):
                 return f"#/$defs/{new}{ref[len(prefix) :]}"
         return f"#/$defs/{key}{ref[1:]}" if ref != "#" else f"#/$defs/{key}"
-
-
-def exact_schemas(tools: Sequence[ToolPlan]) -> dict[str, tuple[str, str | None]]:
-    """Class name -> (the tool's own schema as JSON text, key it wraps the instance in or None)."""
-    out: dict[str, tuple[str, str | None]] = {}
-    for t in tools:
-        out[t.args_model] = (_json(t.spec.input_schema), None)
-        if t.result_model is not None:
-            # A wrapped result is checked as {"result": X} against the schema the server declared.
-            out[t.result_model] = (_json(t.spec.output_schema), "result" if t.wrapped else None)
-    return out
 
 
 def _json(schema: Any) -> str:
@@ -229,6 +219,7 @@ def build_document(tools: Sequence[ToolPlan]) -> tuple[Document, list[Problem]]:
             hoist.add(t.result_model, view, repr(t.wire), "/outputSchema")
             for f in t.result_fields:
                 aliases[f"{t.result_model}.{f.wire}"] = f.python
+    BranchNamer(defs, hoist.owner).name_all()
     doc = {"$schema": "https://json-schema.org/draft/2020-12/schema", "$defs": {k: defs[k] for k in sorted(defs)}}
     return Document(doc, aliases, hoist.owner), problems
 

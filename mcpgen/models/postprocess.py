@@ -45,16 +45,26 @@ _SAFE_TOP = (ast.Import, ast.ImportFrom, ast.ClassDef, ast.Assign, ast.AnnAssign
 
 
 @dataclass(frozen=True)
+class CatalogTables:
+    """Where a package's models read their schemas: its catalog module (a sibling of models.py)
+    and the tool table in it. The tool JSON texts are always `TOOLS_JSON`."""
+
+    module: str  # "_catalog" (a client), "tables" (a server's _generated/)
+    table: str  # "TOOL_TABLE", "TOOLS"
+
+
+CLIENT_TABLES = CatalogTables("_catalog", "TOOL_TABLE")
+SERVER_TABLES = CatalogTables("tables", "TOOLS")
+
+
+@dataclass(frozen=True)
 class _Exact:
-    schemas: dict[str, tuple[str, str | None]]  # class -> (schema JSON, wrap key)
     docs: dict[str, str]  # class -> docstring
     runtime_module: str
+    tables: CatalogTables
 
 
 _EXACT_NAME = "_EXACT_SCHEMAS"
-
-
-_WRAPS_NAME = "_EXACT_WRAPS"
 # A public name, though `_models/_shared.py` is private to the package: every tool's module
 # imports it, and a checker reports an underscore name used outside its module (pyright strict).
 # No model is ever called this: a tool's models are `<Stem>Args...`/`<Stem>Result...`.
@@ -65,18 +75,31 @@ _MIXIN = "ExactSchemaCheck"
 PROMPT_MODEL_IMPORTS = "from pydantic import BaseModel, ConfigDict, Field\n"
 
 
-def _exact_preamble(runtime_module: str) -> list[ast.stmt]:
-    """Imports, and the one mixin every Args/Result model takes as its first base: jsonschema on
-    the raw instance, then pydantic builds (one class, not a validator per model: less code)."""
+def prompt_model_imports(fields: bool) -> str:
+    """PROMPT_MODEL_IMPORTS, without `Field` when no prompt or template has an argument (an
+    unused import is an error under pyright strict)."""
+    return PROMPT_MODEL_IMPORTS if fields else "from pydantic import BaseModel, ConfigDict\n"
+
+
+def _exact_preamble(exact: _Exact) -> list[ast.stmt]:
+    """Imports, the one mixin every Args/Result model takes as its first base (jsonschema on the
+    raw instance, then pydantic builds: one class, not a validator per model: less code), and
+    where it finds each model's schema: in the catalog, each schema once in generated code
+    (runtime/core/exact_schemas.py). Underscore aliases: no model is ever called so."""
+    tables = exact.tables
     return ast.parse(
         "from typing import Any\n"
         "from pydantic import ValidationInfo, model_validator\n"
-        f"from {runtime_module}.support.models import check_exact_model as _check_exact_model\n"
+        f"from {exact.runtime_module}.support.models import ExactSchemas\n"
+        f"from {exact.runtime_module}.support.models import check_exact_model as _check_exact_model\n"
+        f"from .{tables.module} import TOOLS_JSON as _TOOLS_JSON\n"
+        f"from .{tables.module} import {tables.table} as _TOOL_TABLE\n"
         f"class {_MIXIN}:\n"
         "    @model_validator(mode='before')\n"
         "    @classmethod\n"
         "    def _mcpgen_exact(cls, data: Any, info: ValidationInfo) -> Any:\n"
-        f"        return _check_exact_model(cls, data, info.context, {_EXACT_NAME}, {_WRAPS_NAME})\n"
+        f"        return _check_exact_model(cls, data, info.context, {_EXACT_NAME})\n"
+        f"{_EXACT_NAME} = ExactSchemas(_TOOLS_JSON, _TOOL_TABLE)\n"
     ).body
 
 
@@ -96,19 +119,22 @@ def _add_exact(cls: ast.ClassDef, exact: _Exact) -> None:
 def postprocess(
     source: str | ast.Module,
     roots: list[ToolRoots],
-    schemas: dict[str, tuple[str, str | None]],
     docs: dict[str, str],
     runtime_module: str,
+    tables: CatalogTables,
     *,
     prompt_models: bool = False,
+    prompt_fields: bool = True,
 ) -> tuple[ModelsOutput | None, list[Problem]]:
     """Drop DCG's header and root class, check the module is inert, name every field by the one
     rule, read field annotations, add the exact validators and the schemas they check against.
     `roots`: each tool's module and models, to split the module by tool.
-    `prompt_models`: the module also imports what a server's prompt/template models use.
-    `runtime_module` is how models.py imports the runtime (the modules are one folder down)."""
+    `prompt_models`: the module also imports what a server's prompt/template models use
+    (`prompt_fields`: `Field` too, which only their arguments use).
+    `runtime_module` is how models.py imports the runtime (the modules are one folder down),
+    `tables` where the package's catalog is (the exact checks read their schemas there)."""
     wanted = {name for t in roots for name in t.models}
-    exact = _Exact(schemas, docs, runtime_module)
+    exact = _Exact(docs, runtime_module, tables)
     try:
         tree = ast.parse(source) if isinstance(source, str) else source
     except SyntaxError as exc:
@@ -146,30 +172,18 @@ def postprocess(
         return None, problems
     for name in sorted(wanted):
         _add_exact(classes[name], exact)
-    preamble = _exact_preamble(exact.runtime_module)
+    preamble = _exact_preamble(exact)
     imports = _imports(preamble + body)
     body = [st for st in preamble + body if not isinstance(st, (ast.Import, ast.ImportFrom))]
-    table = ast.Dict(
-        keys=[ast.Constant(k) for k in sorted(exact.schemas)],
-        values=[ast.Constant(exact.schemas[k][0]) for k in sorted(exact.schemas)],
-    )
-    # JSON text, not a dict literal: the schemas stay exactly as the server sent them.
-    body.append(
-        ast.AnnAssign(ast.Name(_EXACT_NAME, ast.Store()), ast.parse("dict[str, str]", mode="eval").body, table, 1)
-    )
-    wraps = {k: w for k, (_, w) in sorted(exact.schemas.items()) if w}
-    wrap_table = ast.Dict(keys=[ast.Constant(k) for k in wraps], values=[ast.Constant(w) for w in wraps.values()])
-    body.append(
-        ast.AnnAssign(ast.Name(_WRAPS_NAME, ast.Store()), ast.parse("dict[str, str]", mode="eval").body, wrap_table, 1)
-    )
     used = {n.id for n in ast.walk(ast.Module(body=body, type_ignores=[])) if isinstance(n, ast.Name)}
     imports = _used_only(imports, used)
     imports += [st for st in _imports(ast.parse(_NEEDED_IMPORTS).body) if st.names[0].name in used]
     deeper = _one_folder_down(imports)
-    shared_extra = _imports(ast.parse(PROMPT_MODEL_IMPORTS).body) if prompt_models else []
-    modules = split_by_tool(deeper, body, roots, pinned=(_MIXIN, _EXACT_NAME, _WRAPS_NAME), shared_imports=shared_extra)
+    prompt_imports = _imports(ast.parse(prompt_model_imports(prompt_fields)).body)
+    shared_extra = prompt_imports if prompt_models else []
+    modules = split_by_tool(deeper, body, roots, pinned=(_MIXIN, _EXACT_NAME), shared_imports=shared_extra)
     if prompt_models:
-        imports += _imports(ast.parse(PROMPT_MODEL_IMPORTS).body)
+        imports += prompt_imports
     # One sorted import block (each name once), the mixin, DCG's classes, the schema tables.
     # Re-emitting the code through ast.unparse makes every string literal a repr()
     # (docs/architecture.md, "Untrusted text"); the import block holds only identifiers.

@@ -11,6 +11,7 @@ from __future__ import annotations
 import textwrap
 from collections.abc import Iterable
 
+from .icons import icon_lines
 from .types import Plan, PromptPlan, ResultShape, StringParam, TemplatePlan, ToolPlan
 
 # What every call raises (the README's list; each is importable from the generated package).
@@ -87,6 +88,7 @@ def tool_docstring(t: ToolPlan) -> str:
     raises = _TOOL_RAISES[int(not t.params) :] + (_OUTPUT_RAISES if t.result_model else ()) + _CALL_RAISES
     return _join(
         t.text,
+        _section("Icons", icon_lines(t.spec.raw)),
         args,
         _section("Returns", [returns]),
         _section("Raises", (f"{name}: {why}" for name, why in raises)),
@@ -112,10 +114,11 @@ def _string_args(params: tuple[StringParam, ...]) -> str:
     )
 
 
-def _string_method_docstring(text: str, params: tuple[StringParam, ...], returns: str, footer: str) -> str:
+def _string_method_docstring(text: str, icons: str, params: tuple[StringParam, ...], returns: str, footer: str) -> str:
     """A prompt's or a template's method: string arguments, what it returns, the call errors."""
     return _join(
         text,
+        icons,
         _string_args(params),
         _section("Returns", [returns]),
         _section("Raises", (f"{name}: {why}" for name, why in _CALL_RAISES)),
@@ -125,12 +128,15 @@ def _string_method_docstring(text: str, params: tuple[StringParam, ...], returns
 
 def prompt_docstring(p: PromptPlan) -> str:
     returns = "PromptResult: The prompt's messages (and its description, if any)."
-    return _string_method_docstring(p.text, p.params, returns, f"MCP prompt: {p.wire!r}")
+    return _string_method_docstring(
+        p.text, _section("Icons", icon_lines(p.definition)), p.params, returns, f"MCP prompt: {p.wire!r}"
+    )
 
 
 def template_docstring(t: TemplatePlan) -> str:
     returns = "ResourceContents: What the server read at the expanded URI."
-    return _string_method_docstring(t.text, t.params, returns, f"MCP resource template: {t.template!r}")
+    footer = f"MCP resource template: {t.template!r}"
+    return _string_method_docstring(t.text, _section("Icons", icon_lines(t.definition)), t.params, returns, footer)
 
 
 def client_docstrings(plan: Plan) -> dict[str, str]:

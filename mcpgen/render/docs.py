@@ -5,7 +5,8 @@ The HTML is one self-contained file: its stylesheet and its search script are in
 Content-Security-Policy allows exactly those two (by hash) and nothing else: no external
 script, style, font, image or connection, and no script that escaping might have let through.
 Untrusted text reaches the HTML only through autoescaping, and the Markdown files only through
-the `md_*` filters here, which keep it from becoming a heading, a link or raw HTML.
+the `md_*` filters here, which keep it from becoming a heading, a link or raw HTML (an icon's
+http(s) URL is the one link, and only where plan/icons.py allows it).
 """
 
 from __future__ import annotations
@@ -13,8 +14,10 @@ from __future__ import annotations
 import base64
 import hashlib
 import re
+from collections.abc import Sequence
 
 from ..catalog.model import Catalog
+from ..plan.icons import Icon, link_of
 from ..plan.types import Plan
 from .docs_view import DocsPage, build_docs
 from .environment import make_environment, render
@@ -58,6 +61,18 @@ def md_code(text: object, *, cell: bool = False) -> MdText:
     return MdText(f"{ticks}{pad}{body}{pad}{ticks}")
 
 
+def md_icons(icons: Sequence[Icon]) -> MdText:
+    """Icons on one line: each src a link where plan/icons.py allows one (http/https), else a
+    code span (text only: a `javascript:` or `data:` URL is never a link), then its details."""
+    shown: list[str] = []
+    for icon in icons:
+        text = md_code(icon.shown)
+        link = link_of(icon.link) if icon.link is not None else None
+        item = f"[{text}]({link})" if link is not None else text
+        shown.append(item + (f" ({md_inline(', '.join(icon.details))})" if icon.details else ""))
+    return MdText("; ".join(shown))
+
+
 def md_fence(text: str, language: str = "") -> MdText:
     """A fenced code block that no backtick run inside `text` can close early."""
     longest = max((len(run) for run in re.findall(r"`+", text)), default=0)
@@ -96,6 +111,7 @@ def render_docs(plan: Plan, catalog: Catalog, templates: str | None = None) -> F
     env.filters["md_block"] = md_block
     env.filters["md_fence"] = md_fence
     env.filters["md_code"] = md_code
+    env.filters["md_icons"] = md_icons
     style = render(env, "docs/style.css.jinja")
     script = render(env, "docs/search.js.jinja")
     fs = FileSet()

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..catalog.model import Catalog
+from ..plan.icons import Icon, icons_of
 from ..plan.types import Plan, PromptPlan, ResourcePlan, StringParam, TemplatePlan, ToolPlan
 from .emitters import pyrepr
 from .schema_text import enum_values, object_example, type_label
@@ -47,6 +48,7 @@ class Entry:
     title: str | None
     description: str | None
     python_call: str  # how the generated client calls it
+    icons: tuple[Icon, ...]  # text; a link only where plan/icons.py says it may be one
 
     @property
     def summary(self) -> str:
@@ -104,6 +106,7 @@ class DocsPage:
     prompts: tuple[PromptDoc, ...]
     resources: tuple[ResourceDoc, ...]
     templates: tuple[TemplateDoc, ...]
+    icons: tuple[Icon, ...] = ()  # the server's (serverInfo.icons)
 
     @property
     def entries(self) -> tuple[Entry, ...]:
@@ -231,6 +234,7 @@ def _tool_doc(tool: ToolPlan, anchor: str) -> ToolDoc:
         title=tool.spec.title if tool.spec.title and tool.spec.title.strip() else None,
         description=tool.spec.description if tool.spec.description and tool.spec.description.strip() else None,
         python_call=python_call(tool.method, call_args),
+        icons=icons_of(tool.spec.raw),
         plan=tool,
         arguments=arguments,
         example_arguments=_json_text(example),
@@ -268,6 +272,7 @@ def _prompt_doc(prompt: PromptPlan, anchor: str) -> PromptDoc:
         title=_text(prompt.definition, "title"),
         description=_text(prompt.definition, "description"),
         python_call=python_call(prompt.client_method, [(p.python, "example") for p in prompt.params if p.required]),
+        icons=icons_of(prompt.definition),
         plan=prompt,
         arguments=_string_rows(prompt.params, declared),
     )
@@ -281,6 +286,7 @@ def _resource_doc(resource: ResourcePlan, anchor: str) -> ResourceDoc:
         title=_text(resource.definition, "title"),
         description=_text(resource.definition, "description"),
         python_call=python_call("read_resource", [], [resource.uri]),
+        icons=icons_of(resource.definition),
         plan=resource,
         name=_text(resource.definition, "name"),
         mime=resource.mime,
@@ -304,6 +310,7 @@ def _template_doc(definition: dict[str, Any], plan: TemplatePlan | None, anchor:
         title=_text(definition, "title"),
         description=_text(definition, "description"),
         python_call=call,
+        icons=icons_of(definition),
         definition=definition,
         name=_text(definition, "name"),
         mime=mime if isinstance(mime, str) else None,
@@ -336,6 +343,7 @@ def build_docs(plan: Plan, catalog: Catalog) -> DocsPage:
         protocol_version=catalog.protocol_version,
         description=_text(info, "description"),
         instructions=catalog.instructions if catalog.instructions and catalog.instructions.strip() else None,
+        icons=icons_of(info),
         tools=tuple(_tool_doc(t, anchor("tool", t.wire)) for t in plan.tools),
         prompts=tuple(_prompt_doc(p, anchor("prompt", p.wire)) for p in plan.prompts),
         resources=tuple(

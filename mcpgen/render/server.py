@@ -40,8 +40,9 @@ STUB_PREFIX = "stub/"
 CONTRACT_RENDERED = "contract/test_contract.py"
 
 
-def base_imports(plan: Plan, models: ModelsOutput, runtime: str) -> PyCode:
-    """_generated/base.py's import block: what its stubs and ToolsBase use, sorted."""
+def base_imports(plan: Plan, models: ModelsOutput, runtime: str, cache_hints: bool = False) -> PyCode:
+    """_generated/base.py's import block: what its stubs and ToolsBase use, sorted
+    (`cache_hints`: ToolsBase declares CACHE_HINTS, the options' defaults)."""
     used = " ".join(t.server_returns for t in plan.tools)
     annotations = [line for line in models.client_imports if line.rsplit(" ", 1)[-1] + "." in used]
     features = bool(plan.prompts or plan.templates), bool(plan.resources or plan.templates)
@@ -49,10 +50,13 @@ def base_imports(plan: Plan, models: ModelsOutput, runtime: str) -> PyCode:
     support += (["CompletionHook"] if features[0] else []) + (["SubscriptionHook"] if features[1] else [])
     support += (["PromptOutput"] if plan.prompts else []) + (["ResourceOutput"] if features[1] else [])
     support += ["ToolOutput"] if any(t.result_model is None for t in plan.tools) else []
+    support += ["CacheHint"] if cache_hints else []
+    typing = ["from collections.abc import Mapping", "from typing import ClassVar"] if cache_hints else []
     return code(
         import_lines(
             [
                 "from __future__ import annotations",
+                *typing,
                 *annotations,
                 f"from {runtime}.support.server import {', '.join(support)}",
                 "from . import models as _models",
@@ -95,7 +99,10 @@ def render_server(
         # Where the runtime is imported from, seen from the package and from _generated/.
         "runtime_module": runtime_module(options.runtime),
         "generated_runtime_module": runtime_module(options.runtime, nested=True),
-        "base_imports": base_imports(plan, models, runtime_module(options.runtime, nested=True)),
+        "base_imports": base_imports(
+            plan, models, runtime_module(options.runtime, nested=True), bool(options.cache_hints)
+        ),
+        "cache_hints": options.cache_hints,
     }
     fs = FileSet()
     for path in GENERATED_FILES:

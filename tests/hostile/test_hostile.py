@@ -133,6 +133,11 @@ def _row_value(node: ast.expr) -> bool:
     return isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id == "ResultMode"
 
 
+# Objects a generated module builds from its own (or its catalog's) constants only: the catalog,
+# and where the models' exact checks read their schemas (runtime/core/exact_schemas.py).
+_FROM_NAMES = {"ToolCatalog", "ExactSchemas"}
+
+
 def _inert_value(node: ast.expr | None) -> bool:
     """Literals, names, attribute lookups, subscripts and TypeVar/Callable-style type expressions."""
     if node is None:
@@ -140,10 +145,10 @@ def _inert_value(node: ast.expr | None) -> bool:
     for sub in ast.walk(node):
         if isinstance(sub, ast.Call):
             f = sub.func
-            if not (isinstance(f, ast.Name) and f.id in {"TypeVar", "Unset", "float", "ToolCatalog", *_ROWS}):
+            if not (isinstance(f, ast.Name) and f.id in {"TypeVar", "Unset", "float", *_FROM_NAMES, *_ROWS}):
                 return False
-            if f.id == "ToolCatalog" and not all(isinstance(a, ast.Name) for a in sub.args):
-                return False  # the catalog is built from the module's own constants, nothing else
+            if f.id in _FROM_NAMES and not all(isinstance(a, ast.Name) for a in sub.args):
+                return False  # built from the module's own constants (imported names), nothing else
             if f.id in _ROWS and not all(_row_value(k.value) for k in sub.keywords) or f.id in _ROWS and sub.args:
                 return False  # a table row is keywords of literals and ResultMode members only
         if isinstance(sub, (ast.Lambda, ast.NamedExpr, ast.Await, ast.Yield)):

@@ -10,15 +10,16 @@ generator that stops producing instances fails the test instead of leaving it ha
 from __future__ import annotations
 
 import ast
-import sys
+import contextlib
 import types
-import uuid
+from collections.abc import Iterator
 from typing import Any
 
 import jsonschema
 import pydantic
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from models_support import loaded_models
 
 from mcpgen.catalog.build import build_catalog
 from mcpgen.catalog.checks import check_tools
@@ -89,7 +90,8 @@ tool_schemas = st.builds(
 )
 
 
-def _models_module(tool_name: str, schema: dict[str, Any]) -> tuple[types.ModuleType, str]:
+@contextlib.contextmanager
+def _models_module(tool_name: str, schema: dict[str, Any]) -> Iterator[tuple[types.ModuleType, str]]:
     cat, problems = build_catalog([{"name": tool_name, "inputSchema": schema}])
     assert not problems, problems
     assert not check_tools(cat.tools)
@@ -97,14 +99,8 @@ def _models_module(tool_name: str, schema: dict[str, Any]) -> tuple[types.Module
     out, problems = generate_models(plan)
     assert out is not None, problems
     ast.parse(out.source)
-    mod = types.ModuleType(f"prop_models_{uuid.uuid4().hex[:8]}")
-    sys.modules[mod.__name__] = mod  # pydantic resolves forward refs through sys.modules
-    try:
-        exec(compile(out.source, mod.__name__, "exec"), mod.__dict__)  # the test runs generated code on purpose
-    except BaseException:
-        del sys.modules[mod.__name__]
-        raise
-    return mod, plan.tool(tool_name).args_model
+    with loaded_models(out.source, plan, "prop") as mod:
+        yield mod, plan.tool(tool_name).args_model
 
 
 def _accepts(model: Any, data: Any) -> bool:
@@ -129,8 +125,7 @@ def test_random_schemas_agree_with_jsonschema() -> None:
     @settings(max_examples=EXAMPLES, deadline=None, derandomize=True, database=None)
     @given(tool_name=names, schema=tool_schemas, seed=st.integers(0, 2**32 - 1), data=st.data())
     def check(tool_name: str, schema: dict[str, Any], seed: int, data: st.DataObject) -> None:
-        mod, cls_name = _models_module(tool_name, schema)
-        try:
+        with _models_module(tool_name, schema) as (mod, cls_name):
             model = getattr(mod, cls_name)
             validator = jsonschema.Draft202012Validator(schema)
             instances = [
@@ -149,8 +144,6 @@ def test_random_schemas_agree_with_jsonschema() -> None:
                 assert not validator.is_valid(inst)
             for inst in [*instances, *valid, *invalid]:
                 assert _accepts(model, inst) == validator.is_valid(inst), (schema, inst)
-        finally:
-            del sys.modules[mod.__name__]
 
     check()
     share = drawn["with_valid"] / drawn["examples"]

@@ -12,16 +12,13 @@ merge rule itself on hand-written modules (forward references, `Literal` values,
 from __future__ import annotations
 
 import ast
-import sys
-import types
 import typing
-import uuid
-from collections.abc import Iterator
 from typing import Any
 
 import pydantic
 import pytest
 from big_catalog_lib import tools  # tests/models is on sys.path (conftest.py)
+from models_support import loaded_models
 
 from mcpgen.catalog.build import build_catalog
 from mcpgen.catalog.instances import InstanceGenerator
@@ -57,16 +54,6 @@ def one_call(plan: Plan) -> str:
     return out.source
 
 
-def _load(source: str) -> Iterator[types.ModuleType]:
-    mod = types.ModuleType(f"parts_models_{uuid.uuid4().hex[:8]}")
-    sys.modules[mod.__name__] = mod  # pydantic resolves forward refs through sys.modules
-    try:
-        exec(compile(source, mod.__name__, "exec"), mod.__dict__)  # the test runs generated code on purpose
-        yield mod
-    finally:
-        del sys.modules[mod.__name__]
-
-
 def _shape(tp: Any, path: tuple[type, ...] = ()) -> Any:
     """A type with every model replaced by its fields (names, aliases, types): what a model
     means, whatever the class is called (a model inside itself: how many levels up)."""
@@ -98,20 +85,19 @@ def _accepts(model: Any, data: Any) -> tuple[bool, Any]:
 def test_parts_give_the_models_one_call_gives(plan: Plan, in_parts: str, one_call: str) -> None:
     assert in_parts != one_call  # it was made in parts (the order of classes differs)
     checked = 0
-    for parts_mod in _load(in_parts):
-        for one_mod in _load(one_call):
-            for t in plan.tools:
-                for name, schema in ((t.args_model, t.spec.input_schema), (t.result_model, t.spec.output_schema)):
-                    if name is None:
-                        continue
-                    ours, theirs = getattr(parts_mod, name), getattr(one_mod, name)
-                    assert _shape(ours) == _shape(theirs), name
-                    gen = InstanceGenerator(schema, seed=t.wire)
-                    for instance in [*gen.valid_many(2), *gen.invalid_many(2)]:
-                        if name == t.result_model and t.wrapped:
-                            instance = {"result": instance}
-                        assert _accepts(ours, instance) == _accepts(theirs, instance), (name, instance)
-                        checked += 1
+    with loaded_models(in_parts, plan) as parts_mod, loaded_models(one_call, plan) as one_mod:
+        for t in plan.tools:
+            for name, schema in ((t.args_model, t.spec.input_schema), (t.result_model, t.spec.output_schema)):
+                if name is None:
+                    continue
+                ours, theirs = getattr(parts_mod, name), getattr(one_mod, name)
+                assert _shape(ours) == _shape(theirs), name
+                gen = InstanceGenerator(schema, seed=t.wire)
+                for instance in [*gen.valid_many(2), *gen.invalid_many(2)]:
+                    if name == t.result_model and t.wrapped:
+                        instance = {"result": instance}
+                    assert _accepts(ours, instance) == _accepts(theirs, instance), (name, instance)
+                    checked += 1
     assert checked >= 4 * len(plan.tools)
 
 
@@ -124,11 +110,12 @@ def _locations(source: str) -> list[str]:
 def test_each_class_name_once_and_named_by_its_path(in_parts: str, one_call: str) -> None:
     # Every tool has a nested `location`: each class is named by its path from its tool's model
     # (`<Tool>ArgsLocation...`), never one part's `Location1`, the same names as one call gives.
-    # (Beside it these Args have a property `Location`, the same name but for case: the one place
-    # datamodel-code-generator still counts, `Tool000ArgsLocation2`, inside the tool's own path.)
+    # (Beside it these Args have a property `Location`, the same name but for case: that class is
+    # named by its own first property, `Tool000ArgsLocationCity`, never DCG's `...Location2`.)
     assert _locations(in_parts) and sorted(_locations(in_parts)) == sorted(_locations(one_call))
     assert len(_locations(in_parts)) > 200
     assert all(n.startswith(("Tool", "GeoArgs")) for n in _locations(in_parts))
+    assert not [n for n in _locations(in_parts) if n[-1].isdigit() and n.rstrip("0123456789") in _locations(in_parts)]
     # Data that reads like a class name stays as it was.
     assert "Literal['Location', 'Location1', 'custom-0']" in in_parts
     assert "validation_alias='Location'" in in_parts
@@ -137,7 +124,7 @@ def test_each_class_name_once_and_named_by_its_path(in_parts: str, one_call: str
 def test_the_names_mcpgen_gave_are_never_renamed(plan: Plan, in_parts: str) -> None:
     geo = plan.tool("geo")
     assert geo.args_model == "GeoArgs"
-    for mod in _load(in_parts):
+    with loaded_models(in_parts, plan) as mod:
         assert set(mod.GeoArgs.model_fields) == {"place", "location"}
         # tool 140's nested `geo_args` object is named by its path, never GeoArgs.
         mod.Tool140Args.model_rebuild()  # defer_build: its field types resolve when it is built

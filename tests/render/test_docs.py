@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from hostile_docs import JS_URL, hostile_document
+from hostile_docs import ICON_OK, JS_URL, hostile_document
 from markdown_it import MarkdownIt
 
 from mcpgen.catalog.model import Catalog
@@ -84,7 +84,7 @@ def test_hostile_text_never_becomes_markup_a_link_or_an_attribute() -> None:
     for tag, attrs in parsed.tags:
         assert not any(name.startswith("on") for name in attrs), (tag, attrs)
         if "href" in attrs:
-            assert re.fullmatch(r"#[a-z0-9-]+", attrs["href"]) or attrs["href"] == SPEC, attrs
+            assert re.fullmatch(r"#[a-z0-9-]+", attrs["href"]) or attrs["href"] in (SPEC, ICON_OK), attrs
         if "id" in attrs:
             assert re.fullmatch(r"[a-z0-9-]+", attrs["id"]), attrs
         for name, value in attrs.items():
@@ -92,6 +92,18 @@ def test_hostile_text_never_becomes_markup_a_link_or_an_attribute() -> None:
     # The hostile text is there, as text.
     assert html.count("&lt;script&gt;alert(1)&lt;/script&gt;") >= 5
     assert "javascript:alert(1)" in html
+
+
+@pytest.mark.parametrize("name", ["index.html", "reference.md"])
+def test_icons_are_text_and_only_an_http_url_is_a_link(name: str) -> None:
+    text = _docs(hostile_document())[name]
+    html = text if name == "index.html" else _markdown_html(text)
+    links = [a["href"] for t, a in _parse(html).tags if t == "a" and "href" in a and not a["href"].startswith("#")]
+    # Server, tool, prompt, resource and template: each shows its one good icon as a link.
+    assert links.count(ICON_OK) == 5, links
+    assert "icons.example/no-scheme.png" in html and "data:image/svg+xml;base64," in html  # as text
+    assert "PHN2Zz48c2NyaXB0PmFsZXJ0KDEpPC9zY3JpcHQ+PC9zdmc+" * 3 not in html  # cut short
+    assert "48x48" in html
 
 
 def test_the_page_allows_only_its_own_script_and_style_by_hash() -> None:
@@ -132,7 +144,9 @@ def test_hostile_text_stays_text_in_markdown(name: str) -> None:
     for tag, attrs in parsed.tags:
         assert set(attrs) <= {"id", "href", "class"}, (tag, attrs)
         if "href" in attrs:
-            assert re.fullmatch(r"reference\.md#[a-z0-9-]+|index\.html", attrs["href"]), attrs
+            assert re.fullmatch(r"reference\.md#[a-z0-9-]+|index\.html", attrs["href"]) or attrs["href"] == ICON_OK, (
+                attrs
+            )
         if "id" in attrs:
             assert re.fullmatch(r"[a-z0-9-]+", attrs["id"]), attrs
     # No heading but the docs' own: the hostile "# Heading" and "## not a heading" stay text.

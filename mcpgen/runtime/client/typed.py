@@ -31,6 +31,7 @@ from ..core.errors import (
     ToolOutputError,
     ToolOutputWarning,
 )
+from ..core.exact_schemas import NO_SCHEMAS
 from ..core.results import ToolResult, Unset, structured_of
 from ..core.tables import ToolRow
 from ..core.validation import (
@@ -412,15 +413,14 @@ class _ToolBinding:
     def of(cls, models: ModuleType, row: ToolRow) -> _ToolBinding:
         args_name, result_name, mode = row
         wrapped, is_root = mode.wrapped, mode.is_root
-        schemas = getattr(models, "_EXACT_SCHEMAS", None) or {}
-        wraps = getattr(models, "_EXACT_WRAPS", None) or {}
+        schemas = getattr(models, "_EXACT_SCHEMAS", None) or NO_SCHEMAS
         args_model = getattr(models, args_name)
         result_model = getattr(models, result_name) if result_name is not None else None
         return cls(
             args_model,
-            exact_model(args_model, schemas, wraps),
+            exact_model(args_model, schemas),
             result_model,
-            exact_model(result_model, schemas, wraps) if result_model is not None else None,
+            exact_model(result_model, schemas) if result_model is not None else None,
             wrapped,
             is_root,
             _scalar_root(result_model) if is_root else frozenset(),

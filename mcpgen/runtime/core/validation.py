@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from typing import Any, get_args
 
 from .errors import SchemaMismatch
+from .exact_schemas import ExactSchemas
 from .patterns import compile_pattern, linear_validator
 
 Check = Callable[[Any], "str | None"]
@@ -558,23 +559,25 @@ def validate_model(model: Any, data: Any, context: Mapping[str, Any]) -> Any:
     return model.model_validate(data, context=context)
 
 
-def exact_model(cls: type, schemas: Mapping[str, str], wraps: Mapping[str, str]) -> ExactModel | None:
+def exact_model(cls: type, schemas: ExactSchemas) -> ExactModel | None:
     """How `cls` is checked: by its own schema, or a generated parent's (a user's subclass of a
-    generated model is checked against its generated parent's schema); None when it has neither."""
+    generated model is checked against its generated parent's schema); None when it has neither.
+    `schemas` reads them from the package's catalog (exact_schemas.py)."""
     try:
         return _exact_models[cls]
     except KeyError:
         pass
     found: ExactModel | None = None
     for klass in cls.__mro__:
-        schema = schemas.get(klass.__name__)
-        if schema is not None:
+        found_schema = schemas.get(klass.__name__)
+        if found_schema is not None:
+            schema, wrap = found_schema
             wire_of = _wire_names(cls)
             wires = frozenset(wire_of.values()) | (frozenset(getattr(cls, "model_fields", None) or ()) - set(wire_of))
             below = _renames_below(cls, {cls})
             # Compiled on the first instance: binding a server's handlers imports no jsonschema.
             check = _on_first_use(functools.partial(exact_problems, schema))
-            found = ExactModel(check, wraps.get(klass.__name__), wire_of, wires, below, schema)
+            found = ExactModel(check, wrap, wire_of, wires, below, schema)
             break
     _exact_models[cls] = found
     return found
@@ -608,12 +611,12 @@ def _renames_below(model: Any, seen: set[Any]) -> bool:
     return False
 
 
-def check_exact_model(cls: type, data: Any, context: Any, schemas: Mapping[str, str], wraps: Mapping[str, str]) -> Any:
+def check_exact_model(cls: type, data: Any, context: Any, schemas: ExactSchemas) -> Any:
     """check_exact for a generated model class: its schema is found by class name (a user's
     subclass of a generated model is checked against its generated parent's schema)."""
     if _skips_check(context) or _is_model(data):
         return data  # checked by the caller already, or when the model was built
-    exact = exact_model(cls, schemas, wraps)
+    exact = exact_model(cls, schemas)
     if exact is None:
         return data
     return _checked(exact.problems, _plain(exact.by_wire_name(data)), exact.wrap)

@@ -22,6 +22,7 @@ from typing import Any, Protocol, Union, cast
 import pydantic
 
 from ..core.errors import RpcError, SchemaMismatch, ToolError
+from ..core.exact_schemas import NO_SCHEMAS
 from ..core.jsonrpc import INTERNAL_ERROR, INVALID_PARAMS, JSONObject, dumps
 from ..core.protocol import ERA_MODERN
 from ..core.results import ToolResult
@@ -36,6 +37,7 @@ from ..core.validation import (
     is_plain_json,
     validate_model,
 )
+from .apps_ui import tool_uis, ui_reader, ui_resource, with_ui
 from .auth.info import scopes_of
 from .features import PromptHandler, ResourceHandler, TemplateHandler
 from .server import RequestContext, Server, ToolHandler, error_result
@@ -159,6 +161,10 @@ def bind_handlers(handlers: object, tables: ServerTables, models: ModuleType) ->
     if limits is not None:
         server.tasks.limits = limits
     tools = {wire: with_task_support(definition, runs_as_task.get(wire)) for wire, definition in tools.items()}
+    # handlers.py's TOOL_UI: a tool's MCP Apps page, named in its definition (apps_ui.py).
+    uis = tool_uis(handlers, set(tables.TOOLS))
+    for wire, (uri, _) in uis.items():
+        tools[wire] = with_ui(tools[wire], uri)
     # No model is looked up here: a generated `models` module loads its classes when first asked
     # for one, and `initialize` and `tools/list` need none. Each tool's handler is made, and its
     # models looked up, on the tool's first call.
@@ -178,6 +184,8 @@ def bind_handlers(handlers: object, tables: ServerTables, models: ModuleType) ->
     resources = _by_key(tables.RESOURCES_JSON, "uri")
     for uri, method in tables.RESOURCES.items():
         server.add_resource(resources[uri], _resource(resources[uri], _method(handlers, method)))
+    for uri, (wire, path) in {uri: (wire, path) for wire, (uri, path) in uis.items()}.items():  # (one per page)
+        server.add_resource(ui_resource(wire, uri), ui_reader(path))
     templates = _by_key(tables.TEMPLATES_JSON, "uriTemplate")
     for template, (method, model) in tables.TEMPLATES.items():
         definition = templates[template]
@@ -215,8 +223,7 @@ def _tool_of_models(
     result, exact = None, None
     if result_model is not None:
         result = _model(models, result_model)
-        schemas = getattr(models, "_EXACT_SCHEMAS", None) or {}
-        exact = exact_model(result, schemas, getattr(models, "_EXACT_WRAPS", None) or {})
+        exact = exact_model(result, getattr(models, "_EXACT_SCHEMAS", None) or NO_SCHEMAS)
     return _tool(wire, definition, method, _model(models, args_model), result, mode, exact)
 
 

@@ -23,6 +23,7 @@ from ..server.adapter import (
 )
 from ..server.auth.info import AuthInfo, requires_scopes
 from ..server.auth.settings import AuthSettings
+from ..server.cache_hints import CacheHint
 from ..server.command import serve_main
 from ..server.http.limits import HttpLimits
 from ..server.http.security import HttpSecurity
@@ -39,6 +40,7 @@ __all__ = [
     "ResultMode",
     "AuthInfo",
     "AuthSettings",
+    "CacheHint",
     "CompletionHook",
     "Context",
     "HttpLimits",

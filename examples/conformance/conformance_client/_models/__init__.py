@@ -33,7 +33,7 @@ if TYPE_CHECKING:
 
 # module -> the names it declares
 _DECLARES: dict[str, tuple[str, ...]] = {
-    "_shared": ("ExactSchemaCheck", "_EXACT_SCHEMAS", "_EXACT_WRAPS"),
+    "_shared": ("ExactSchemaCheck", "_EXACT_SCHEMAS"),
     "add_numbers": ("AddNumbersArgs",),
     "invalid_array_header": ("InvalidArrayHeaderArgs",),
     "invalid_colon_in_name": ("InvalidColonInNameArgs",),

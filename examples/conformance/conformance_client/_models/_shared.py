@@ -5,41 +5,19 @@ from __future__ import annotations
 
 from typing import Any
 
+from mcpgen.runtime.support.models import ExactSchemas
 from mcpgen.runtime.support.models import check_exact_model as _check_exact_model
 from pydantic import ValidationInfo, model_validator
+
+from .._catalog import TOOL_TABLE as _TOOL_TABLE
+from .._catalog import TOOLS_JSON as _TOOLS_JSON
 
 
 class ExactSchemaCheck:
     @model_validator(mode="before")
     @classmethod
     def _mcpgen_exact(cls, data: Any, info: ValidationInfo) -> Any:
-        return _check_exact_model(cls, data, info.context, _EXACT_SCHEMAS, _EXACT_WRAPS)
+        return _check_exact_model(cls, data, info.context, _EXACT_SCHEMAS)
 
 
-_EXACT_SCHEMAS: dict[str, str] = {
-    "AddNumbersArgs": '{"type":"object","properties":{"a":{"type":"number","description":"First number"},"b":{"type":"number","description":"Second number"}},"required":["a","b"]}',
-    "InvalidArrayHeaderArgs": '{"type":"object","properties":{"items":{"type":"array","items":{"type":"string"},"x-mcp-header":"Items"}},"required":["items"]}',
-    "InvalidColonInNameArgs": '{"type":"object","properties":{"value":{"type":"string","x-mcp-header":"Region:Primary"}},"required":["value"]}',
-    "InvalidControlCharNameArgs": '{"type":"object","properties":{"value":{"type":"string","x-mcp-header":"Region\\t1"}},"required":["value"]}',
-    "InvalidDuplicateDiffCaseArgs": '{"type":"object","properties":{"field1":{"type":"string","x-mcp-header":"MyField"},"field2":{"type":"string","x-mcp-header":"myfield"}},"required":["field1","field2"]}',
-    "InvalidDuplicateSameCaseArgs": '{"type":"object","properties":{"field1":{"type":"string","x-mcp-header":"Region"},"field2":{"type":"string","x-mcp-header":"Region"}},"required":["field1","field2"]}',
-    "InvalidEmptyHeaderArgs": '{"type":"object","properties":{"value":{"type":"string","x-mcp-header":""}},"required":["value"]}',
-    "InvalidNonAsciiNameArgs": '{"type":"object","properties":{"value":{"type":"string","x-mcp-header":"R\\u00e9gion"}},"required":["value"]}',
-    "InvalidNullHeaderArgs": '{"type":"object","properties":{"nil":{"type":"null","x-mcp-header":"Nil"}},"required":["nil"]}',
-    "InvalidNumberHeaderArgs": '{"type":"object","properties":{"score":{"type":"number","x-mcp-header":"Score"}},"required":["score"]}',
-    "InvalidObjectHeaderArgs": '{"type":"object","properties":{"data":{"type":"object","x-mcp-header":"Data"}},"required":["data"]}',
-    "InvalidSpaceInNameArgs": '{"type":"object","properties":{"value":{"type":"string","x-mcp-header":"My Region"}},"required":["value"]}',
-    "JsonSchemaEchoArgs": '{"type":"object","properties":{"schema":{"type":"object","description":"The inputSchema the client observed","passed back verbatim.":null}},"required":["schema"]}',
-    "MyHyphenatedToolArgs": '{"type":"object","properties":{},"required":[]}',
-    "TestClientElicitationDefaultsArgs": '{"type":"object","properties":{},"required":[]}',
-    "TestCustomHeadersArgs": '{"type":"object","properties":{"region":{"type":"string","description":"Plain ASCII string value","x-mcp-header":"Region"},"priority":{"type":"integer","description":"Integer numeric value","x-mcp-header":"Priority"},"verbose":{"type":"boolean","description":"Boolean value","x-mcp-header":"Verbose"},"debug":{"type":"boolean","description":"Boolean true value","x-mcp-header":"Debug"},"empty_val":{"type":"string","description":"Empty string value","x-mcp-header":"EmptyVal"},"method_val":{"type":"string","description":"Value for header named \\"Method\\"","x-mcp-header":"Method"},"float_val":{"type":"number","description":"Floating point value","no x-mcp-header annotation":null},"non_ascii_val":{"type":"string","description":"Non-ASCII string value","x-mcp-header":"NonAscii"},"whitespace_val":{"type":"string","description":"String with leading/trailing whitespace","x-mcp-header":"Whitespace"},"leading_space_val":{"type":"string","description":"String with leading space only","x-mcp-header":"LeadingSpace"},"trailing_space_val":{"type":"string","description":"String with trailing space only","x-mcp-header":"TrailingSpace"},"internal_space_val":{"type":"string","description":"String with internal spaces only","x-mcp-header":"InternalSpace"},"control_char_val":{"type":"string","description":"String with control characters","x-mcp-header":"ControlChar"},"crlf_val":{"type":"string","description":"String with carriage return and line feed","x-mcp-header":"CrLf"},"tab_val":{"type":"string","description":"String with leading tab","x-mcp-header":"Tab"},"query":{"type":"string","description":"No x-mcp-header annotation - should not be mirrored"}},"required":["region","priority","query"]}',
-    "TestCustomHeadersNullArgs": '{"type":"object","properties":{"region":{"type":"string","description":"Plain ASCII string value","x-mcp-header":"Region"},"priority":{"type":"integer","description":"Integer numeric value","x-mcp-header":"Priority"},"verbose":{"type":"boolean","description":"Boolean value - will be null to test omission","x-mcp-header":"Verbose"},"query":{"type":"string","description":"No x-mcp-header annotation"}},"required":["region","priority","query"]}',
-    "TestHeadersArgs": '{"type":"object","properties":{},"required":[]}',
-    "TestMrtrEchoStateArgs": '{"type":"object","properties":{},"required":[]}',
-    "TestMrtrNoResultTypeArgs": '{"type":"object","properties":{},"required":[]}',
-    "TestMrtrNoStateArgs": '{"type":"object","properties":{},"required":[]}',
-    "TestMrtrUnrelatedArgs": '{"type":"object","properties":{},"required":[]}',
-    "TestReconnectionArgs": '{"type":"object","properties":{},"required":[]}',
-    "ValidToolArgs": '{"type":"object","properties":{"region":{"type":"string","x-mcp-header":"Region"}},"required":["region"]}',
-}
-_EXACT_WRAPS: dict[str, str] = {}
+_EXACT_SCHEMAS = ExactSchemas(_TOOLS_JSON, _TOOL_TABLE)

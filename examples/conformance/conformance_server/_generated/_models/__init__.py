@@ -45,7 +45,6 @@ _DECLARES: dict[str, tuple[str, ...]] = {
     "_shared": (
         "ExactSchemaCheck",
         "_EXACT_SCHEMAS",
-        "_EXACT_WRAPS",
         "PromptTestInputRequiredResultPromptArgs",
         "PromptTestPromptWithArgumentsArgs",
         "PromptTestPromptWithEmbeddedResourceArgs",

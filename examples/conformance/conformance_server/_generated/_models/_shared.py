@@ -5,53 +5,22 @@ from __future__ import annotations
 
 from typing import Any
 
+from mcpgen.runtime.support.models import ExactSchemas
 from mcpgen.runtime.support.models import check_exact_model as _check_exact_model
 from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, model_validator
+
+from ..tables import TOOLS as _TOOL_TABLE
+from ..tables import TOOLS_JSON as _TOOLS_JSON
 
 
 class ExactSchemaCheck:
     @model_validator(mode="before")
     @classmethod
     def _mcpgen_exact(cls, data: Any, info: ValidationInfo) -> Any:
-        return _check_exact_model(cls, data, info.context, _EXACT_SCHEMAS, _EXACT_WRAPS)
+        return _check_exact_model(cls, data, info.context, _EXACT_SCHEMAS)
 
 
-_EXACT_SCHEMAS: dict[str, str] = {
-    "ConfirmDeleteArgs": '{"type":"object","properties":{"filename":{"type":"string"}}}',
-    "FailingJobArgs": '{"type":"object","properties":{}}',
-    "GreetArgs": '{"type":"object","properties":{"name":{"type":"string"}},"required":["name"]}',
-    "JsonSchema202012ToolArgs": '{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","$defs":{"address":{"$anchor":"addressDef","type":"object","properties":{"street":{"type":"string"},"city":{"type":"string"}}}},"properties":{"name":{"type":"string"},"address":{"$ref":"#/$defs/address"},"contactMethod":{"type":"string","enum":["phone","email"]},"phone":{"type":"string"},"email":{"type":"string"}},"allOf":[{"anyOf":[{"required":["phone"]},{"required":["email"]}]}],"if":{"properties":{"contactMethod":{"const":"phone"}},"required":["contactMethod"]},"then":{"required":["phone"]},"else":{"required":["email"]},"additionalProperties":false}',
-    "MultiInputArgs": '{"type":"object","properties":{}}',
-    "ProtocolErrorJobArgs": '{"type":"object","properties":{}}',
-    "SlowComputeArgs": '{"type":"object","properties":{"seconds":{"type":"number","minimum":0},"label":{"type":"string"}}}',
-    "TestAudioContentArgs": '{"type":"object","properties":{}}',
-    "TestElicitationArgs": '{"type":"object","properties":{"message":{"type":"string","description":"The message to show the user"}},"required":["message"]}',
-    "TestElicitationSep1034DefaultsArgs": '{"type":"object","properties":{}}',
-    "TestElicitationSep1330EnumsArgs": '{"type":"object","properties":{}}',
-    "TestEmbeddedResourceArgs": '{"type":"object","properties":{}}',
-    "TestErrorHandlingArgs": '{"type":"object","properties":{}}',
-    "TestImageContentArgs": '{"type":"object","properties":{}}',
-    "TestInputRequiredResultCapabilitiesArgs": '{"type":"object","properties":{}}',
-    "TestInputRequiredResultElicitationArgs": '{"type":"object","properties":{}}',
-    "TestInputRequiredResultListRootsArgs": '{"type":"object","properties":{}}',
-    "TestInputRequiredResultMultiRoundArgs": '{"type":"object","properties":{}}',
-    "TestInputRequiredResultMultipleInputsArgs": '{"type":"object","properties":{}}',
-    "TestInputRequiredResultRequestStateArgs": '{"type":"object","properties":{}}',
-    "TestInputRequiredResultSamplingArgs": '{"type":"object","properties":{}}',
-    "TestInputRequiredResultTamperedStateArgs": '{"type":"object","properties":{}}',
-    "TestLoggingToolArgs": '{"type":"object","properties":{}}',
-    "TestMissingCapabilityArgs": '{"type":"object","properties":{}}',
-    "TestMultipleContentTypesArgs": '{"type":"object","properties":{}}',
-    "TestParamHeaderArgs": '{"type":"object","properties":{"region":{"type":"string","description":"A region name","x-mcp-header":"Region"}},"required":["region"]}',
-    "TestReconnectionArgs": '{"type":"object","properties":{}}',
-    "TestSamplingArgs": '{"type":"object","properties":{"prompt":{"type":"string","description":"The prompt to send"}},"required":["prompt"]}',
-    "TestSimpleTextArgs": '{"type":"object","properties":{}}',
-    "TestStreamingElicitationArgs": '{"type":"object","properties":{}}',
-    "TestToolWithLoggingArgs": '{"type":"object","properties":{}}',
-    "TestToolWithProgressArgs": '{"type":"object","properties":{}}',
-    "TestToolWithTaskArgs": '{"type":"object","properties":{}}',
-}
-_EXACT_WRAPS: dict[str, str] = {}
+_EXACT_SCHEMAS = ExactSchemas(_TOOLS_JSON, _TOOL_TABLE)
 
 
 class PromptTestInputRequiredResultPromptArgs(BaseModel):

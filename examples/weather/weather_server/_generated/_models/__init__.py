@@ -12,7 +12,7 @@ if TYPE_CHECKING:
 
 # module -> the names it declares
 _DECLARES: dict[str, tuple[str, ...]] = {
-    "_shared": ("ExactSchemaCheck", "_EXACT_SCHEMAS", "_EXACT_WRAPS"),
+    "_shared": ("ExactSchemaCheck", "_EXACT_SCHEMAS"),
     "get_forecast": ("GetForecastArgs", "GetForecastResult", "GetForecastResultDay"),
     "list_cities": ("ListCitiesArgs", "ListCitiesResult"),
     "weather_alert": ("WeatherAlertArgs",),

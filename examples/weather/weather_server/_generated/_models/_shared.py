@@ -5,22 +5,19 @@ from __future__ import annotations
 
 from typing import Any
 
+from mcpgen.runtime.support.models import ExactSchemas
 from mcpgen.runtime.support.models import check_exact_model as _check_exact_model
 from pydantic import ValidationInfo, model_validator
+
+from ..tables import TOOLS as _TOOL_TABLE
+from ..tables import TOOLS_JSON as _TOOLS_JSON
 
 
 class ExactSchemaCheck:
     @model_validator(mode="before")
     @classmethod
     def _mcpgen_exact(cls, data: Any, info: ValidationInfo) -> Any:
-        return _check_exact_model(cls, data, info.context, _EXACT_SCHEMAS, _EXACT_WRAPS)
+        return _check_exact_model(cls, data, info.context, _EXACT_SCHEMAS)
 
 
-_EXACT_SCHEMAS: dict[str, str] = {
-    "GetForecastArgs": '{"type":"object","properties":{"city":{"type":"string","minLength":1,"description":"City name, e.g. \\"Paris\\"."},"days":{"type":"integer","minimum":1,"maximum":14,"default":3,"description":"How many days to forecast."},"units":{"type":"string","enum":["celsius","fahrenheit"],"default":"celsius"}},"required":["city"],"additionalProperties":false}',
-    "GetForecastResult": '{"type":"object","properties":{"city":{"type":"string"},"units":{"type":"string","enum":["celsius","fahrenheit"]},"days":{"type":"array","items":{"type":"object","properties":{"day":{"type":"integer"},"high":{"type":"number"},"low":{"type":"number"},"summary":{"type":"string"}},"required":["day","high","low","summary"]}}},"required":["city","units","days"]}',
-    "ListCitiesArgs": '{"type":"object","properties":{"country":{"type":"string","description":"ISO country code filter"}},"additionalProperties":false}',
-    "ListCitiesResult": '{"type":"object","properties":{"result":{"type":"array","items":{"type":"string"}}},"required":["result"]}',
-    "WeatherAlertArgs": '{"type":"object","properties":{"region":{"type":"string"},"level":{"type":"string","enum":["yellow","orange","red"]},"message":{"type":"string","maxLength":280}},"required":["region","level"]}',
-}
-_EXACT_WRAPS: dict[str, str] = {"ListCitiesResult": "result"}
+_EXACT_SCHEMAS = ExactSchemas(_TOOLS_JSON, _TOOL_TABLE)

@@ -22,7 +22,7 @@ if TYPE_CHECKING:
 
 # module -> the names it declares
 _DECLARES: dict[str, tuple[str, ...]] = {
-    "_shared": ("ExactSchemaCheck", "_EXACT_SCHEMAS", "_EXACT_WRAPS"),
+    "_shared": ("ExactSchemaCheck", "_EXACT_SCHEMAS"),
     "echo": ("EchoArgs",),
     "get_annotated_message": ("GetAnnotatedMessageArgs",),
     "get_env": ("GetEnvArgs",),

@@ -5,31 +5,19 @@ from __future__ import annotations
 
 from typing import Any
 
+from mcpgen.runtime.support.models import ExactSchemas
 from mcpgen.runtime.support.models import check_exact_model as _check_exact_model
 from pydantic import ValidationInfo, model_validator
+
+from .._catalog import TOOL_TABLE as _TOOL_TABLE
+from .._catalog import TOOLS_JSON as _TOOLS_JSON
 
 
 class ExactSchemaCheck:
     @model_validator(mode="before")
     @classmethod
     def _mcpgen_exact(cls, data: Any, info: ValidationInfo) -> Any:
-        return _check_exact_model(cls, data, info.context, _EXACT_SCHEMAS, _EXACT_WRAPS)
+        return _check_exact_model(cls, data, info.context, _EXACT_SCHEMAS)
 
 
-_EXACT_SCHEMAS: dict[str, str] = {
-    "EchoArgs": '{"$schema":"http://json-schema.org/draft-07/schema#","type":"object","properties":{"message":{"type":"string","description":"Message to echo"}},"required":["message"]}',
-    "GetAnnotatedMessageArgs": '{"$schema":"http://json-schema.org/draft-07/schema#","type":"object","properties":{"messageType":{"type":"string","enum":["error","success","debug"],"description":"Type of message to demonstrate different annotation patterns"},"includeImage":{"default":false,"description":"Whether to include an example image","type":"boolean"}},"required":["messageType"]}',
-    "GetEnvArgs": '{"$schema":"http://json-schema.org/draft-07/schema#","type":"object","properties":{}}',
-    "GetResourceLinksArgs": '{"$schema":"http://json-schema.org/draft-07/schema#","type":"object","properties":{"count":{"default":3,"description":"Number of resource links to return (1-10)","type":"number","minimum":1,"maximum":10}}}',
-    "GetResourceReferenceArgs": '{"$schema":"http://json-schema.org/draft-07/schema#","type":"object","properties":{"resourceType":{"default":"Text","type":"string","enum":["Text","Blob"]},"resourceId":{"default":1,"description":"ID of the text resource to fetch","type":"number"}}}',
-    "GetStructuredContentArgs": '{"$schema":"http://json-schema.org/draft-07/schema#","type":"object","properties":{"location":{"type":"string","enum":["New York","Chicago","Los Angeles"],"description":"Choose city"}},"required":["location"]}',
-    "GetStructuredContentResult": '{"$schema":"http://json-schema.org/draft-07/schema#","type":"object","properties":{"temperature":{"type":"number","description":"Temperature in celsius"},"conditions":{"type":"string","description":"Weather conditions description"},"humidity":{"type":"number","description":"Humidity percentage"}},"required":["temperature","conditions","humidity"],"additionalProperties":false}',
-    "GetSumArgs": '{"$schema":"http://json-schema.org/draft-07/schema#","type":"object","properties":{"a":{"type":"number","description":"First number"},"b":{"type":"number","description":"Second number"}},"required":["a","b"]}',
-    "GetTinyImageArgs": '{"$schema":"http://json-schema.org/draft-07/schema#","type":"object","properties":{}}',
-    "GzipFileAsResourceArgs": '{"$schema":"http://json-schema.org/draft-07/schema#","type":"object","properties":{"name":{"default":"README.md.gz","type":"string","description":"Name of the output file"},"data":{"default":"https://raw.githubusercontent.com/modelcontextprotocol/servers/refs/heads/main/README.md","type":"string","format":"uri","description":"URL or data URI of the file content to compress"},"outputType":{"default":"resourceLink","description":"How the resulting gzipped file should be returned. \'resourceLink\' returns a link to a resource that can be read later, \'resource\' returns a full resource object.","type":"string","enum":["resourceLink","resource"]}}}',
-    "SimulateResearchQueryArgs": '{"$schema":"http://json-schema.org/draft-07/schema#","type":"object","properties":{"topic":{"type":"string","description":"The research topic to investigate"},"ambiguous":{"default":false,"description":"Simulate an ambiguous query that requires clarification (triggers input_required status)","type":"boolean"}},"required":["topic"]}',
-    "ToggleSimulatedLoggingArgs": '{"$schema":"http://json-schema.org/draft-07/schema#","type":"object","properties":{}}',
-    "ToggleSubscriberUpdatesArgs": '{"$schema":"http://json-schema.org/draft-07/schema#","type":"object","properties":{}}',
-    "TriggerLongRunningOperationArgs": '{"$schema":"http://json-schema.org/draft-07/schema#","type":"object","properties":{"duration":{"default":10,"description":"Duration of the operation in seconds","type":"number"},"steps":{"default":5,"description":"Number of steps in the operation","type":"number"}}}',
-}
-_EXACT_WRAPS: dict[str, str] = {}
+_EXACT_SCHEMAS = ExactSchemas(_TOOLS_JSON, _TOOL_TABLE)

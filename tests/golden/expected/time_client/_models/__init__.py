@@ -11,7 +11,7 @@ if TYPE_CHECKING:
 
 # module -> the names it declares
 _DECLARES: dict[str, tuple[str, ...]] = {
-    "_shared": ("ExactSchemaCheck", "_EXACT_SCHEMAS", "_EXACT_WRAPS"),
+    "_shared": ("ExactSchemaCheck", "_EXACT_SCHEMAS"),
     "convert_time": ("ConvertTimeArgs", "ConvertTimeResult", "ConvertTimeResultTimeResult"),
     "get_current_time": ("GetCurrentTimeArgs", "GetCurrentTimeResult"),
 }

@@ -5,21 +5,19 @@ from __future__ import annotations
 
 from typing import Any
 
+from mcpgen.runtime.support.models import ExactSchemas
 from mcpgen.runtime.support.models import check_exact_model as _check_exact_model
 from pydantic import ValidationInfo, model_validator
+
+from .._catalog import TOOL_TABLE as _TOOL_TABLE
+from .._catalog import TOOLS_JSON as _TOOLS_JSON
 
 
 class ExactSchemaCheck:
     @model_validator(mode="before")
     @classmethod
     def _mcpgen_exact(cls, data: Any, info: ValidationInfo) -> Any:
-        return _check_exact_model(cls, data, info.context, _EXACT_SCHEMAS, _EXACT_WRAPS)
+        return _check_exact_model(cls, data, info.context, _EXACT_SCHEMAS)
 
 
-_EXACT_SCHEMAS: dict[str, str] = {
-    "ConvertTimeArgs": '{"properties":{"source_timezone":{"description":"Source IANA timezone name (e.g., \'America/New_York\', \'Europe/London\'). Use \'UTC\' as local timezone if no source timezone provided by the user.","title":"Source Timezone","type":"string"},"time":{"description":"Time to convert in 24-hour format (HH:MM)","title":"Time","type":"string"},"target_timezone":{"description":"Target IANA timezone name (e.g., \'Asia/Tokyo\', \'America/San_Francisco\'). Use \'UTC\' as local timezone if no target timezone provided by the user.","title":"Target Timezone","type":"string"}},"required":["source_timezone","time","target_timezone"],"type":"object","title":"convert_timeArguments"}',
-    "ConvertTimeResult": '{"properties":{"source":{"$ref":"#/$defs/TimeResult"},"target":{"$ref":"#/$defs/TimeResult"},"time_difference":{"title":"Time Difference","type":"string"}},"required":["source","target","time_difference"],"type":"object","$defs":{"TimeResult":{"properties":{"timezone":{"title":"Timezone","type":"string"},"datetime":{"title":"Datetime","type":"string"},"day_of_week":{"title":"Day Of Week","type":"string"},"is_dst":{"title":"Is Dst","type":"boolean"}},"required":["timezone","datetime","day_of_week","is_dst"],"title":"TimeResult","type":"object"}},"title":"TimeConversionResult"}',
-    "GetCurrentTimeArgs": '{"properties":{"timezone":{"description":"IANA timezone name (e.g., \'America/New_York\', \'Europe/London\'). Use \'UTC\' as local timezone if no timezone provided by the user.","title":"Timezone","type":"string"}},"required":["timezone"],"type":"object","title":"get_current_timeArguments"}',
-    "GetCurrentTimeResult": '{"properties":{"timezone":{"title":"Timezone","type":"string"},"datetime":{"title":"Datetime","type":"string"},"day_of_week":{"title":"Day Of Week","type":"string"},"is_dst":{"title":"Is Dst","type":"boolean"}},"required":["timezone","datetime","day_of_week","is_dst"],"type":"object","title":"TimeResult"}',
-}
-_EXACT_WRAPS: dict[str, str] = {}
+_EXACT_SCHEMAS = ExactSchemas(_TOOLS_JSON, _TOOL_TABLE)
