@@ -144,27 +144,7 @@ def bind_handlers(handlers: object, tables: ServerTables, models: ModuleType) ->
         # handlers.py's CACHE_HINTS: {"tools/list": CacheHint(ttl_ms=...), ...} (cache_hints.py).
         cache_hints=getattr(handlers, "CACHE_HINTS", None),
     )
-    # handlers.py's SKILLS_DIR: a folder of skill folders (relative: to handlers.py's), skills.py.
-    # A folder breaking a rule stops the server at startup with its one line, as a bad flag does.
-    skills_dir = getattr(handlers, "SKILLS_DIR", None)
-    if skills_dir is not None:
-        try:
-            serve_skills(server, Path(inspect.getfile(type(handlers))).parent / skills_dir)
-        except ValueError as refused:
-            raise SystemExit(f"SKILLS_DIR: {refused}") from None
-    tools = _by_key(tables.TOOLS_JSON, "name")
-    # handlers.py's TASK_SUPPORT {"tool": "optional" | "required"} runs tools as tasks without
-    # touching the schemas; TASK_INPUT_FIRST names those that gather input first (tasks.py).
-    runs_as_task = getattr(handlers, "TASK_SUPPORT", None) or {}
-    server.task_input_first.update(getattr(handlers, "TASK_INPUT_FIRST", None) or ())
-    limits = getattr(handlers, "TASK_LIMITS", None)  # a TaskLimits: the TTL, the caps, the lease
-    if limits is not None:
-        server.tasks.limits = limits
-    tools = {wire: with_task_support(definition, runs_as_task.get(wire)) for wire, definition in tools.items()}
-    # handlers.py's TOOL_UI: a tool's MCP Apps page, named in its definition (apps_ui.py).
-    uis = tool_uis(handlers, set(tables.TOOLS))
-    for wire, (uri, _) in uis.items():
-        tools[wire] = with_ui(tools[wire], uri)
+    tools, uis = _served_tools(handlers, server, tables)
     # No model is looked up here: a generated `models` module loads its classes when first asked
     # for one, and `initialize` and `tools/list` need none. Each tool's handler is made, and its
     # models looked up, on the tool's first call.
@@ -205,6 +185,35 @@ def bind_handlers(handlers: object, tables: ServerTables, models: ModuleType) ->
     if tables.RESOURCES or tables.TEMPLATES:
         server.set_subscribe(_method(handlers, "subscribe"))
     return server
+
+
+def _served_tools(
+    handlers: object, server: Server, tables: ServerTables
+) -> tuple[dict[str, JSONObject], dict[str, tuple[str, Path]]]:
+    """The tools' definitions as served, and their MCP Apps pages, after what handlers.py's
+    extension attributes (SKILLS_DIR, TASK_SUPPORT, TASK_INPUT_FIRST, TASK_LIMITS, TOOL_UI) add."""
+    # handlers.py's SKILLS_DIR: a folder of skill folders (relative: to handlers.py's), skills.py.
+    # A folder breaking a rule stops the server at startup with its one line, as a bad flag does.
+    skills_dir = getattr(handlers, "SKILLS_DIR", None)
+    if skills_dir is not None:
+        try:
+            serve_skills(server, Path(inspect.getfile(type(handlers))).parent / skills_dir)
+        except ValueError as refused:
+            raise SystemExit(f"SKILLS_DIR: {refused}") from None
+    tools = _by_key(tables.TOOLS_JSON, "name")
+    # handlers.py's TASK_SUPPORT {"tool": "optional" | "required"} runs tools as tasks without
+    # touching the schemas; TASK_INPUT_FIRST names those that gather input first (tasks.py).
+    runs_as_task = getattr(handlers, "TASK_SUPPORT", None) or {}
+    server.task_input_first.update(getattr(handlers, "TASK_INPUT_FIRST", None) or ())
+    limits = getattr(handlers, "TASK_LIMITS", None)  # a TaskLimits: the TTL, the caps, the lease
+    if limits is not None:
+        server.tasks.limits = limits
+    tools = {wire: with_task_support(definition, runs_as_task.get(wire)) for wire, definition in tools.items()}
+    # handlers.py's TOOL_UI: a tool's MCP Apps page, named in its definition (apps_ui.py).
+    uis = tool_uis(handlers, set(tables.TOOLS))
+    for wire, (uri, _) in uis.items():
+        tools[wire] = with_ui(tools[wire], uri)
+    return tools, uis
 
 
 # -- tools ---------------------------------------------------------------------------
