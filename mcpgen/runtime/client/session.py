@@ -20,6 +20,7 @@ from ..core.jsonrpc import JSONObject, RequestId
 from ..core.protocol import ERA_LEGACY, ERA_MODERN, LATEST_HANDSHAKE, SUBSCRIPTION_ACKNOWLEDGED
 from ..core.session import Session
 from ..core.transport import Transport
+from ..version import __version__ as RUNTIME_VERSION
 from . import apps, server_requests, url_elicitation
 from .negotiation import PROBE_TIMEOUT, Negotiation, stateless_meta
 from .options import ConnectKwargs, ConnectOptions, ProgressCallback
@@ -35,7 +36,8 @@ if TYPE_CHECKING:
     # Runtime code stays standard-library only; type checkers ship typing_extensions' stubs.
     from typing_extensions import Unpack
 
-DEFAULT_CLIENT_INFO: JSONObject = {"name": "mcpgen", "version": "0.1.0"}
+# Who the client says it is in `initialize` (clientInfo): the runtime, at its own release.
+DEFAULT_CLIENT_INFO: JSONObject = {"name": "mcpgen", "version": RUNTIME_VERSION}
 
 log = logging.getLogger("mcpgen.runtime.client")
 
