@@ -40,11 +40,23 @@ class Layout(str, enum.Enum):
 
 
 @dataclass(frozen=True)
+class ProjectOptions:
+    """`--project`: the output folder becomes an installable distribution (its pyproject.toml and
+    README.md, the package under it; render/project.py). None picks the default: the name from
+    the package's, the version from the source server's (else DEFAULT_VERSION)."""
+
+    name: str | None = None  # the distribution's name (`pip install NAME`)
+    version: str | None = None
+    extras: tuple[str, ...] = ()  # runtime extras the package needs beyond what its source implies
+
+
+@dataclass(frozen=True)
 class ClientOptions:
     runtime: Runtime = Runtime.IMPORT
     sync: bool = True  # also generate `Client`, the synchronous twin of `AsyncClient`
     layout: Layout = Layout.FLAT
     formatter: Formatter = Formatter.RUFF
+    project: ProjectOptions | None = None
 
 
 @dataclass(frozen=True)
@@ -52,6 +64,7 @@ class ServerOptions:
     runtime: Runtime = Runtime.IMPORT
     add_missing: bool = False  # append stubs for new tools to the user's handlers.py
     formatter: Formatter = Formatter.RUFF
+    project: ProjectOptions | None = None
 
 
 @dataclass(frozen=True)

