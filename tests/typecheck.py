@@ -13,13 +13,16 @@ from pathlib import Path
 from typing import Any
 
 
-def pyright_strict(root: Path, include: list[str]) -> tuple[dict[str, Any], list[dict[str, Any]]]:
-    """pyright's summary and every error it reports over `include` (paths relative to `root`)."""
+def pyright_strict(
+    root: Path, include: list[str], python: str = sys.executable
+) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+    """pyright's summary and every error it reports over `include` (paths relative to `root`),
+    resolving imports in `python`'s environment."""
     config = {"typeCheckingMode": "strict", "pythonVersion": "3.11", "include": include}
     (root / "pyrightconfig.json").write_text(json.dumps(config), encoding="utf-8")
     env = {k: v for k, v in os.environ.items() if not k.startswith(("PYRIGHT_PYTHON_", "MYPYPATH"))}
     done = subprocess.run(
-        [sys.executable, "-m", "pyright", "--outputjson", "--pythonpath", sys.executable],
+        [sys.executable, "-m", "pyright", "--outputjson", "--pythonpath", python],
         cwd=root,
         env=env,
         capture_output=True,
