@@ -25,7 +25,7 @@ import os
 import re
 import shlex
 import sys
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -38,6 +38,7 @@ from .options import (
     Formatter,
     GeneratorOptions,
     Layout,
+    ProjectOptions,
     Runtime,
     ServerOptions,
 )
@@ -77,6 +78,10 @@ _KEYS = {
     "layout",
     "formatter",
     "cache-hints",
+    "project",
+    "project-name",
+    "project-version",
+    "project-extras",
 }
 
 
@@ -271,7 +276,8 @@ def parse_target(
     for key, only in (("sync", "client"), ("layout", "client"), ("add-missing", "server"), ("cache-hints", "server")):
         if key in opts and kind in KINDS and kind != only:
             problems.append(Problem(where, f"{key!r} applies to {only} targets only"))
-    for key in ("runtime", "name", "formatter"):
+    project = _parse_project(opts, where, problems, flag)
+    for key in ("runtime", "name", "formatter", "project"):
         if key in opts and kind == "docs":
             problems.append(Problem(where, f"{key!r} applies to client and server targets only"))
     if problems or kind is None or output is None or source is None:
@@ -283,10 +289,16 @@ def parse_target(
     generator: GeneratorOptions = (
         DocsOptions()
         if kind == "docs"
-        else ClientOptions(runtime=Runtime(runtime), sync=sync, layout=Layout(layout), formatter=Formatter(formatter))
+        else ClientOptions(
+            runtime=Runtime(runtime), sync=sync, layout=Layout(layout), formatter=Formatter(formatter), project=project
+        )
         if kind == "client"
         else ServerOptions(
-            runtime=Runtime(runtime), add_missing=add_missing, formatter=Formatter(formatter), cache_hints=cache_hints
+            runtime=Runtime(runtime),
+            add_missing=add_missing,
+            formatter=Formatter(formatter),
+            cache_hints=cache_hints,
+            project=project,
         )
     )
     return (
@@ -333,6 +345,25 @@ def parse_cache_hints(value: Any, where: str, problems: list[Problem]) -> tuple[
         else:
             out.append(CacheHintOption(method, ttl, scope))
     return tuple(out)
+
+
+def _parse_project(
+    opts: Mapping[str, Any], where: str, problems: list[Problem], flag: Callable[[str], bool]
+) -> ProjectOptions | None:
+    """`project = true` and its keys (`project-name`, `project-version`, `project-extras`)."""
+    given = [k for k in ("project-name", "project-version", "project-extras") if k in opts]
+    if not flag("project"):
+        problems += [Problem(where, f"{k!r} applies with 'project = true' only") for k in given]
+        return None
+    texts = [opts.get(k) for k in ("project-name", "project-version")]
+    extras = opts.get("project-extras", [])
+    if not all(v is None or isinstance(v, str) for v in texts):
+        problems.append(Problem(where, "'project-name' and 'project-version' must be strings"))
+        return None
+    if not isinstance(extras, list) or not all(isinstance(e, str) for e in extras):
+        problems.append(Problem(where, "'project-extras' must be a list of strings"))
+        return None
+    return ProjectOptions(texts[0], texts[1], tuple(extras))
 
 
 def _parse_source(

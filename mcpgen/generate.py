@@ -20,6 +20,7 @@ from .plan.types import Plan
 from .render.client import render_client, runtime_module
 from .render.files import FileSet, ServerFiles
 from .render.server import render_server, split_formatted
+from .render.vendor import vendored_files
 from .wording import counted
 
 if TYPE_CHECKING:
@@ -54,6 +55,15 @@ def _renames(plan: Plan, models: ModelsOutput) -> list[tuple[str, str]]:
     return named + [(f"{r.model}.{r.wire}", r.python) for r in models.renames]
 
 
+def _vendored(fs: FileSet, runtime: Runtime, package: str) -> FileSet:
+    """With `--runtime vendor`, the part of the runtime the package's files import (render/vendor.py)."""
+    if runtime is Runtime.VENDOR:
+        copied, _ = vendored_files(fs.files, package)
+        for path, text in copied.items():
+            fs.add(path, text, format=False)
+    return fs
+
+
 def _formatted(fs: FileSet, formatter: Formatter) -> FileSet:
     console.stage("formatting", counted(len(fs.files), "file"))
     problems = format_files(fs, formatter)
@@ -83,7 +93,7 @@ def generate_client(
         fs = render_client(plan, models, options, templates)
     fs.warnings = [p for p in problems if p.warning]
     fs.renames = _renames(plan, models)
-    return _formatted(fs, options.formatter)
+    return _formatted(_vendored(fs, options.runtime, package), options.formatter)
 
 
 def generate_server(
@@ -98,7 +108,7 @@ def generate_server(
     fs, labels = render_server(plan, models, options, package, templates)
     fs.warnings = [p for p in problems if p.warning]
     fs.renames = _renames(plan, models)
-    return split_formatted(_formatted(fs, options.formatter), labels)
+    return split_formatted(_formatted(_vendored(fs, options.runtime, package), options.formatter), labels)
 
 
 def generate_many(

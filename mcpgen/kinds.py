@@ -18,11 +18,12 @@ from typing import TYPE_CHECKING, Any, ClassVar, Protocol
 from .catalog.model import Catalog, Problem, StageError
 from .config import SourceSpec, Target
 from .console import console
-from .options import ClientOptions, Formatter, GeneratorOptions, Layout, Runtime, ServerOptions
+from .options import ClientOptions, Formatter, GeneratorOptions, Layout, ProjectOptions, Runtime, ServerOptions
 
 if TYPE_CHECKING:
     from .output.emit import Emission, Ownership, UserFile
     from .render.files import FileSet
+    from .render.project import ProjectFacts
 
 Loaded = tuple[Catalog | None, list[Problem]]
 
@@ -126,7 +127,7 @@ class ClientKind:
             opts["name"] = t.package
         if not self.options.sync:
             opts["sync"] = False  # recorded only when not the default, so existing manifests stand
-        return opts
+        return {**opts, **_project_option(self.options.project)}
 
     def generate(self, t: Target, reading: Reading) -> Generated:
         from .generate import generate_client
@@ -137,10 +138,18 @@ class ClientKind:
             # connect() finds the config relative to the package, wherever the project is checked out.
             config, server = catalog.source_config
             catalog = replace(catalog, source_config=(_relative_to(Path(config), t.output), server))
+        project = _resolved_project(self.options.project, t, catalog)
         fs = generate_client(
             catalog, self.options, templates=_templates(t), skip_invalid=t.skip_invalid, package=t.package
         )
-        return _package(self.name, self.manifest_options(t), catalog, fs, Ownership.PACKAGE, self.options.formatter)
+        generated = _package(
+            self.name, self.manifest_options(t), catalog, fs, Ownership.PACKAGE, self.options.formatter
+        )
+        if project is None:
+            return generated
+        live = catalog.source_command is not None or catalog.source_url is not None or catalog.source_config is not None
+        facts = _facts(self.name, t, catalog, http=catalog.source_url is not None, live=live)
+        return _as_project(generated, project, facts, self.options.runtime)
 
 
 @dataclass(frozen=True)
@@ -154,6 +163,7 @@ class ManyClientKind(ClientKind):
         from .catalog.snapshot import catalog_digest
         from .generate import generate_many
         from .output.emit import Emission, Ownership
+        from .render.project import ProjectFacts, resolve
         from .sources.servers_config import load_server, server_names
 
         config = t.source.config
@@ -185,7 +195,7 @@ class ManyClientKind(ClientKind):
         digest = hashlib.sha256("".join(f"{n}\0{catalog_digest(c)}\0" for n, c in catalogs.items()).encode())
         # The servers and their name collisions are part of what shapes the package.
         opts = {**self.manifest_options(t), "servers": names, "collisions": list(many.collisions)}
-        return Generated(
+        generated = Generated(
             Emission(
                 self.name, opts, digest.hexdigest(), fs.files, Ownership.PACKAGE, formatter=self.options.formatter.value
             ),
@@ -193,6 +203,13 @@ class ManyClientKind(ClientKind):
             tools=len(many.tools),
             notes=[f"name collision: {c}" for c in many.collisions],
         )
+        project = self.options.project
+        if project is None:
+            return generated
+        project, problems = resolve(project, t.package, None)  # many servers: no one server's version
+        if problems:
+            raise StageError(problems)
+        return _as_project(generated, project, ProjectFacts(self.name, t.package, "", False, True), Runtime.IMPORT)
 
 
 @dataclass(frozen=True)
@@ -210,12 +227,8 @@ class ServerKind:
         # The cache hints shape _generated/base.py: a change must regenerate (pipeline.py's
         # proven_current compares these), so they are recorded, where there are any.
         hints = {h.method: {"ttl-ms": h.ttl_ms, "scope": h.scope} for h in self.options.cache_hints}
-        return {
-            **_templates_option(t),
-            "runtime": self.options.runtime.value,
-            "name": t.package,
-            **({"cache-hints": hints} if hints else {}),
-        }
+        opts = {**_templates_option(t), "runtime": self.options.runtime.value, "name": t.package}
+        return {**opts, **({"cache-hints": hints} if hints else {}), **_project_option(self.options.project)}
 
     def generate(self, t: Target, reading: Reading) -> Generated:
         from .generate import generate_server
@@ -223,7 +236,9 @@ class ServerKind:
         from .render.files import HANDLERS_FILE, contract_file_name
 
         catalog = reading.catalog()
-        result = generate_server(catalog, self.options, t.package, templates=_templates(t), skip_invalid=t.skip_invalid)
+        project = _resolved_project(self.options.project, t, catalog)
+        options = replace(self.options, project=project)  # the scaffold reports the project's version
+        result = generate_server(catalog, options, t.package, templates=_templates(t), skip_invalid=t.skip_invalid)
         stubs = Stubs(result.stubs, result.methods, add_missing=self.options.add_missing)
         # The contract tests run on mcpgen's testing kit: a vendored package, made to need no
         # installed mcpgen, gets none (the name stays the user's all the same).
@@ -232,8 +247,14 @@ class ServerKind:
             UserFile(HANDLERS_FILE, result.handlers, "fill in the handlers", stubs),
             UserFile(contract_file_name(t.package), contract, "run pytest there for the tools' contract tests"),
         )
-        options = self.manifest_options(t)
-        return _package(self.name, options, catalog, result.files, Ownership.SCAFFOLD, self.options.formatter, users)
+        formatter = self.options.formatter
+        generated = _package(
+            self.name, self.manifest_options(t), catalog, result.files, Ownership.SCAFFOLD, formatter, users
+        )
+        if project is None:
+            return generated
+        facts = _facts(self.name, t, catalog, contract_test=contract_file_name(t.package) if contract else None)
+        return _as_project(generated, project, facts, self.options.runtime)
 
 
 @dataclass(frozen=True)
@@ -283,6 +304,59 @@ def _package(
         tools=_generated_count(catalog, fs.warnings),
         written_notes=renames_line(fs.renames),
     )
+
+
+def _project_option(project: ProjectOptions | None) -> dict[str, Any]:
+    """The project options as the manifest records them (as given: a default depends on the source,
+    whose digest the manifest holds anyway); nothing without --project, so existing manifests stand."""
+    if project is None:
+        return {}
+    return {"project": {"name": project.name, "version": project.version, "extras": list(project.extras)}}
+
+
+def _resolved_project(project: ProjectOptions | None, t: Target, catalog: Catalog) -> ProjectOptions | None:
+    """--project's options with their defaults from the package and the source; StageError if bad."""
+    from .render.project import resolve
+
+    if project is None:
+        return None
+    version = catalog.server_info.get("version")
+    resolved, problems = resolve(project, t.package, version if isinstance(version, str) else None)
+    if problems:
+        raise StageError(problems)
+    return resolved
+
+
+def _facts(
+    kind: str, t: Target, catalog: Catalog, *, http: bool = False, live: bool = False, contract_test: str | None = None
+) -> ProjectFacts:
+    from .render.project import ProjectFacts, shown_name
+
+    name = catalog.server_info.get("name")
+    return ProjectFacts(kind, t.package, shown_name(name if isinstance(name, str) else None), http, live, contract_test)
+
+
+def _as_project(generated: Generated, project: ProjectOptions, facts: ProjectFacts, runtime: Runtime) -> Generated:
+    """The package moved under its own name in the output folder, with the project's
+    pyproject.toml and README.md beside it (render/project.py); the manifest stays at the top."""
+    from . import __version__
+    from .output.emit import Ownership
+    from .render.environment import runtime_requires
+    from .render.project import PYPROJECT, README, dependencies, pyproject, readme
+    from .render.vendor import package_requirements
+
+    emission = generated.emission
+    pkg = facts.package
+    vendored = package_requirements(emission.files) if runtime is Runtime.VENDOR else None
+    deps = dependencies(facts, project.extras, runtime_requires(), vendored)
+    header = f"# Code generated by mcpgen {__version__} (--project). DO NOT EDIT."
+    files = {f"{pkg}/{path}": text for path, text in emission.files.items()}
+    files[PYPROJECT] = pyproject(facts, project, deps, header)
+    files[README] = readme(facts, project, deps)
+    users = [replace(u, path=f"{pkg}/{u.path}") for u in emission.user_files]
+    # A project is a folder its user adds to (tests, CI files): files beside mcpgen's are expected.
+    moved = replace(emission, files=dict(sorted(files.items())), user_files=users, ownership=Ownership.SCAFFOLD)
+    return replace(generated, emission=moved)
 
 
 def _relative_to(path: Path, folder: Path) -> str:

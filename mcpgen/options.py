@@ -40,11 +40,23 @@ class Layout(str, enum.Enum):
 
 
 @dataclass(frozen=True)
+class ProjectOptions:
+    """`--project`: the output folder becomes an installable distribution (its pyproject.toml and
+    README.md, the package under it; render/project.py). None picks the default: the name from
+    the package's, the version from the source server's (else DEFAULT_VERSION)."""
+
+    name: str | None = None  # the distribution's name (`pip install NAME`)
+    version: str | None = None
+    extras: tuple[str, ...] = ()  # runtime extras the package needs beyond what its source implies
+
+
+@dataclass(frozen=True)
 class ClientOptions:
     runtime: Runtime = Runtime.IMPORT
     sync: bool = True  # also generate `Client`, the synchronous twin of `AsyncClient`
     layout: Layout = Layout.FLAT
     formatter: Formatter = Formatter.RUFF
+    project: ProjectOptions | None = None
 
 
 @dataclass(frozen=True)
@@ -63,6 +75,7 @@ class ServerOptions:
     formatter: Formatter = Formatter.RUFF
     # ToolsBase.CACHE_HINTS of the generated server; handlers.py's Handlers overrides it.
     cache_hints: tuple[CacheHintOption, ...] = ()
+    project: ProjectOptions | None = None
 
 
 @dataclass(frozen=True)

@@ -125,3 +125,11 @@ def scaffold_server(out: Path, tools_json: str, package: str, handlers: str) -> 
     assert done.returncode == 0, done.stderr
     (out / package / "handlers.py").write_text(handlers)
     return out
+
+
+def mcpgen_cli(cwd: Path, *args: str, timeout: float = 300) -> None:
+    """`python -m mcpgen.cli ARGS` in `cwd`, which must succeed (its stderr is the failure's message)."""
+    import subprocess
+
+    done = subprocess.run([PY, "-m", "mcpgen.cli", *args], cwd=cwd, capture_output=True, text=True, timeout=timeout)
+    assert done.returncode == 0, done.stderr

@@ -12,7 +12,17 @@ import click
 
 from ..catalog.model import Problem
 from ..console import console, echo
-from ..options import ClientOptions, DocsOptions, Formatter, GeneratorOptions, Layout, Mode, Runtime, ServerOptions
+from ..options import (
+    ClientOptions,
+    DocsOptions,
+    Formatter,
+    GeneratorOptions,
+    Layout,
+    Mode,
+    ProjectOptions,
+    Runtime,
+    ServerOptions,
+)
 from .common import (
     EXIT_BAD_INPUT,
     EXIT_DIFFERENT,
@@ -69,6 +79,42 @@ with_package_options = options_decorator(
         _TEMPLATES,
         _skip_invalid("generate the rest"),
     ]
+)
+
+
+def _project(kwargs: dict[str, Any]) -> dict[str, Any]:
+    """--project and its three options -> `project` (None without --project)."""
+    wanted = kwargs.pop("project")
+    name, version, extras = kwargs.pop("project_name"), kwargs.pop("project_version"), kwargs.pop("project_extras")
+    if not wanted and (name or version or extras):
+        fail([Problem("--project-name/--project-version/--project-extra", "apply with --project only")])
+    return {**kwargs, "project": ProjectOptions(name, version, tuple(extras)) if wanted else None}
+
+
+# An installable distribution instead of a bare package (render/project.py).
+with_project_options = converting(
+    [
+        click.option(
+            "--project",
+            is_flag=True,
+            help="Make -o an installable distribution: pyproject.toml, README.md, and the package under its name.",
+        ),
+        click.option(
+            "--project-name", default=None, help="With --project: the distribution name (default: the package's)."
+        ),
+        click.option(
+            "--project-version",
+            default=None,
+            help="With --project: its version (default: the source server's, else 0.1.0).",
+        ),
+        click.option(
+            "--project-extra",
+            "project_extras",
+            multiple=True,
+            help="With --project: an extra of mcpgen-runtime it needs (repeatable; a --url source implies `http`).",
+        ),
+    ],
+    _project,
 )
 
 
@@ -152,6 +198,7 @@ def _generate_one(
     show_default=True,
     help="flat: one client.py; code-mode: also one module per tool, a searchable index and a SKILL.md for agents.",
 )
+@with_project_options
 @source_options("source", many=True)
 @with_mode_options
 def client_cmd(
@@ -164,6 +211,7 @@ def client_cmd(
     skip_invalid: bool,
     sync: bool,
     layout: str,
+    project: ProjectOptions | None,
     mode: Mode,
     force: bool,
 ) -> None:
@@ -181,7 +229,9 @@ def client_cmd(
     _generate_one(
         source,
         output,
-        ClientOptions(runtime=Runtime(runtime), sync=sync, layout=Layout(layout), formatter=Formatter(formatter)),
+        ClientOptions(
+            runtime=Runtime(runtime), sync=sync, layout=Layout(layout), formatter=Formatter(formatter), project=project
+        ),
         name=name,
         templates=templates,
         skip_invalid=skip_invalid,
@@ -196,6 +246,7 @@ def client_cmd(
 @click.option(
     "--add-missing", is_flag=True, help="Append stubs for new tools to handlers.py (nothing else in it changes)."
 )
+@with_project_options
 @source_options("sources")
 @with_mode_options
 def server_cmd(
@@ -207,6 +258,7 @@ def server_cmd(
     formatter: str,
     templates: str | None,
     skip_invalid: bool,
+    project: ProjectOptions | None,
     mode: Mode,
     force: bool,
 ) -> None:
@@ -224,7 +276,9 @@ def server_cmd(
     _generate_one(
         source,
         output,
-        ServerOptions(runtime=Runtime(runtime), add_missing=add_missing, formatter=Formatter(formatter)),
+        ServerOptions(
+            runtime=Runtime(runtime), add_missing=add_missing, formatter=Formatter(formatter), project=project
+        ),
         name=name,
         templates=templates,
         skip_invalid=skip_invalid,

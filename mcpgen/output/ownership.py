@@ -115,11 +115,23 @@ def refuse_dangerous(target: Path, cwd: Path) -> Problem | None:
         return Problem(str(target), "refusing to generate into the current directory or one above it")
     if t == home or t in home.parents or t == Path(t.anchor):
         return Problem(str(target), "refusing to generate into the home directory, the file system root or above")
-    if (t / ".git").exists() or (t / "pyproject.toml").exists():
+    if (t / ".git").exists() or ((t / "pyproject.toml").exists() and not _generated_project(t)):
         return Problem(
             str(target), "refusing to generate into a repository or project root (it has .git or pyproject.toml)"
         )
     return None
+
+
+def _generated_project(folder: Path) -> bool:
+    """A distribution mcpgen made (`--project`): the folder's manifest lists its pyproject.toml
+    with the sha256 of the bytes on disk. Any other pyproject.toml marks the user's project."""
+    from .manifest import read_manifest
+
+    old, problems = read_manifest(folder)
+    pyproject = folder / "pyproject.toml"
+    if problems or old is None or not pyproject.is_file() or pyproject.is_symlink():
+        return False
+    return old.files.get("pyproject.toml") == file_sha256(pyproject)
 
 
 def owned_files(target: Path, tree: Tree, old: Manifest | None, user_files: set[str]) -> set[str]:

@@ -16,7 +16,6 @@ from ..plan.types import Plan
 from .emitters import PyCode, code
 from .environment import make_environment, render
 from .files import FileSet
-from .vendor import runtime_files
 
 FILES = ("__init__.py", "client.py", "models.py", "_catalog.py", "py.typed")
 
@@ -126,7 +125,4 @@ def render_client(plan: Plan, models: ModelsOutput, options: ClientOptions, temp
             ),
         )
     add_model_modules(fs, env, "", models.modules, models.modules)
-    if options.runtime is Runtime.VENDOR:
-        for path, text in runtime_files():
-            fs.add(f"_runtime/{path}", text, format=False)
     return fs

@@ -15,13 +15,13 @@ from typing import Any
 from ..models import ModelsOutput
 from ..models.imports import import_lines
 from ..models.per_tool import ModelModule
-from ..options import Runtime, ServerOptions
+from ..options import ServerOptions
 from ..plan.types import Plan
 from .client import add_model_modules, code_lines, front_imports, runtime_module
 from .emitters import PyCode, code
 from .environment import make_environment, render
 from .files import HANDLERS_FILE, FileSet, ServerFiles
-from .vendor import runtime_files
+from .project import DEFAULT_VERSION
 
 # Generated every time (the user owns handlers.py and anything else in the folder).
 GENERATED_FILES = (
@@ -87,7 +87,10 @@ def render_server(
         "resources": plan.resources,
         "templates": plan.templates,
         "server_name": plan.server_name or package,
-        "server_version": plan.server_version or "0.1.0",
+        # The project's version (--project), else the source server's: what `initialize` reports.
+        "server_version": options.project.version
+        if options.project and options.project.version
+        else plan.server_version or DEFAULT_VERSION,
         "server_info_json": plan.server_info_json,
         "instructions": plan.instructions,
         "tools_json": plan.tools_json,
@@ -129,9 +132,6 @@ def render_server(
     for method, stub in stubs.items():
         fs.add(f"{STUB_PREFIX}{method}.py", "class Handlers:\n" + stub)
     fs.add(CONTRACT_RENDERED, render(env, "server/contract_test.py.jinja", **ctx))
-    if options.runtime is Runtime.VENDOR:
-        for path, text in runtime_files():
-            fs.add(f"_runtime/{path}", text, format=False)
     return fs, handler_labels(plan)
 
 

@@ -10,6 +10,7 @@ from collections.abc import AsyncIterator, Sequence
 from typing import TYPE_CHECKING
 
 from ..core.errors import ConnectionClosed, HttpError, RpcError
+from ..core.extras import require_module
 from ..core.protocol import ERA_LEGACY
 from ..transports.memory import MemoryLink, MemoryServable
 from ..transports.stdio import StdioClientTransport
@@ -67,6 +68,7 @@ async def connect_http(
     "streamable" or "sse" pick one.
     """
     opts = HttpOptions.build(options, overrides, caller="connect_http")
+    require_module("httpx", extra="http", feature="connect_http")
     client, refused = await _connect_streamable(url, opts) if opts.transport in ("auto", "streamable") else (None, None)
     if client is None:
         try:

@@ -21,6 +21,7 @@ from ..core.protocol import ERA_LEGACY, ERA_MODERN, LATEST_HANDSHAKE, SUBSCRIPTI
 from ..core.session import Session
 from ..core.trace_context import outgoing_trace_context
 from ..core.transport import Transport
+from ..version import __version__ as RUNTIME_VERSION
 from . import apps, server_requests, skills, tasks, url_elicitation
 from .negotiation import PROBE_TIMEOUT, Negotiation, stateless_meta
 from .options import ConnectKwargs, ConnectOptions, ProgressCallback
@@ -36,7 +37,8 @@ if TYPE_CHECKING:
     # Runtime code stays standard-library only; type checkers ship typing_extensions' stubs.
     from typing_extensions import Unpack
 
-DEFAULT_CLIENT_INFO: JSONObject = {"name": "mcpgen", "version": "0.1.0"}
+# Who the client says it is in `initialize` (clientInfo): the runtime, at its own release.
+DEFAULT_CLIENT_INFO: JSONObject = {"name": "mcpgen", "version": RUNTIME_VERSION}
 
 log = logging.getLogger("mcpgen.runtime.client")
 

@@ -18,9 +18,11 @@ class Transport(Protocol):
 
     async def close(self) -> None:
         """Release everything; safe to call twice."""
+        ...
 
     def describe_close(self) -> str:
         """Why the transport ended, for error messages (exit code, last stderr line...)."""
+        ...
 
 
 class EraAwareTransport(Transport, Protocol):

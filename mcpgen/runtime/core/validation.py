@@ -52,8 +52,12 @@ Problems = Callable[[Any], "list[SchemaProblem]"]
 
 def compile_problems(schema: dict[str, Any] | bool, *, formats: bool = True) -> Problems:
     """A function listing why an instance breaks `schema` (empty when it is valid)."""
+    # The submodules by name: a type checker knows a package's submodules only once imported.
     import jsonschema
+    import jsonschema.exceptions
+    import jsonschema.validators
     import referencing
+    import referencing.exceptions
 
     # The schema's own $schema picks the dialect (2020-12 by default, as MCP says). An empty
     # registry (jsonschema adds the bundled meta-schemas) has no retrieval: a $ref outside

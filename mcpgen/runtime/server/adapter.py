@@ -84,18 +84,22 @@ class ServerTables(Protocol):
     @property
     def TOOLS(self) -> Mapping[str, HandledTool]:
         """tool name -> its handler method, models and result mode"""
+        ...
 
     @property
     def PROMPTS(self) -> Mapping[str, HandledItem]:
         """prompt name -> its handler method and arguments model"""
+        ...
 
     @property
     def RESOURCES(self) -> Mapping[str, str]:
         """resource URI -> handler method"""
+        ...
 
     @property
     def TEMPLATES(self) -> Mapping[str, HandledItem]:
         """URI template -> its handler method and variables model"""
+        ...
 
 
 class CompletionHook:

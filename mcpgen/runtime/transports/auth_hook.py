@@ -20,6 +20,8 @@ from typing import Protocol, runtime_checkable
 class AuthHook(Protocol):
     async def authorization(self, resource_url: str) -> str | None:
         """The Authorization header value for a request to resource_url, or None (send none)."""
+        ...
 
     async def challenged(self, resource_url: str, status: int, www_authenticate: str) -> bool:
         """The server refused a request (401, or 403 with a challenge): True to retry it."""
+        ...

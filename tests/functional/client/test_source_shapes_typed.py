@@ -8,14 +8,13 @@ from __future__ import annotations
 
 import importlib
 import json
-import os
 import subprocess
 import sys
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from checkers import errors_of, pyright_strict
+from checkers import errors_of, mypy, pyright_strict
 from generation import EVERYTHING, SDK_SERVER, TIME_SERVER
 from serving import serving
 
@@ -138,16 +137,8 @@ def packages(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
 def _mypy(root: Path, config: str) -> set[tuple[int, str]]:
     """(line, error code) of every error mypy --strict reports; asserts nothing else went wrong."""
     (root / "mypy.ini").write_text(config, encoding="utf-8")
-    env = {k: v for k, v in os.environ.items() if k != "MYPYPATH"}
     names = [*CLIENTS, *SCAFFOLDS, "user_script.py"]
-    done = subprocess.run(
-        [sys.executable, "-m", "mypy", "--config-file", "mypy.ini", "--no-incremental", "--show-error-codes", *names],
-        cwd=root,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=600,
-    )
+    done = mypy(root, "--config-file", "mypy.ini", "--show-error-codes", *names)
     errors: set[tuple[int, str]] = set()
     for line in done.stdout.splitlines():
         if ": error: " not in line:

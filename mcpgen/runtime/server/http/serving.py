@@ -12,6 +12,7 @@ import sys
 from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
+from ...core.extras import require_module
 from ..options import ServeOptions
 
 if TYPE_CHECKING:
@@ -33,6 +34,7 @@ def serve_http(
     other workers (default: in memory). `sockets` are listening sockets bound already (a worker of
     `serve_http_workers` serves its supervisor's); host and port then only name them.
     """
+    require_module("uvicorn", extra="http", feature="serving over HTTP")
     import uvicorn
 
     from .logs import rate_limited

@@ -117,27 +117,33 @@ class Store(Protocol):
     async def open_session(self, session_id: str, record: SessionRecord, idle: float, cap: int) -> bool:
         """Store a new session; False when `cap` sessions are open (expired ones not counted).
         `idle` seconds without a touch expire it (0: never)."""
+        ...
 
     async def touch_session(self, session_id: str, idle: float) -> SessionRecord | None:
         """The session's record with its expiry pushed back, or None (unknown, expired, garbled)."""
+        ...
 
     async def save_session(self, session_id: str, record: SessionRecord, idle: float) -> None:
         """Replace a session's record (its state changed: log level, subscriptions)."""
+        ...
 
     async def end_session(self, session_id: str) -> bool:
         """Forget the session; False if it was not there."""
+        ...
 
     # -- event logs -----------------------------------------------------------------
 
     async def append_event(self, stream: str, data: bytes, ttl: float) -> str:
         """Add an event to a stream's log (created on first use, trimmed to EVENT_LOG_LENGTH,
         forgotten `ttl` seconds after its last event); its entry id, increasing."""
+        ...
 
     async def has_stream(self, stream: str) -> bool: ...
 
     async def read_events(self, stream: str, after: str, wait: float) -> list[tuple[str, bytes]]:
         """Events after entry `after` ("0" for all), oldest first; if there are none yet, waits
         up to `wait` seconds for the next ones (an empty list: nothing came)."""
+        ...
 
     # -- tasks (the Tasks extension: tasks.py) ---------------------------------------
     # A task is a record, written by the worker running it, and an inbox any worker appends to

@@ -299,7 +299,8 @@ class RedisStore:
                     message = await pubsub.get_message(timeout=1.0)
                     if message is None:
                         continue
-                    channel = names.get(message.get("channel"))
+                    raw = message.get("channel")
+                    channel = names.get(raw) if isinstance(raw, bytes) else None
                     data = message.get("data")
                     if channel is None or not isinstance(data, bytes) or len(data) > MAX_EVENT_BYTES:
                         continue
