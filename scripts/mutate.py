@@ -66,11 +66,8 @@ TESTS: dict[str, tuple[str, ...]] = {
         "tests/security/test_client_origin.py",
     ),
     "mcpgen/runtime/server/http/limits.py": ("tests/security/test_http_limits.py",),
-    "mcpgen/runtime/server/auth/verify.py": ("tests/runtime/server/auth/test_jwks.py",),
-    "mcpgen/runtime/server/auth/resource.py": (
-        "tests/runtime/server/auth/test_jwks.py",
-        "tests/runtime/server/auth/test_settings.py",
-    ),
+    "mcpgen/runtime/server/auth/verify.py": ("tests/runtime/server/auth/test_verify.py",),
+    "mcpgen/runtime/server/auth/resource.py": ("tests/runtime/server/auth/test_resource.py",),
     "mcpgen/runtime/client/auth/store.py": ("tests/runtime/client/auth/test_oauth_pieces.py",),
 }
 # --assert=plain: pytest rewrites the asserts of mcpgen (its plugin package) with an import hook of
