@@ -44,6 +44,7 @@ TESTS: dict[str, tuple[str, ...]] = {
         "tests/security/test_output_links.py",
     ),
     "mcpgen/output/write.py": (
+        "tests/output/test_write_units.py",
         "tests/output/test_write_recover.py",
         "tests/output/test_write_interrupted.py",
         "tests/security/test_output_links.py",
@@ -62,13 +63,17 @@ TESTS: dict[str, tuple[str, ...]] = {
     "mcpgen/runtime/core/jsonrpc.py": ("tests/runtime/core/test_jsonrpc.py",),
     "mcpgen/runtime/core/validation.py": ("tests/runtime/core/test_fast_check.py", "tests/models/test_exact_models.py"),
     "mcpgen/runtime/transports/guard.py": (
+        "tests/runtime/transports/test_guard.py",
         "tests/security/test_client_http_limits.py",
         "tests/security/test_client_origin.py",
     ),
     "mcpgen/runtime/server/http/limits.py": ("tests/security/test_http_limits.py",),
     "mcpgen/runtime/server/auth/verify.py": ("tests/runtime/server/auth/test_verify.py",),
     "mcpgen/runtime/server/auth/resource.py": ("tests/runtime/server/auth/test_resource.py",),
-    "mcpgen/runtime/client/auth/store.py": ("tests/runtime/client/auth/test_oauth_pieces.py",),
+    "mcpgen/runtime/client/auth/store.py": (
+        "tests/runtime/client/auth/test_token_store.py",
+        "tests/runtime/client/auth/test_oauth_pieces.py",
+    ),
 }
 # --assert=plain: pytest rewrites the asserts of mcpgen (its plugin package) with an import hook of
 # its own, ahead of the mutant finder; plain asserts fail the same way.
