@@ -23,16 +23,14 @@ from mcpgen.runtime.core.errors import InvalidToken
 from mcpgen.runtime.server.auth import verify
 from mcpgen.runtime.server.auth.info import AuthInfo
 from mcpgen.runtime.server.auth.settings import AuthSettings
-from mcpgen.runtime.server.auth.verify import (
-    INTROSPECTION_CACHE_SIZE,
-    MAX_TOKEN_LENGTH,
-    checked_claims,
-    make_verifier,
-)
+from mcpgen.runtime.server.auth.verify import checked_claims, make_verifier
 
 ISSUER = "https://as.example"
 RESOURCE = "https://rs.example/mcp"
 NOW = 1_900_000_000
+# The bounds, as numbers (not imported: a test must notice when the module's change).
+MAX_TOKEN_LENGTH = 16 * 1024
+INTROSPECTION_CACHE_SIZE = 10_000
 KEYS = {kid: RSAKey.generate_key(2048) for kid in ("k1", "k2")}
 SETTINGS = AuthSettings(issuer=ISSUER, resource=RESOURCE, jwks_url="https://as.example/jwks")
 INTROSPECTING = AuthSettings(
@@ -247,7 +245,8 @@ def test_an_answer_is_kept_for_the_cache_time_and_never_past_exp(clock: list[flo
         asked = []
         for at in (0, 59.5, 60, 60.5):  # introspection_cache is 60 s
             clock[0] = NOW + at
-            await verifier.verify("long")
+            info = await verifier.verify("long")
+            assert info.subject == "alice" and info.expires_at == NOW + 3600  # the kept answer, as given
             asked.append(len(server.asked))
         server.asked.clear()
         for at in (0, 9, 10):  # exp is NOW + 10
