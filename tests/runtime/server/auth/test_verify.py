@@ -131,6 +131,12 @@ def test_what_is_not_a_usable_jwt_is_refused_with_its_reason(token: str, reason:
     refuse(token, reason)
 
 
+def test_a_header_of_any_length_is_read_without_its_padding() -> None:
+    for raw in (b'{"alg":"HS256"}', b'{"alg":"HS256","x":1}', b'{"alg":"HS256","x":12}', b'{"alg":"HS256","x":123}'):
+        header = base64.urlsafe_b64encode(raw).rstrip(b"=").decode()
+        refuse(header + ".e30.sig", "algorithm 'HS256' is not accepted")  # read, then judged
+
+
 def test_a_token_over_the_length_cap_is_refused_before_anything_is_read() -> None:
     head = segment({"alg": "RS256", "kid": "k1"}) + "."
     at_cap = head + "A" * (MAX_TOKEN_LENGTH - len(head) - 4) + ".sig"
