@@ -4,6 +4,7 @@
     python scripts/mutate.py mcpgen/output/ownership.py       # one (or several)
     python scripts/mutate.py mcpgen/catalog/diff.py --list    # the mutants, without running them
     python scripts/mutate.py MODULE --only 3,17 --jobs 1      # some of them
+    python scripts/mutate.py MODULE --tests tests/a.py,tests/b.py  # against other tests
 
 Per mutant (one AST edit, scripts/mutation/mutants.py) a fresh pytest process runs the module's
 tests (TESTS below) with the mutant loaded in place of the module, in pytest and in every Python
@@ -157,12 +158,19 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1, help="mutants at once (default: cores)")
     parser.add_argument("--only", help="comma-separated mutant numbers")
     parser.add_argument("--list", action="store_true", help="list the mutants and run nothing")
+    parser.add_argument(
+        "--tests", help="comma-separated pytest selections to run instead of the module's TESTS entry (one module)"
+    )
     args = parser.parse_args(argv)
     modules = args.modules or sorted(TESTS)
     unknown = [m for m in modules if m not in TESTS]
     if unknown:
         parser.error(f"no test selection for {', '.join(unknown)} (add it to TESTS in scripts/mutate.py)")
     only = {int(i) for i in args.only.split(",")} if args.only else None
+    if args.tests:
+        if len(modules) != 1:
+            parser.error("--tests needs exactly one module")
+        TESTS[modules[0]] = tuple(args.tests.split(","))
     survivors = 0
     for module in modules:
         if args.list:

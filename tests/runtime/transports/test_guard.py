@@ -99,6 +99,11 @@ def test_a_url_without_a_host_is_refused_even_when_the_base_has_none() -> None:
         same_origin("file:///tmp/x", "file:///etc/passwd")
 
 
+def test_a_url_without_a_host_is_refused_even_on_a_hostless_base_with_a_port() -> None:
+    with pytest.raises(CrossOriginUrl, match=r"^refusing the server's URL 'http://:80/m': its origin differs "):
+        same_origin("http://:80/sse", "/m")
+
+
 def test_a_malformed_url_is_refused_with_at_most_200_characters_of_it() -> None:
     reference = "http://h.example:99999/" + "x" * 300
     with pytest.raises(CrossOriginUrl, match=f"^the server named a malformed URL: {re.escape(repr(reference[:200]))}$"):
@@ -149,7 +154,7 @@ def test_a_compressed_body_that_never_decodes_is_bounded_on_the_wire_too() -> No
     # Empty deflate blocks: bytes on the wire, nothing decoded.
     empty_blocks = zlib.compressobj(wbits=zlib.MAX_WBITS)
     stream = empty_blocks.compress(b"") + empty_blocks.flush(zlib.Z_SYNC_FLUSH)
-    response = Body([stream] + [b"\x00\x00\xff\xff"] * 50, {"content-encoding": "deflate"})
+    response = Body([stream] + [b"\x00\x00\x00\xff\xff"] * 50, {"content-encoding": "deflate"})
     too_large(response, 20, "the server's response body passed the 20-byte limit")
     assert response.read < 10
 

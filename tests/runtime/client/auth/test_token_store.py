@@ -5,6 +5,7 @@ the default store, and the per-resource refresh lock."""
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import re
@@ -107,6 +108,24 @@ def test_the_file_store_lives_under_the_config_directory(monkeypatch: pytest.Mon
     store.save(login())
     assert store.directory == tmp_path / "cfg" / "tokens"
     assert [p.suffix for p in store.directory.iterdir()] == [".json"]  # no temporary file left
+
+
+def test_a_login_is_filed_under_the_same_name_by_every_release(tmp_path: Path) -> None:
+    """The file name is the first 32 hex digits of the resource's SHA-256: a login saved by an
+    earlier release is found by a later one."""
+    store = FileTokenStore(tmp_path / "tokens")
+    store.save(login("https://h/mcp"))
+    expected = hashlib.sha256(b"https://h/mcp").hexdigest()[:32] + ".json"
+    assert [p.name for p in store.directory.iterdir()] == [expected]
+
+
+def test_saving_into_a_directory_others_can_write_to_is_refused(tmp_path: Path) -> None:
+    directory = tmp_path / "tokens"
+    directory.mkdir()
+    directory.chmod(0o777)
+    with pytest.raises(AuthError, match="others can write to it"):
+        FileTokenStore(directory).save(login())
+    assert list(directory.iterdir()) == []
 
 
 def test_the_file_store_lists_only_readable_logins_sorted(tmp_path: Path) -> None:
