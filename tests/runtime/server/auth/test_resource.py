@@ -82,6 +82,12 @@ def layer(scopes: tuple[str, ...] = ("mcp",), tool_scopes: dict[str, str] | None
 def call(
     app: Any, method: str = "POST", path: str = "/mcp", token: str | None = None, body: Any = None, **extra: Any
 ) -> Reply:
+    return asyncio.run(serve(app, method, path, token, body, **extra))
+
+
+async def serve(
+    app: Any, method: str = "POST", path: str = "/mcp", token: str | None = None, body: Any = None, **extra: Any
+) -> Reply:
     headers = [(b"content-type", b"application/json")]
     if token is not None:
         headers.append((b"Authorization", f"Bearer {token}".encode()))
@@ -96,7 +102,7 @@ def call(
     async def send(message: Message) -> None:
         sent.append(message)
 
-    asyncio.run(app(scope, receive, send))
+    await app(scope, receive, send)
     start, body_message = sent
     names = {k.decode(): v.decode() for k, v in start["headers"]}
     return Reply(start["status"], names, body_message["body"])
@@ -234,6 +240,17 @@ def test_the_app_sees_the_callers_token_for_the_request_only() -> None:
     assert call(app, "POST", token="mcp+admin", body=tools_call("secret")).body == b"inner"
     assert inner.calls[0]["auth"].scopes == {"mcp", "admin"}
     assert current_auth.get() is None
+
+
+def test_a_later_request_served_in_the_same_task_does_not_see_the_earlier_caller() -> None:
+    app, inner = layer()
+
+    async def both() -> None:
+        await serve(app, "POST", token="mcp+admin", body=tools_call("secret"))
+        await serve(app, "GET", "/health")
+
+    asyncio.run(both())
+    assert [c["auth"] is None for c in inner.calls] == [False, True]
 
 
 def test_a_body_the_layer_cannot_parse_is_refused_before_the_app() -> None:
