@@ -4,6 +4,7 @@
     python scripts/mutate.py mcpgen/output/ownership.py       # one (or several)
     python scripts/mutate.py mcpgen/catalog/diff.py --list    # the mutants, without running them
     python scripts/mutate.py MODULE --only 3,17 --jobs 1      # some of them
+    python scripts/mutate.py MODULE --tests tests/a.py,tests/b.py  # against other tests
 
 Per mutant (one AST edit, scripts/mutation/mutants.py) a fresh pytest process runs the module's
 tests (TESTS below) with the mutant loaded in place of the module, in pytest and in every Python
@@ -44,6 +45,7 @@ TESTS: dict[str, tuple[str, ...]] = {
         "tests/security/test_output_links.py",
     ),
     "mcpgen/output/write.py": (
+        "tests/output/test_write_units.py",
         "tests/output/test_write_recover.py",
         "tests/output/test_write_interrupted.py",
         "tests/security/test_output_links.py",
@@ -62,16 +64,17 @@ TESTS: dict[str, tuple[str, ...]] = {
     "mcpgen/runtime/core/jsonrpc.py": ("tests/runtime/core/test_jsonrpc.py",),
     "mcpgen/runtime/core/validation.py": ("tests/runtime/core/test_fast_check.py", "tests/models/test_exact_models.py"),
     "mcpgen/runtime/transports/guard.py": (
+        "tests/runtime/transports/test_guard.py",
         "tests/security/test_client_http_limits.py",
         "tests/security/test_client_origin.py",
     ),
     "mcpgen/runtime/server/http/limits.py": ("tests/security/test_http_limits.py",),
-    "mcpgen/runtime/server/auth/verify.py": ("tests/runtime/server/auth/test_jwks.py",),
-    "mcpgen/runtime/server/auth/resource.py": (
-        "tests/runtime/server/auth/test_jwks.py",
-        "tests/runtime/server/auth/test_settings.py",
+    "mcpgen/runtime/server/auth/verify.py": ("tests/runtime/server/auth/test_verify.py",),
+    "mcpgen/runtime/server/auth/resource.py": ("tests/runtime/server/auth/test_resource.py",),
+    "mcpgen/runtime/client/auth/store.py": (
+        "tests/runtime/client/auth/test_token_store.py",
+        "tests/runtime/client/auth/test_oauth_pieces.py",
     ),
-    "mcpgen/runtime/client/auth/store.py": ("tests/runtime/client/auth/test_oauth_pieces.py",),
 }
 # --assert=plain: pytest rewrites the asserts of mcpgen (its plugin package) with an import hook of
 # its own, ahead of the mutant finder; plain asserts fail the same way.
@@ -155,12 +158,19 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1, help="mutants at once (default: cores)")
     parser.add_argument("--only", help="comma-separated mutant numbers")
     parser.add_argument("--list", action="store_true", help="list the mutants and run nothing")
+    parser.add_argument(
+        "--tests", help="comma-separated pytest selections to run instead of the module's TESTS entry (one module)"
+    )
     args = parser.parse_args(argv)
     modules = args.modules or sorted(TESTS)
     unknown = [m for m in modules if m not in TESTS]
     if unknown:
         parser.error(f"no test selection for {', '.join(unknown)} (add it to TESTS in scripts/mutate.py)")
     only = {int(i) for i in args.only.split(",")} if args.only else None
+    if args.tests:
+        if len(modules) != 1:
+            parser.error("--tests needs exactly one module")
+        TESTS[modules[0]] = tuple(args.tests.split(","))
     survivors = 0
     for module in modules:
         if args.list:

@@ -69,6 +69,22 @@ def generate(tmp_path: Path) -> Iterator[GenerateFn]:
             del sys.modules[mod]
 
 
+def cli_run(args: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:
+    """(exit status, stdout, stderr) of one in-process `mcpgen ...` run. mcpgen always ends with
+    SystemExit, 0 included: that is its way to answer, not an error, so it is caught here rather
+    than expected with pytest.raises."""
+    from mcpgen.cli import main
+
+    try:
+        main(args)
+    except SystemExit as ended:
+        code = ended.code
+    else:
+        raise AssertionError(f"mcpgen {' '.join(args)} returned without an exit status")
+    out, err = capsys.readouterr()
+    return (code if isinstance(code, int) else 1), out, err
+
+
 def write_json(path: Path, doc: Any) -> Path:
     path.write_text(json.dumps(doc), encoding="utf-8")
     return path

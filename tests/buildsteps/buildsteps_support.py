@@ -8,8 +8,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-
-from mcpgen.cli import main
+from generation import cli_run
 
 REPO = Path(__file__).resolve().parents[2]
 PY = sys.executable
@@ -38,11 +37,7 @@ ALERTS: dict[str, Any] = {
 
 def cli(args: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:
     """(exit code, stdout, stderr) of one in-process `mcpgen ...` run."""
-    with pytest.raises(SystemExit) as ei:
-        main(args)
-    out, err = capsys.readouterr()
-    code = ei.value.code
-    return (code if isinstance(code, int) else 1), out, err
+    return cli_run(args, capsys)
 
 
 def tree(path: Path) -> dict[str, bytes]:

@@ -19,7 +19,7 @@ TARGETS = {
 @pytest.mark.parametrize("name", sorted(TARGETS))
 def test_example_is_up_to_date(name: str, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
     monkeypatch.chdir(EXAMPLES)
-    with pytest.raises(SystemExit) as ei:
+    with pytest.raises(SystemExit, match=r"^0$") as ei:
         main([*TARGETS[name], "--check"])
     out, err = capsys.readouterr()
     assert ei.value.code == 0, out + err

@@ -65,7 +65,7 @@ def generated_client(tmp_path: Path) -> Iterator[ModuleType]:
     """A client package generated from FORECAST (a schema file), imported under a fresh name."""
     name = f"drift_{uuid.uuid4().hex[:8]}"
     src = write_json(tmp_path / "forecast.json", [FORECAST])
-    with pytest.raises(SystemExit) as ei:
+    with pytest.raises(SystemExit, match=r"^0$") as ei:
         from mcpgen.cli import main
 
         main(["client", str(src), "-o", str(tmp_path / name)])
@@ -113,13 +113,26 @@ def test_drift_strict_mode_raises_naming_the_tool(generated_client: ModuleType, 
         async with generated_client.AsyncClient.connect_stdio(PY, args, drift="strict"):
             raise AssertionError("strict drift must not yield a client")
 
-    with pytest.raises(generated_client.SchemaDriftError) as ei:
+    with pytest.raises(
+        generated_client.SchemaDriftError,
+        match=(
+            r"^the server's tools differ from the ones this client was generated from "
+            r"\(changed: get-forecast \(at /inputSchema/properties/units\)\)$"
+        ),
+    ) as ei:
         asyncio.run(go())
     assert ei.value.drift.changed == ("get-forecast",) and "get-forecast" in str(ei.value)
     assert isinstance(ei.value, generated_client.McpError)
     # A removed tool is named too; the sync twin takes the same option.
     args = _server_tools(tmp_path, [{"name": "other", "inputSchema": {"type": "object"}}])
-    with pytest.raises(generated_client.SchemaDriftError) as ei2:
+    with pytest.raises(
+        generated_client.SchemaDriftError,
+        match=(
+            r"^the server's tools differ from the ones this client was generated from "
+            r"\(added: other; removed: get-forecast; security: other: new tool that may write "
+            r"\(readOnlyHint is not true\)\)$"
+        ),
+    ) as ei2:
         with generated_client.Client.connect_stdio(PY, args, drift="strict"):
             pass
     assert ei2.value.drift.removed == ("get-forecast",) and ei2.value.drift.added == ("other",)
@@ -138,7 +151,7 @@ def test_no_drift_no_warning_and_off_skips_the_check(generated_client: ModuleTyp
         warnings.simplefilter("error")
         assert asyncio.run(go(same, "strict")).city == "Rome"
         assert asyncio.run(go(changed, "off")).city == "Rome"
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match=r"^drift must be one of 'warn', 'strict', 'off', not 'loud'$"):
         asyncio.run(go(same, "loud"))
 
 
@@ -215,7 +228,13 @@ def test_drift_reports_security_changes_the_schemas_do_not_show(generated_client
     message = str(caught[0].message)
     assert "security:" in message and "get-forecast/description" in message
     assert "openWorldHint true -> false" in message and "changed:" not in message
-    with pytest.raises(generated_client.SchemaDriftError) as ei:
+    with pytest.raises(
+        generated_client.SchemaDriftError,
+        match=(
+            r"^the server's tools differ from the ones this client was generated from "
+            r"\(security: get-forecast/annotations/openWorldHint: openWorldHint true -> false"
+        ),
+    ) as ei:
         asyncio.run(go("strict"))
     drift = ei.value.drift
     assert not drift.breaking and {c.where for c in drift.security} == {"/description", "/annotations/openWorldHint"}

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 import yaml
-from generation import PY, tool, write_json
+from generation import PY, cli_run, tool, write_json
 
 from mcpgen.cli import main
 
@@ -18,11 +18,7 @@ GOLDEN_INPUTS = Path(__file__).resolve().parents[1] / "golden" / "inputs"
 
 
 def run_cli(args: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:
-    with pytest.raises(SystemExit) as ei:
-        main(args)
-    out, err = capsys.readouterr()
-    code = ei.value.code
-    return (code if isinstance(code, int) else 1), out, err
+    return cli_run(args, capsys)
 
 
 def tree(path: Path) -> dict[str, bytes]:
@@ -157,7 +153,7 @@ def test_template_override_one_file(tmp_path: Path, capsys: pytest.CaptureFixtur
 
 
 def test_inspect_file(capsys: pytest.CaptureFixture[str]) -> None:
-    with pytest.raises(SystemExit) as ei:
+    with pytest.raises(SystemExit, match=r"^0$") as ei:
         main(["inspect", str(GOLDEN_INPUTS / "everything.raw.json")])
     out = capsys.readouterr().out
     assert ei.value.code == 0

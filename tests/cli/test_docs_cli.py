@@ -7,8 +7,8 @@ import sys
 from pathlib import Path
 
 import pytest
+from generation import cli_run
 
-from mcpgen.cli import main
 from mcpgen.output.manifest import MANIFEST_NAME
 
 REPO = Path(__file__).resolve().parents[2]
@@ -17,11 +17,7 @@ CONFORMANCE = REPO / "examples/conformance/schemas"
 
 
 def run_cli(args: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:
-    with pytest.raises(SystemExit) as ei:
-        main(args)
-    out, err = capsys.readouterr()
-    code = ei.value.code
-    return (code if isinstance(code, int) else 1), out, err
+    return cli_run(args, capsys)
 
 
 def test_docs_writes_the_folder_with_a_manifest(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

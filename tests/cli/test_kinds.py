@@ -62,7 +62,7 @@ def test_a_scaffold_hands_over_handlers_and_the_contract_test(
     runtime: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     out = tmp_path / "pkg"
-    with pytest.raises(SystemExit) as ei:
+    with pytest.raises(SystemExit, match=r"^0$") as ei:
         main(["server", str(TIME), "-o", str(out), "--runtime", runtime])
     err = capsys.readouterr().err
     assert ei.value.code == 0, err

@@ -8,9 +8,9 @@ import json
 from pathlib import Path
 
 import pytest
+from generation import cli_run
 
 from mcpgen.cli import cli as click_group
-from mcpgen.cli import main
 
 
 def run(args: list[str], capsys: pytest.CaptureFixture[str], cwd: Path | None = None) -> tuple[int, str, str]:
@@ -20,14 +20,10 @@ def run(args: list[str], capsys: pytest.CaptureFixture[str], cwd: Path | None = 
         old = Path.cwd()
         os.chdir(cwd)
     try:
-        with pytest.raises(SystemExit) as ei:
-            main(args)
+        return cli_run(args, capsys)
     finally:
         if cwd is not None:
             os.chdir(old)
-    out, err = capsys.readouterr()
-    code = ei.value.code
-    return (code if isinstance(code, int) else 1), out, err
 
 
 def only_error_lines(err: str) -> list[str]:

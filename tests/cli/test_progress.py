@@ -13,8 +13,7 @@ import time
 from pathlib import Path
 
 import pytest
-
-from mcpgen.cli import main
+from generation import cli_run
 
 TOOLS = [
     {"name": f"tool-{i}", "inputSchema": {"type": "object", "properties": {"a": {"type": "string"}}}} for i in range(3)
@@ -22,11 +21,7 @@ TOOLS = [
 
 
 def run(args: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:
-    with pytest.raises(SystemExit) as ei:
-        main(args)
-    out, err = capsys.readouterr()
-    code = ei.value.code
-    return (code if isinstance(code, int) else 1), out, err
+    return cli_run(args, capsys)
 
 
 @pytest.fixture

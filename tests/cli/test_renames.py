@@ -7,18 +7,13 @@ import json
 from pathlib import Path
 
 import pytest
-from generation import tool, write_json
+from generation import cli_run, tool, write_json
 
-from mcpgen.cli import main
 from mcpgen.kinds import RENAMES_SHOWN
 
 
 def run_cli(args: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:
-    with pytest.raises(SystemExit) as ei:
-        main(args)
-    out, err = capsys.readouterr()
-    code = ei.value.code
-    return (code if isinstance(code, int) else 1), out, err
+    return cli_run(args, capsys)
 
 
 NESTED = {"type": "object", "properties": {"from": {"type": "string"}, "to": {"type": "string"}}}

@@ -40,7 +40,7 @@ def _catalog(source: Path) -> Catalog:
 
 
 def _generate(source: Path, out: Path) -> Path:
-    with pytest.raises(SystemExit) as ei:
+    with pytest.raises(SystemExit, match=r"^0$") as ei:
         main(["docs", str(source), "-o", str(out)])
     assert ei.value.code == 0
     return out / "index.html"

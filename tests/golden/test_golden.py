@@ -35,7 +35,7 @@ def _tree(path: Path) -> dict[str, bytes]:
 def test_golden(case: str, tmp_path: Path) -> None:
     src, *opts = CASES[case]
     out = tmp_path / case
-    with pytest.raises(SystemExit) as ei:
+    with pytest.raises(SystemExit, match=r"^0$") as ei:
         main(["client", str(HERE / src), "-o", str(out), *opts])
     assert ei.value.code == 0
     expected = HERE / "expected" / case
@@ -109,7 +109,7 @@ def test_wide_signatures_and_long_literals_are_formatter_stable(tmp_path: Path) 
     ]
     src = tmp_path / "tools.json"
     src.write_text(json.dumps({"tools": tools}))
-    with pytest.raises(SystemExit) as ei:
+    with pytest.raises(SystemExit, match=r"^0$") as ei:
         main(["client", str(src), "-o", str(tmp_path / "wide_client")])
     assert ei.value.code == 0
     paths = sorted((tmp_path / "wide_client").glob("*.py"))

@@ -165,7 +165,7 @@ def test_generated_code_imports_only_the_support_modules(
     kind: str, runtime: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     out = tmp_path / f"pinned_{kind}"
-    with pytest.raises(SystemExit) as ei:
+    with pytest.raises(SystemExit, match=r"^0$") as ei:
         main([kind, str(GOLDEN_INPUTS / "everything.raw.json"), "-o", str(out), "--runtime", runtime])
     assert ei.value.code == 0, capsys.readouterr().err
     used = _runtime_imports(out, out.name)

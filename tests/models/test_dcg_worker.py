@@ -75,7 +75,7 @@ def test_the_mcpgen_command_generates_with_its_prestarted_worker(tmp_path: Any) 
     # The same through the in-process path (no entry, no prestart): byte-identical package.
     from mcpgen.cli import main
 
-    with pytest.raises(SystemExit) as ei:
+    with pytest.raises(SystemExit, match=r"^0$") as ei:
         main(["client", str(src), "-o", str(tmp_path / "echo_client2"), "--name", "echo_client"])
     assert ei.value.code == 0
     for name in ("client.py", "models.py", "_catalog.py", "__init__.py", "_models/_shared.py", "_models/echo.py"):

@@ -149,9 +149,15 @@ def test_results_strict_warn_off_and_never_on_error(build: Build) -> None:
     pkg = build([{"name": "t", "inputSchema": {"type": "object"}, "outputSchema": OUT}])
     bad = {"content": [], "structuredContent": {"n": -1}}
     assert asyncio.run(pkg.AsyncClient(FakeSession({"content": [], "structuredContent": {"n": 2}})).t()).n == 2
-    with pytest.raises(pkg.ToolOutputError):
+    with pytest.raises(
+        pkg.ToolOutputError,
+        match=r"^tool 't': output does not match outputSchema: .*\n.*/n: -1 is less than the minimum of 0 ",
+    ):
         asyncio.run(pkg.AsyncClient(FakeSession(bad)).t())
-    with pytest.raises(pkg.ToolOutputError):  # "1" is not an integer: no lax coercion on output either
+    with pytest.raises(
+        pkg.ToolOutputError,
+        match=r"^tool 't': output does not match outputSchema: .*\n.*/n: '1' is not of type 'integer' ",
+    ):  # "1" is not an integer: no lax coercion on output either
         asyncio.run(pkg.AsyncClient(FakeSession({"content": [], "structuredContent": {"n": "1"}})).t())
     c = pkg.AsyncClient(FakeSession(bad), validate_output="warn")
     with pytest.warns(pkg.ToolOutputWarning):
@@ -161,7 +167,7 @@ def test_results_strict_warn_off_and_never_on_error(build: Build) -> None:
         warnings.simplefilter("error")
         assert asyncio.run(off.t()).n == -1  # typed, not checked
     err = {"isError": True, "content": [{"type": "text", "text": "boom"}], "structuredContent": {"n": "junk"}}
-    with pytest.raises(pkg.ToolError):
+    with pytest.raises(pkg.ToolError, match=r"^tool 't' failed: boom$"):
         asyncio.run(pkg.AsyncClient(FakeSession(err)).t())
     with pytest.raises(ValueError, match="validate_output must be one of"):
         pkg.AsyncClient(FakeSession(bad), validate_output="sometimes")
@@ -178,7 +184,10 @@ def test_wrapped_result_checked_against_declared_schema(build: Build) -> None:
         1,
         2,
     ]
-    with pytest.raises(pkg.ToolOutputError):
+    with pytest.raises(
+        pkg.ToolOutputError,
+        match=r"^tool 't': output does not match outputSchema: .*\n.*\(top level\): \[1, 2, 3\] is too long ",
+    ):
         asyncio.run(pkg.AsyncClient(FakeSession({"content": [], "structuredContent": {"result": [1, 2, 3]}})).t())
 
 

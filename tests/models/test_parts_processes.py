@@ -99,7 +99,7 @@ def test_workers_make_the_same_package_every_time_and_it_type_checks(kind: str, 
     # In one process (no worker started: the parts are made one after another): the same bytes.
     from mcpgen.cli import main
 
-    with pytest.raises(SystemExit) as ei:
+    with pytest.raises(SystemExit, match=r"^0$") as ei:
         main([kind, str(source), "-o", str(tmp_path / "c" / f"big_{kind}")])
     assert ei.value.code == 0
     assert made == _files(tmp_path / "c" / f"big_{kind}")

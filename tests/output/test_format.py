@@ -129,7 +129,7 @@ def test_without_ruff_generation_fails_in_one_line_and_writes_nothing(
     src = tmp_path / "tools.json"
     src.write_text(json.dumps({"tools": [tool]}))
     out = tmp_path / "echo_client"
-    with pytest.raises(SystemExit) as ei:
+    with pytest.raises(SystemExit, match=r"^0$") as ei:
         main(["client", str(src), "-o", str(out)])
     assert ei.value.code == 0
     before = tree(out)
@@ -137,7 +137,7 @@ def test_without_ruff_generation_fails_in_one_line_and_writes_nothing(
     src.write_text(json.dumps({"tools": [tool]}))
     capsys.readouterr()
     monkeypatch.setattr(formatter, "ruff_binary", lambda: Problem("ruff", "the ruff formatter is not installed"))
-    with pytest.raises(SystemExit) as ei:
+    with pytest.raises(SystemExit, match=r"^2$") as ei:
         main(["client", str(src), "-o", str(out)])
     assert ei.value.code == 2
     err = capsys.readouterr().err

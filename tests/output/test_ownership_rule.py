@@ -8,16 +8,12 @@ import json
 from pathlib import Path
 
 import pytest
-from generation import tool, write_json
-
-from mcpgen.cli import main
+from generation import cli_run, tool, write_json
 
 
 def run(args: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str]:
-    with pytest.raises(SystemExit) as ei:
-        main(args)
-    _, err = capsys.readouterr()
-    return int(ei.value.code or 0), err
+    code, _, err = cli_run(args, capsys)
+    return code, err
 
 
 def snap(path: Path) -> dict[str, bytes]:

@@ -110,7 +110,7 @@ def test_client_and_server_expose_the_same_names(tmp_path: Path, capsys: pytest.
     source = tmp_path / "colliding.json"
     source.write_text(json.dumps(COLLIDING))
     for kind, out in (("client", "colliding_client"), ("server", "colliding_server")):
-        with pytest.raises(SystemExit) as ei:
+        with pytest.raises(SystemExit, match=r"^0$") as ei:
             main([kind, str(source), "-o", str(tmp_path / out)])
         err = capsys.readouterr().err
         assert ei.value.code == 0, err

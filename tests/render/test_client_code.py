@@ -65,7 +65,7 @@ def test_omitted_optional_not_sent_and_defaults_not_sent(generate: GenerateFn) -
     assert s.calls[-1][1] == {"req": 1}
     run(c.t(req=1, nullable=None, opt="x"))
     assert s.calls[-1][1] == {"req": 1, "nullable": None, "opt": "x"}
-    with pytest.raises(Exception) as ei:
+    with pytest.raises(Exception, match=r"^req: 'not-an-int' is not of type 'integer'$") as ei:
         run(c.t(req="not-an-int"))
     assert "req" in str(ei.value)
     assert len(s.calls) == 2  # invalid call never reached the wire
@@ -100,7 +100,10 @@ def test_structured_result_and_wrapped_result(generate: GenerateFn) -> None:
     assert r == [1, 2]
     r = run(pkg.AsyncClient(FakeSession({"content": [], "structuredContent": {"result": 7}})).fast())
     assert r == 7
-    with pytest.raises(pkg.ToolOutputError):
+    with pytest.raises(
+        pkg.ToolOutputError,
+        match=r"^tool 'obj': output does not match outputSchema: .*\n.*/n: 'x' is not of type 'integer' ",
+    ):
         run(pkg.AsyncClient(FakeSession({"content": [], "structuredContent": {"n": "x"}})).obj())
 
 
@@ -109,7 +112,7 @@ def test_is_error_raises_tool_error_with_content_unvalidated(generate: GenerateF
         [tool("t", outputSchema={"type": "object", "properties": {"n": {"type": "integer"}}, "required": ["n"]})]
     )
     s = FakeSession({"isError": True, "content": [{"type": "text", "text": "boom"}, {"type": "weird", "z": 1}]})
-    with pytest.raises(pkg.ToolError) as ei:
+    with pytest.raises(pkg.ToolError, match=r"^tool 't' failed: boom$") as ei:
         run(pkg.AsyncClient(s).t())
     assert ei.value.text == "boom" and ei.value.content[1].type == "weird"
 
@@ -186,7 +189,9 @@ def test_refs_hoisted_and_external_refs_refused(generate: GenerateFn) -> None:
         "type": "object",
         "properties": {"q": {"$ref": "https://evil.example/schema.json"}, "r": {"$ref": "/etc/passwd"}},
     }
-    with pytest.raises(StageError) as ei:
+    with pytest.raises(
+        StageError, match=r"does not resolve inside the document \(mcpgen never reads files or URLs\)"
+    ) as ei:
         generate([{"name": "t", "inputSchema": external}])
     text = str(ei.value)
     assert "evil.example" in text and "/etc/passwd" in text and "/properties/q/$ref" in text
@@ -286,7 +291,13 @@ def test_scalar_results_the_schema_accepts_come_back_as_sent_and_others_are_stil
     assert built == []
     three = run(client({"result": 3}).number())  # a number root is int | float: 3 stays an int
     assert type(three) is int and three == 3 and built == []
-    with pytest.raises(pkg.ToolOutputError):
+    with pytest.raises(
+        pkg.ToolOutputError,
+        match=r"^tool 'short': output does not match outputSchema: .*\n.*\(top level\): 'abcd' is too long ",
+    ):
         run(client({"result": "abcd"}).short())  # longer than maxLength: refused, not passed through
-    with pytest.raises(pkg.ToolOutputError):
+    with pytest.raises(
+        pkg.ToolOutputError,
+        match=r"^tool 'short': output does not match outputSchema: .*\n.*\(top level\): 5 is not of type 'string' ",
+    ):
         run(client({"result": 5}).short())

@@ -21,7 +21,7 @@ SOURCES = {
 
 
 def _generate(args: list[str]) -> None:
-    with pytest.raises(SystemExit) as ei:
+    with pytest.raises(SystemExit, match=r"^0$") as ei:
         main(args)
     assert ei.value.code == 0
 

@@ -5,6 +5,9 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import re
+from dataclasses import fields
+from pathlib import Path
 
 import pytest
 
@@ -113,5 +116,49 @@ def test_every_limit_has_a_flag_and_an_environment_variable() -> None:
         assert flag in text
     for flag in ("--keep-alive-timeout", "--max-connections", "MCPGEN_SESSION_IDLE_TIMEOUT"):
         assert flag in text
-    with pytest.raises(SystemExit):
+    with pytest.raises(SystemExit, match=r"^--session-idle-timeout must be a non-negative number, not -1\.0$"):
         limits_from_args(parser.parse_args(["--session-idle-timeout", "-1"]))
+    with pytest.raises(SystemExit, match="^--header-timeout must be a non-negative number, not nan$"):
+        limits_from_args(parser.parse_args(["--header-timeout", "nan"]))
+    # 0 is a value, not a refusal: it turns the limit off.
+    assert limits_from_args(parser.parse_args(["--session-idle-timeout", "0"])).session_idle_timeout == 0
+
+
+def test_a_variable_that_is_not_a_number_stops_the_command_line(capsys: pytest.CaptureFixture[str]) -> None:
+    parser = argparse.ArgumentParser(prog="server")
+    with pytest.raises(SystemExit, match="^2$"):
+        add_limit_arguments(parser, {"MCPGEN_MAX_SESSIONS": "lots"})
+    assert "server: error: MCPGEN_MAX_SESSIONS must be a number, not 'lots'" in capsys.readouterr().err
+    # A blank variable is no setting: the default stands.
+    parser = argparse.ArgumentParser()
+    add_limit_arguments(parser, {"MCPGEN_MAX_SESSIONS": "  "})
+    assert limits_from_args(parser.parse_args([])).max_sessions == HttpLimits().max_sessions
+
+
+UNITS = {"MiB": 1024 * 1024, "KiB": 1024, "s": 1}
+
+
+def documented_defaults() -> dict[str, float]:
+    """flag -> the default the production page's limits table states."""
+    text = (Path(__file__).resolve().parents[2] / "docs/how-to/production.md").read_text(encoding="utf-8")
+    stated = {}
+    for row in re.finditer(r"^\| [^|]+ \| ([\d,]+)(?: (MiB|KiB|s))? \| `(--[a-z-]+)`, `MCPGEN_", text, re.M):
+        number, unit, flag = row.groups()
+        stated[flag] = int(number.replace(",", "")) * UNITS.get(unit or "s", 1)
+    return stated
+
+
+def test_the_defaults_are_the_documented_ones_and_the_help_shows_them() -> None:
+    parser = argparse.ArgumentParser()
+    add_limit_arguments(parser, {})
+    running = limits_from_args(parser.parse_args([]))
+    stated = documented_defaults()
+    assert len(stated) == len(fields(HttpLimits))  # every limit is in the table
+    text = " ".join(parser.format_help().split())
+    for item in fields(HttpLimits):
+        flag, var = item.name.replace("_", "-"), "MCPGEN_" + item.name.upper()
+        value = getattr(running, item.name)
+        assert value == stated["--" + flag], flag
+        shown = f"{value:d}" if isinstance(value, int) else f"{value:g}"
+        metavar = "N" if isinstance(value, int) else "SECONDS"
+        assert f"--{flag} {metavar} " in text and f"(env {var}; default: {shown})" in text, flag

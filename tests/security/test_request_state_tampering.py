@@ -25,14 +25,14 @@ PARAMS = {"name": "t", "arguments": {"x": 1}}
     ],
 )
 def test_forged_states_are_invalid_params(forged: str) -> None:
-    with pytest.raises(RpcError) as caught:
+    with pytest.raises(RpcError, match=r"^\[-32602\] Invalid requestState$") as caught:
         open_request_state("tools/call", {**PARAMS, "requestState": forged})
     assert caught.value.code == jsonrpc.INVALID_PARAMS
 
 
 def test_a_state_for_other_arguments_is_refused_and_its_own_request_accepted() -> None:
     state = issue_request_state("tools/call", PARAMS, {"k": {"action": "accept"}})
-    with pytest.raises(RpcError):
+    with pytest.raises(RpcError, match=r"^\[-32602\] Invalid requestState$"):
         open_request_state("tools/call", {"name": "t", "arguments": {"x": 2}, "requestState": state})
     assert open_request_state("tools/call", {**PARAMS, "requestState": state}) == {"k": {"action": "accept"}}
 

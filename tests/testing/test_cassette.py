@@ -83,7 +83,14 @@ def test_a_request_never_recorded_names_the_closest_recorded_one(recorded: tuple
     async def main() -> None:
         args = [*MCPGEN[1:], "mock", "--replay", str(cassette)]
         async with package.AsyncClient.connect_stdio(MCPGEN[0], args, drift="off") as client:
-            with pytest.raises(McpError) as info:
+            with pytest.raises(
+                McpError,
+                match=(
+                    r"^\[-32602\] nothing recorded matches tools/call \{\"arguments\": \{\"a\": 2, "
+                    r"\"b\": 41\}, \"name\": \"get-sum\"\}; the closest recorded request is "
+                    r"tools/call \{\"arguments\": \{\"a\": 2, \"b\": 40\}, \"name\": \"get-sum\"\}$"
+                ),
+            ) as info:
                 await client.get_sum(a=2, b=41)
             message = str(info.value)
             assert "nothing recorded matches" in message and '"a": 2, "b": 40' in message

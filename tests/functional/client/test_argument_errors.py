@@ -85,7 +85,13 @@ def _python_name_of_display_name(root: Path) -> str:
 @pytest.mark.slow
 def test_typed_call_names_python_keywords_one_line_each(packages: Path) -> None:
     async def body(c: Any) -> InvalidArguments:
-        with pytest.raises(InvalidArguments) as ei:
+        with pytest.raises(
+            InvalidArguments,
+            match=(
+                r"^message_type: 'fax' is not one of \['text', 'card'\]\npriority: 0 is less than "
+                r"the minimum of 1\nrecipient\.display_name: 3 is not of type 'string'$"
+            ),
+        ) as ei:
             await c.send_message(message_type="fax", priority=0, recipient={"displayName": 3})
         return ei.value
 

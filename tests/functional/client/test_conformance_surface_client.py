@@ -78,7 +78,7 @@ async def _exercise(pkg: ModuleType, c: Any) -> None:
     tricky = await c.read_template(id="a/b?c#d e%")
     assert tricky.contents[0].uri == "test://template/a%2Fb%3Fc%23d%20e%25/data"
     assert json.loads(tricky.text)["id"] == "a/b?c#d e%"
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match=r"^id='\.\.' is not allowed in a URI template$"):
         await c.read_template(id="..")
 
     done = await c.complete(

@@ -105,7 +105,7 @@ def test_everything_sync_twin(tmp_path: Path) -> None:
             assert "Resource 5" in c.read_dynamic_text_resource(resource_id="5").text
             assert len(c.list_resources()) >= 1 and len(c.list_resource_templates()) == 2
             assert {p.name for p in c.list_prompts()} >= {"simple-prompt"}
-            with pytest.raises(pkg.McpError):
+            with pytest.raises(pkg.McpError, match=r"Resource demo://nope/never not found$"):
                 c.read_resource("demo://nope/never")
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import inspect
+import re
 from pathlib import Path
 
 import pytest
@@ -100,5 +101,5 @@ def test_expand_uri_template(values: dict[str, str], uri: str) -> None:
 
     assert expand("t://x/{id}/data", values) == uri
     for bad in (".", ".."):
-        with pytest.raises(ValueError):
+        with pytest.raises(ValueError, match=f"^id='{re.escape(bad)}' is not allowed in a URI template$"):
             expand("t://x/{id}/data", {"id": bad})

@@ -43,7 +43,13 @@ def test_time_server(origin: str, generate: GenerateFn) -> None:
             day = conv.source.datetime[:10]
             assert conv.source.datetime.startswith(f"{day}T12:00") and conv.source.timezone == "UTC"
             assert conv.target.datetime.startswith(f"{day}T21:00") and conv.time_difference == "+9.0h"
-            with pytest.raises(pkg.ToolError):
+            with pytest.raises(
+                pkg.ToolError,
+                match=(
+                    r"^tool 'get_current_time' failed: Error executing tool get_current_time: Invalid "
+                    r"timezone: 'No time zone found with key Nowhere/Never'$"
+                ),
+            ):
                 await c.get_current_time(timezone="Nowhere/Never")
             bad = await c.dispatch("get_current_time", {"timezone": 3})
             assert bad.is_error and "timezone" in bad.text
@@ -104,7 +110,7 @@ def test_sdk_server_structured_outputs(generate: GenerateFn) -> None:
                 "received": "optional,required",
                 "count": "1",
             }
-            with pytest.raises(pkg.ToolError) as ei:
+            with pytest.raises(pkg.ToolError, match=r"^tool 'fail' failed: Error executing tool fail") as ei:
                 await c.fail(reason="no luck")
             assert ei.value.tool == "fail" and "fail" in ei.value.text  # the SDK hides the exception text
 

@@ -78,10 +78,11 @@ def test_redis_gone_and_back(tmp_path: Path) -> None:
             redis.stop()
 
             # While Redis is gone: a handshake-era session cannot be kept, and says so, promptly.
-            started = time.monotonic()
-            with pytest.raises(McpError) as refused:
+            # Promptly: the wait_for deadline fails the test when the refusal takes longer.
+            with pytest.raises(
+                McpError, match=r"^\[-32603\] the store redis://127\.0\.0\.1:\d+/0 is unavailable: "
+            ) as refused:
                 asyncio.run(asyncio.wait_for(calls(HANDSHAKE), 30))
-            assert time.monotonic() - started < 30
             assert "store" in str(refused.value).lower() or "503" in str(refused.value), refused.value
             # The stateless era needs no store: its calls go on.
             assert asyncio.run(calls(MODERN)) == both

@@ -79,7 +79,9 @@ def test_known_tools_give_param_headers_and_invalid_ones_are_refused() -> None:
                 await session.call_tool("bad", {"n": 1})
             assert [t["name"] for t in await session.list_tools()] == ["good"]
             sent = len(server.requests)
-            with pytest.raises(ProtocolError):
+            with pytest.raises(
+                ProtocolError, match=r"^tool 'bad' has an invalid x-mcp-header annotation; it is not called over HTTP$"
+            ):
                 await session.call_tool("bad", {"n": 1})
             assert len(server.requests) == sent  # refused before anything went out
         finally:

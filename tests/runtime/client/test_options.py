@@ -284,9 +284,9 @@ async def _check_typed(c: AsyncClient, seen: list[Any], protocol: str, timeout: 
     await wait_until(lambda: seen == ["typed"], 5.0, "the server's log message reaches on_log")
     with pytest.warns(ToolOutputWarning):  # validate_output="warn" from connect
         assert await c.weather(city="Oslo") == {"city": "Oslo", "temperature_c": 21.5, "conditions": "sunny"}
-    with pytest.raises(ToolOutputError):
+    with pytest.raises(ToolOutputError, match=r"^tool 'weather': output does not match outputSchema: "):
         await c.with_options(validate_output="strict").weather(city="Oslo")
-    with pytest.raises(RequestTimeout):
+    with pytest.raises(RequestTimeout, match=r"^tools/call got no response within "):
         await c.with_options(timeout=0.2).call_tool("slow", {"seconds": 5})
 
 
@@ -346,9 +346,9 @@ def test_sync_typed_client_over_stdio_and_http(http_url: str) -> None:
             c._runner.run(wait_until(lambda: seen == ["sync"], 5.0, "the server's log message reaches on_log"))
             with pytest.warns(ToolOutputWarning):
                 c.weather(city="Oslo")
-            with pytest.raises(ToolOutputError):
+            with pytest.raises(ToolOutputError, match=r"^tool 'weather': output does not match outputSchema: "):
                 c.with_options(validate_output="strict").weather(city="Oslo")
-            with pytest.raises(RequestTimeout):
+            with pytest.raises(RequestTimeout, match=r"^tools/call got no response within 0\.2s$"):
                 c.with_options(timeout=0.2).call_tool("slow", {"seconds": 5})
 
 

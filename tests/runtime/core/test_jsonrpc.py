@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 from collections.abc import Callable
@@ -157,22 +158,25 @@ def test_decode_reads_what_the_stdlib_reads(line: bytes) -> None:
 
 
 @pytest.mark.parametrize(
-    "line",
+    ("line", "reason"),
     [
-        b'{"a":"x\x01y"}',  # a raw control character in a string
-        b'{"a":"\xff"}',  # not UTF-8
-        b'"\xed\xa0\x80"',  # a surrogate encoded as UTF-8
-        b"\xef\xbb\xbf{}",  # a byte-order mark
-        b"01",
-        b"[1,]",
-        b'{"a":1,}',
-        b"[1 2]",
-        b"  ",
-        b"9" * 4301,  # past the interpreter's digit limit (quadratic to convert)
+        # The stdlib has the last word, so its reason is the one given.
+        (b'{"a":"x\x01y"}', "Invalid control character at: line 1 column 8 (char 7)"),  # raw control character
+        (b'{"a":"\xff"}', "'utf-8' codec can't decode byte 0xff in position 6: invalid start byte"),  # not UTF-8
+        # A surrogate encoded as UTF-8.
+        (b'"\xed\xa0\x80"', "'utf-8' codec can't decode byte 0xed in position 1: invalid continuation byte"),
+        (b"\xef\xbb\xbf{}", "Expecting value: line 1 column 1 (char 0)"),  # a byte-order mark
+        (b"01", "Extra data: line 1 column 2 (char 1)"),
+        (b"[1,]", "Expecting value: line 1 column 4 (char 3)"),
+        (b'{"a":1,}', "Expecting property name enclosed in double quotes: line 1 column 8 (char 7)"),
+        (b"[1 2]", "Expecting ',' delimiter: line 1 column 4 (char 3)"),
+        (b"  ", "Expecting value: line 1 column 3 (char 2)"),
+        # Past the interpreter's digit limit (quadratic to convert).
+        (b"9" * 4301, "Exceeds the limit (4300 digits) for integer string conversion: value has 4301 digits"),
     ],
 )
-def test_decode_refuses_what_the_stdlib_refuses(line: bytes) -> None:
-    with pytest.raises(ValueError):
+def test_decode_refuses_what_the_stdlib_refuses(line: bytes, reason: str) -> None:
+    with pytest.raises(ValueError, match="^" + re.escape(reason)):
         jsonrpc.decode(line)
 
 

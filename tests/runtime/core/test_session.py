@@ -65,7 +65,7 @@ def test_error_response_raises_rpc_error_with_code_and_data() -> None:
             raise RpcError(-32602, "bad", {"field": "x"})
 
         client, _ = sessions(fail)
-        with pytest.raises(RpcError) as info:
+        with pytest.raises(RpcError, match=r"^\[-32602\] bad$") as info:
             await client.request("x")
         assert (info.value.code, info.value.message, info.value.data) == (-32602, "bad", {"field": "x"})
         await client.close()
@@ -79,7 +79,7 @@ def test_handler_crash_is_an_internal_error_without_details() -> None:
             raise KeyError("secret-path /etc/shadow")
 
         client, _ = sessions(crash)
-        with pytest.raises(RpcError) as info:
+        with pytest.raises(RpcError, match=r"^\[-32603\] Internal error$") as info:
             await client.request("x")
         assert info.value.code == -32603
         assert "secret" not in info.value.message
@@ -104,7 +104,7 @@ def test_a_result_that_is_no_json_is_answered_with_an_error(shape: str) -> None:
             return {"x": deep}
 
         client, _ = sessions(bad)
-        with pytest.raises(RpcError) as info:
+        with pytest.raises(RpcError, match=r"^\[-32603\] Result is not valid JSON$") as info:
             await client.request("x", timeout=10)
         assert (info.value.code, info.value.message) == (-32603, "Result is not valid JSON")
         await client.close()
@@ -242,7 +242,7 @@ def test_unknown_method_without_handler_is_method_not_found() -> None:
         client, server = Session(a), Session(b)
         client.start()
         server.start()
-        with pytest.raises(RpcError) as info:
+        with pytest.raises(RpcError, match=r"^\[-32601\] Method not found: nope$") as info:
             await client.request("nope")
         assert info.value.code == -32601
         await client.close()

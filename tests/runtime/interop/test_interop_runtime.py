@@ -38,7 +38,7 @@ def test_runtime_pair(protocol: str) -> None:
             assert text_of(await s.call_tool("echo", {"text": "round trip"})) == "round trip"
             assert (await s.call_tool("add", {"a": 1, "b": 2}))["structuredContent"] == {"result": 3}
 
-            with pytest.raises(RpcError) as info:
+            with pytest.raises(RpcError, match=r"^\[-32602\] Unknown tool: no-such-tool$") as info:
                 await s.call_tool("no-such-tool", {})
             assert info.value.code == -32602
 
@@ -48,7 +48,7 @@ def test_runtime_pair(protocol: str) -> None:
             missing = await s.call_tool("add", {"a": 1})
             assert missing["isError"] is True
 
-            with pytest.raises(RpcError) as info:
+            with pytest.raises(RpcError, match=r"^\[-32601\] Method not found: no/such/method$") as info:
                 await s.request("no/such/method", {})
             assert info.value.code == -32601
 
@@ -59,7 +59,7 @@ def test_runtime_pair(protocol: str) -> None:
             await wait_until(lambda: bool(logs), 5, "the log notification")
 
             await s.ping()
-            with pytest.raises(RequestTimeout):
+            with pytest.raises(RequestTimeout, match=r"^tools/call got no response within 0\.5s$"):
                 await s.call_tool("slow", {"seconds": 30}, timeout=0.5)
             return s.process_pid
 

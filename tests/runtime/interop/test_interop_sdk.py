@@ -120,7 +120,7 @@ def test_runtime_client_timeout_cancels_sdk_handler(protocol: str, tmp_path: Pat
 
     async def main() -> None:
         async with connect_stdio(PY, [SDK_SERVER, "--cancel-log", str(cancel_log)], protocol=protocol) as s:
-            with pytest.raises(RequestTimeout):
+            with pytest.raises(RequestTimeout, match=r"^tools/call got no response within 1s$"):
                 await s.call_tool("slow", {"seconds": 30}, timeout=1.0)
             # notifications/cancelled reached the server, which cancelled the handler
             await wait_until(
@@ -140,7 +140,7 @@ def test_runtime_client_task_cancellation_cancels_sdk_handler(tmp_path: Path) ->
             task = asyncio.ensure_future(s.call_tool("slow", {"seconds": 30}))
             await wait_until(lambda: bool(slow_events(cancel_log, "started")), 10, "slow to start on the server")
             task.cancel()
-            with pytest.raises(asyncio.CancelledError):
+            with pytest.raises(asyncio.CancelledError, match=r"^$"):
                 await task
             await wait_until(
                 lambda: bool(slow_events(cancel_log, "cancelled")), 10, "the SDK server to record the cancellation"
@@ -170,9 +170,9 @@ def test_runtime_client_ping_and_wire_log(tmp_path: Path) -> None:
 def test_runtime_client_sdk_server_crash_mid_call() -> None:
     async def main() -> int | None:
         async with connect_stdio(PY, [SDK_SERVER], protocol="auto") as s:
-            with pytest.raises(ConnectionClosed):
+            with pytest.raises(ConnectionClosed, match=r"^server '.+' closed its stdout"):
                 await s.call_tool("crash", {}, timeout=30)
-            with pytest.raises(ConnectionClosed):
+            with pytest.raises(ConnectionClosed, match=r"^server '.+' closed its stdout"):
                 await s.call_tool("echo", {"text": "after crash"}, timeout=30)
             return s.process_pid
 
@@ -288,7 +288,7 @@ def test_sdk_client_timeout_cancels_runtime_handler(mode: str, tmp_path: Path) -
 
     async def main() -> None:
         async with _sdk_client(mode, "--cancel-log", str(cancel_log)) as c:
-            with pytest.raises(MCPError):
+            with pytest.raises(MCPError, match=r"^Request 'tools/call' timed out$"):
                 await c.call_tool("slow", {"seconds": 30}, read_timeout_seconds=1)
             await wait_until(
                 lambda: bool(slow_events(cancel_log, "cancelled")), 10, "the runtime server to record the cancellation"

@@ -86,7 +86,7 @@ def test_auth_comes_from_the_flags_then_the_environment(monkeypatch: pytest.Monk
 def test_what_cannot_run_as_asked_exits_2_with_one_line(
     argv: tuple[str, ...], said: str, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    with pytest.raises(SystemExit) as exited:
+    with pytest.raises(SystemExit, match=r"^2$") as exited:
         parse(*argv)
     assert exited.value.code == 2
     (line,) = capsys.readouterr().err.splitlines()
@@ -115,7 +115,7 @@ def test_serve_main_serves_stdio_or_hands_http_to_the_workers(monkeypatch: pytes
 
 
 def test_help_names_every_flag_under_prog(capsys: pytest.CaptureFixture[str]) -> None:
-    with pytest.raises(SystemExit):
+    with pytest.raises(SystemExit, match=r"^0$"):
         serve_main(lambda: FakeServer([]), prog=PROG, argv=["--help"])  # type: ignore[arg-type, return-value]
     text = capsys.readouterr().out
     assert text.startswith(f"usage: {PROG} ")

@@ -65,7 +65,7 @@ def test_prompts_resources_templates_and_completion(era: str) -> None:
         assert [p["name"] for p in listed["prompts"]] == ["greet"]
         got = await client.request("prompts/get", {"name": "greet", "arguments": {"name": "Ada"}, **m})
         assert got["messages"][0]["content"]["text"] == "hi Ada"
-        with pytest.raises(RpcError) as missing:
+        with pytest.raises(RpcError, match=r"^\[-32602\] Missing required prompt arguments: name$") as missing:
             await client.request("prompts/get", {"name": "greet", **m})
         assert missing.value.code == -32602 and "name" in missing.value.message
 
@@ -73,7 +73,7 @@ def test_prompts_resources_templates_and_completion(era: str) -> None:
         assert read["contents"][0]["text"] == "read me"
         templated = await client.request("resources/read", {"uri": "mem://items/a%20b", **m})
         assert templated["contents"][0]["text"] == "a b"  # percent-decoded variable
-        with pytest.raises(RpcError) as absent:
+        with pytest.raises(RpcError, match=r"\] Resource not found: mem://nothing$") as absent:
             await client.request("resources/read", {"uri": "mem://nothing", **m})
         assert absent.value.code == (-32602 if era == "modern" else -32002)
 

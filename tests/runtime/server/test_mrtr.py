@@ -137,7 +137,9 @@ def test_undeclared_capability_is_refused_not_asked() -> None:
     async def main() -> None:
         command, args = server_args()
         async with connect_stdio(command, args, cwd=str(CONFORMANCE), protocol="2026-07-28") as s:
-            with pytest.raises(RpcError) as info:
+            with pytest.raises(
+                RpcError, match=r"^\[-32021\] the client did not declare the elicitation capability$"
+            ) as info:
                 await s.call_tool("test_elicitation", {"message": "x"})
             assert info.value.code == -32021
 
@@ -250,7 +252,7 @@ def test_a_request_state_expires(monkeypatch: pytest.MonkeyPatch) -> None:
     assert mrtr.open_request_state("tools/call", {**params, "requestState": state}) == {"k": {"action": "accept"}}
     later = mrtr.time.time() + mrtr.STATE_TTL_SECONDS + 5
     monkeypatch.setattr(mrtr.time, "time", lambda: later)
-    with pytest.raises(RpcError) as info:
+    with pytest.raises(RpcError, match=r"^\[-32602\] Expired requestState: start the request again$") as info:
         mrtr.open_request_state("tools/call", {**params, "requestState": state})
     assert info.value.code == -32602
 

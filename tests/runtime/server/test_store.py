@@ -4,6 +4,7 @@ expiry, end), event logs (replay after an id, the live tail, trimming), pub/sub,
 from __future__ import annotations
 
 import asyncio
+import re
 import secrets
 from collections.abc import Awaitable, Callable, Iterator
 from pathlib import Path
@@ -225,7 +226,9 @@ def test_unreachable_redis_is_a_clear_error() -> None:
         store = open_store(url)
         await store.start("mcpgen:x:")
         try:
-            with pytest.raises(StoreUnavailable) as caught:
+            with pytest.raises(
+                StoreUnavailable, match=r"^the store redis://\*\*\*@127\.0\.0\.1:\d+/0 is unavailable: "
+            ) as caught:
                 await store.touch_session(sid(), 60)
         finally:
             await store.close()
@@ -235,8 +238,14 @@ def test_unreachable_redis_is_a_clear_error() -> None:
 
 
 def test_urls_are_checked_and_redacted() -> None:
-    for bad in ["http://x", "redis://", "redis://h:99999/0", "redis://h/zero", "redis://h/0?prefix=a b"]:
-        with pytest.raises(ValueError):
+    for bad, reason in [
+        ("http://x", "a store URL is memory, redis://HOST:PORT/DB or rediss://...; not http://x"),
+        ("redis://", "the store URL names no host: redis://"),
+        ("redis://h:99999/0", "not a valid store URL: redis://h:99999/0"),
+        ("redis://h/zero", "the store URL's database must be a number: redis://h/zero"),
+        ("redis://h/0?prefix=a b", "the store URL's prefix may hold letters, digits and - _ . : (at most 100)"),
+    ]:
+        with pytest.raises(ValueError, match=f"^{re.escape(reason)}$"):
             open_store(bad)
     with pytest.raises(ValueError, match="a store URL is memory, redis:") as caught:
         open_store("mysql://root:s3cret@db/0")

@@ -138,7 +138,7 @@ def b64(text: str) -> str:
 def test_invalid_cursors_are_invalid_params(era: str, cursor: Any) -> None:
     async def main() -> None:
         client = await client_for(build(150), era)
-        with pytest.raises(RpcError) as caught:
+        with pytest.raises(RpcError, match=r"^\[-32602\] Invalid cursor$") as caught:
             await client.request("tools/list", params(era, cursor))
         assert caught.value.code == -32602
         # The session carries on.

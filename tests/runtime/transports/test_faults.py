@@ -48,7 +48,10 @@ def test_crash_mid_call_raises_connection_closed_promptly() -> None:
         async with connect_stdio(PY, faulty("crash-mid-call"), timeout=60) as s:
             assert s.era == "legacy"  # discover got -32601, so the client fell back
             assert [t["name"] for t in await s.list_tools()] == ["echo"]
-            with pytest.raises(ConnectionClosed):
+            with pytest.raises(
+                ConnectionClosed,
+                match=r"^server '.+' exited with code 3 \(last stderr line: faulty_server: crashing mid-call\)$",
+            ):
                 await s.call_tool("echo", {"text": "boom"})
             return s.process_pid
 
@@ -62,12 +65,12 @@ def test_crash_fails_every_pending_call_at_once(tmp_path: Path) -> None:
         async with connect_stdio(PY, [RUNTIME_SERVER, "--cancel-log", str(cancel_log)], timeout=60) as s:
             pending = [asyncio.ensure_future(s.call_tool("slow", {"seconds": 50 + i})) for i in range(5)]
             await wait_until(lambda: len(slow_events(cancel_log, "started")) == 5, 15, "5 slow calls to start")
-            with pytest.raises(ConnectionClosed):
+            with pytest.raises(ConnectionClosed, match=r"^server '.+' closed its stdout"):
                 await s.call_tool("crash", {})
             results = await asyncio.wait_for(asyncio.gather(*pending, return_exceptions=True), 10)
             assert all(isinstance(r, ConnectionClosed) for r in results), results
             # later calls fail at once too, instead of being written into a dead pipe
-            with pytest.raises(ConnectionClosed):
+            with pytest.raises(ConnectionClosed, match=r"^server '.+' closed its stdout"):
                 await asyncio.wait_for(s.call_tool("echo", {"text": "late"}), 5)
             return s.process_pid
 
@@ -81,7 +84,7 @@ def test_server_killed_externally_fails_pending_calls() -> None:
             task = asyncio.ensure_future(s.call_tool("slow", {"seconds": 60}))
             await asyncio.sleep(0)  # the request is registered; killing before or after it is sent is equally valid
             os.kill(s.process_pid, signal.SIGKILL)
-            with pytest.raises(ConnectionClosed):
+            with pytest.raises(ConnectionClosed, match=r"^server '.+' was killed by signal 9$"):
                 await asyncio.wait_for(task, 10)
 
     run(main())
@@ -99,7 +102,7 @@ def test_never_answers_times_out_and_sends_cancelled(tmp_path: Path) -> None:
     async def main() -> None:
         async with connect_stdio(PY, faulty("hang", str(record)), wire_log=str(wire)) as s:
             start = time.monotonic()
-            with pytest.raises(RequestTimeout) as info:
+            with pytest.raises(RequestTimeout, match=r"^tools/call got no response within 1s$") as info:
                 await s.call_tool("echo", {"text": "anyone?"}, timeout=1.0)
             elapsed = time.monotonic() - start
             assert elapsed >= 0.9, elapsed  # never before its deadline (a loaded machine only makes it later)
@@ -122,7 +125,7 @@ def test_never_answers_times_out_and_sends_cancelled(tmp_path: Path) -> None:
 def test_max_timeout_caps_a_longer_per_call_timeout(tmp_path: Path) -> None:
     async def main() -> None:
         async with connect_stdio(PY, faulty("hang", str(tmp_path / "c.jsonl")), max_timeout=1.0) as s:
-            with pytest.raises(RequestTimeout):
+            with pytest.raises(RequestTimeout, match=r"^tools/call got no response within 1s$"):
                 await s.call_tool("echo", {"text": "x"}, timeout=60)
 
     run(main())
@@ -131,7 +134,7 @@ def test_max_timeout_caps_a_longer_per_call_timeout(tmp_path: Path) -> None:
 def test_default_timeout_applies_when_call_gives_none(tmp_path: Path) -> None:
     async def main() -> None:
         async with connect_stdio(PY, faulty("hang", str(tmp_path / "c.jsonl")), timeout=1.0) as s:
-            with pytest.raises(RequestTimeout):
+            with pytest.raises(RequestTimeout, match=r"^tools/call got no response within 1s$"):
                 await s.call_tool("echo", {"text": "x"})
 
     run(main())
@@ -145,7 +148,7 @@ def test_cancelled_task_sends_notifications_cancelled(tmp_path: Path) -> None:
             task = asyncio.ensure_future(s.call_tool("slow", {"seconds": 60}))
             await wait_until(lambda: bool(slow_events(cancel_log, "started")), 10, "slow to start")
             task.cancel()
-            with pytest.raises(asyncio.CancelledError):
+            with pytest.raises(asyncio.CancelledError, match=r"^$"):
                 await task
             await wait_until(lambda: bool(slow_events(cancel_log, "cancelled")), 10, "the handler to be cancelled")
 
@@ -345,7 +348,9 @@ def test_server_ignoring_eof_and_sigterm_is_killed() -> None:
 
 def test_exit_at_once_gives_a_clear_error_quickly() -> None:
     async def main() -> None:
-        with pytest.raises(McpError) as info:
+        with pytest.raises(
+            McpError, match=r"^server '.+' exited with code 1 \(last stderr line: faulty_server: exiting at once\)$"
+        ) as info:
             async with connect_stdio(PY, faulty("exit-at-once"), connect_timeout=20):
                 pass
         assert isinstance(info.value, (ConnectionClosed, ProtocolError)), repr(info.value)

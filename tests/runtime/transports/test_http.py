@@ -144,7 +144,7 @@ def test_runtime_pair_list_call_progress(runtime_http: ServerProcess, protocol: 
             result = await s.call_tool("progress", {"steps": 4}, progress=progress)
             assert text_of(result) == "done 4"
 
-            with pytest.raises(RpcError) as info:
+            with pytest.raises(RpcError, match=r"^\[-32602\] Unknown tool: no-such-tool$") as info:
                 await s.call_tool("no-such-tool", {})
             assert info.value.code == -32602
             await s.ping()
@@ -553,7 +553,9 @@ def test_fault_on_every_post_fails_connect_promptly(spawn: Any, mode: str) -> No
     server = spawn([PY, FAULTY_HTTP_SERVER, mode])
 
     async def main() -> None:
-        with pytest.raises(McpError) as info:
+        with pytest.raises(
+            McpError, match=r"^HTTP (500|200): .*(instead of a JSON-RPC message|invalid or truncated JSON)"
+        ) as info:
             async with connect_http(server.url, timeout=30, connect_timeout=30):
                 pass
         message = str(info.value)
@@ -571,7 +573,9 @@ def test_fault_on_tools_call_fails_the_call_promptly(spawn: Any, mode: str) -> N
         async with connect_http(server.url, timeout=30) as s:
             assert s.era == "legacy"
             assert [t["name"] for t in await s.list_tools()] == ["echo"]
-            with pytest.raises(McpError) as info:
+            with pytest.raises(
+                McpError, match=r"^HTTP (500|200): .*(instead of a JSON-RPC message|invalid or truncated JSON)"
+            ) as info:
                 await s.call_tool("echo", {"text": "boom"})
             message = str(info.value)
             assert FAULT_MESSAGES[mode] in message.lower(), message
@@ -587,7 +591,9 @@ def test_truncated_body_is_reported_as_broken_json(spawn: Any) -> None:
 
     async def main() -> None:
         async with connect_http(server.url, timeout=30) as s:
-            with pytest.raises(McpError) as info:
+            with pytest.raises(
+                McpError, match=r"^HTTP 200: invalid or truncated JSON \(\d+ bytes of application/json\): "
+            ) as info:
                 await s.call_tool("echo", {"text": "boom"})
             message = str(info.value)
             assert "HTTP 200" in message
@@ -645,7 +651,7 @@ def test_slow_server_times_out_promptly(spawn: Any) -> None:
 
     async def main() -> None:
         async with connect_http(server.url, timeout=60) as s:
-            with pytest.raises(RequestTimeout):
+            with pytest.raises(RequestTimeout, match=r"^tools/call got no response within 0\.5s$"):
                 await s.call_tool("echo", {"text": "late"}, timeout=0.5)
             await s.ping()
 
@@ -675,7 +681,7 @@ def test_timeout_cancels_runtime_http_handler(spawn: Any, tmp_path: Path, protoc
 
     async def main() -> None:
         async with connect_http(server.url, protocol=protocol) as s:
-            with pytest.raises(RequestTimeout):
+            with pytest.raises(RequestTimeout, match=r"^tools/call got no response within 0\.5s$"):
                 await s.call_tool("slow", {"seconds": 30}, timeout=0.5)
             # 2026-07-28: the client closed the stream; legacy: notifications/cancelled
             await wait_until(
@@ -696,7 +702,7 @@ def test_task_cancellation_cancels_runtime_http_handler(spawn: Any, tmp_path: Pa
             task = asyncio.ensure_future(s.call_tool("slow", {"seconds": 30}))
             await wait_until(lambda: bool(slow_events(cancel_log, "started")), 10, "slow to start on the server")
             task.cancel()
-            with pytest.raises(asyncio.CancelledError):
+            with pytest.raises(asyncio.CancelledError, match=r"^$"):
                 await task
             await wait_until(
                 lambda: bool(slow_events(cancel_log, "cancelled")), 5, "the server to cancel the slow handler"

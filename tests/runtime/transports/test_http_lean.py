@@ -230,7 +230,7 @@ def test_cancelling_a_request_closes_its_connection() -> None:
             task = asyncio.ensure_future(read_all())
             await asyncio.sleep(0.1)
             task.cancel()
-            with pytest.raises(asyncio.CancelledError):
+            with pytest.raises(asyncio.CancelledError, match=r"^$"):
                 await task
             response.aclose()
             await asyncio.sleep(0.1)

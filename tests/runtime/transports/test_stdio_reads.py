@@ -60,7 +60,10 @@ def test_an_answer_written_just_before_exit_is_delivered() -> None:
     async def main() -> None:
         async with connect_stdio(PY, [FAULTY_SERVER, "answer-exit"]) as s:
             assert text_of(await s.call_tool("echo", {"text": "last words"})) == "last words"
-            with pytest.raises(ConnectionClosed):
+            with pytest.raises(
+                ConnectionClosed,
+                match=r"^server '.+' exited with code 0 \(last stderr line: faulty_server: got tools/call id=3\)$",
+            ):
                 await s.call_tool("echo", {"text": "too late"})
 
     asyncio.run(asyncio.wait_for(main(), 60))

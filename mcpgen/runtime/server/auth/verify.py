@@ -117,7 +117,10 @@ def checked_claims(claims: Mapping[str, Any], settings: AuthSettings, now: float
     """Audience and lifetime checks common to both ways, then the AuthInfo handlers see."""
     now = time.time() if now is None else now
     audience = claims.get("aud")
-    audiences = (audience,) if isinstance(audience, str) else tuple(a for a in audience or () if isinstance(a, str))
+    # A string or a list of strings (RFC 7519 section 4.1.3); anything else names no audience:
+    # a number must not raise, and an object's keys are not audiences.
+    listed = audience if isinstance(audience, list) else ()
+    audiences = (audience,) if isinstance(audience, str) else tuple(a for a in listed if isinstance(a, str))
     if _canonical(settings.resource) not in {_canonical(a) for a in audiences}:
         raise InvalidToken("the token is not meant for this server (audience)")
     exp = claims.get("exp")
