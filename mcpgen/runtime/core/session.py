@@ -4,7 +4,9 @@ Symmetric on purpose: the client and the server both send and answer requests
 (a handshake-era server asks the client for sampling, roots, elicitation, ping).
 Incoming requests each run in their own task, so a slow handler never blocks the
 reader, pings or cancellations. On Python 3.12 and later that task starts eagerly: a handler
-that answers without waiting answers within the read, without a loop turn of its own.
+that answers without waiting answers within the read, without a loop turn of its own. A
+transport that reads each request in a task of its own (HTTP) answers it there instead
+(`answer_here`), cancellable all the same.
 """
 
 from __future__ import annotations
