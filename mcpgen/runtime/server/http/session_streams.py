@@ -103,6 +103,10 @@ class SessionStreams:
         stream.starter = start_writer
         try:
             reply = await session.answer_here(message)
+        except BaseException:
+            if writer is not None:
+                writer.cancel()  # the server is shutting down (or a bug): nothing left to write
+            raise
         finally:
             stream.starter = None
             left.stop()
