@@ -305,7 +305,8 @@ def test_a_request_answered_in_its_callers_task_is_cancelled_by_the_peer_and_the
         await client.notify("notifications/cancelled", {"requestId": 7})
         assert await answering is None
         assert cancelled.is_set()
-        assert answering.cancelling() == 0  # type: ignore[attr-defined]
+        if sys.version_info >= (3, 11):  # (3.10 does not count cancellations)
+            assert answering.cancelling() == 0
         assert server.in_flight == 0
         await client.close()
 
