@@ -81,16 +81,9 @@ class HandshakeEra:
             return
         legacy.busy += 1
         try:
+            connection, transport = legacy.connection, legacy.transport
             await self.streams.serve(
-                legacy.connection,
-                legacy.transport,
-                message,
-                kind,
-                accept,
-                receive,
-                send,
-                session_id=session_id,
-                loss=loss,
+                connection, transport, message, kind, accept, receive, send, session_id=session_id, loss=loss
             )
         finally:
             legacy.busy -= 1
