@@ -4,7 +4,9 @@ Symmetric on purpose: the client and the server both send and answer requests
 (a handshake-era server asks the client for sampling, roots, elicitation, ping).
 Incoming requests each run in their own task, so a slow handler never blocks the
 reader, pings or cancellations. On Python 3.12 and later that task starts eagerly: a handler
-that answers without waiting answers within the read, without a loop turn of its own.
+that answers without waiting answers within the read, without a loop turn of its own. A
+transport that reads each request in a task of its own (HTTP) answers it there instead
+(`answer_here`), cancellable all the same.
 """
 
 from __future__ import annotations
@@ -58,6 +60,21 @@ class _Pending:
         self.token: RequestId | None = None
 
 
+class _InTask:
+    """A request answered in its caller's task (`Session.answer_here`): what cancels it, and how
+    often, so that the caller's task forgets exactly those cancellations and lives on."""
+
+    __slots__ = ("task", "cancels")
+
+    def __init__(self, task: asyncio.Task[Any]) -> None:
+        self.task = task
+        self.cancels = 0
+
+    def cancel(self) -> None:
+        self.cancels += 1
+        self.task.cancel()
+
+
 class Session:
     """Sends requests and notifications, answers the peer's, routes responses."""
 
@@ -99,7 +116,7 @@ class Session:
         self._pending: dict[RequestId, _Pending] = {}
         self._deadlines: Deadlines[RequestId] = Deadlines(self._deadline_of, self._expire, lambda: len(self._pending))
         self._by_token: dict[RequestId, _Pending] = {}
-        self._handling: dict[RequestId, asyncio.Task[None]] = {}
+        self._handling: dict[RequestId, asyncio.Task[None] | _InTask] = {}
         self._reader: asyncio.Task[None] | None = None
         self._closed: McpError | None = None
         self._junk_lines = 0
@@ -311,7 +328,10 @@ class Session:
         for entry in pending.values():
             if not entry.future.done():
                 entry.future.set_exception(error)
-        tasks = set(self._handling.values())
+        # (Requests answered in their callers' tasks have no task of their own to wait for.)
+        tasks = {task for task in self._handling.values() if isinstance(task, asyncio.Task)}
+        if not tasks:
+            return
         _, late = await asyncio.wait(tasks, timeout=self.drain_timeout)
         if late:
             log.warning(
@@ -399,7 +419,9 @@ class Session:
     def cancel_incoming(self, request_id: RequestId) -> None:
         """Stop the handler of a request the peer no longer waits for (HTTP disconnect)."""
         task = self._handling.get(request_id)
-        if task is not None:
+        if isinstance(task, _InTask):
+            task.cancel()  # its caller forgets it when the handler has stopped
+        elif task is not None:
             task.cancel()
             # A task cancelled before it started never runs _answer's cleanup: forget it when done.
             task.add_done_callback(functools.partial(self._done_handling, request_id))
@@ -408,7 +430,7 @@ class Session:
         for request_id in list(self._handling):
             self.cancel_incoming(request_id)
 
-    def _done_handling(self, request_id: RequestId, task: asyncio.Task[None]) -> None:
+    def _done_handling(self, request_id: RequestId, task: asyncio.Task[None] | _InTask) -> None:
         if self._handling.get(request_id) is task:
             del self._handling[request_id]
             if self._reading_held:
@@ -506,6 +528,45 @@ class Session:
             self._handling.pop(request_id, None)  # answered (or cancelled): no longer in flight
             if self._reading_held:
                 self._release_reading()
+
+    async def answer_here(self, message: JSONObject) -> JSONObject | None:
+        """The answer to the request `message`, its handler run in the calling task (no task and
+        no loop turn of its own: HTTP answers a request in the task that reads it); None if it
+        was cancelled (`cancel_incoming`: the peer's notifications/cancelled, its client gone,
+        the session closed), the spec's "no answer". Those cancellations are forgotten again, so
+        the calling task lives on; any other one goes on up. Unlike `dispatch`, the answer is
+        returned, not sent, and `max_in_flight` is not applied (HTTP has its own limits)."""
+        request_id = message["id"]
+        task = asyncio.current_task()
+        assert task is not None
+        entry = _InTask(task)
+        self._handling[request_id] = entry
+        token = current_request.set(request_id)
+        params = message.get("params")
+        try:
+            if self.on_request is None:
+                raise RpcError(jsonrpc.METHOD_NOT_FOUND, f"Method not found: {message['method']}")
+            result = await self.on_request(message["method"], params if isinstance(params, dict) else {}, request_id)
+            return jsonrpc.response(request_id, result)
+        except asyncio.CancelledError:
+            if entry.cancels == 0:
+                raise  # not ours (the server is shutting down): it goes on up
+            return None
+        except RpcError as exc:
+            return jsonrpc.error_response(request_id, exc.code, exc.message, exc.data)
+        except Exception:
+            log.exception("handler for %s failed", message["method"])
+            return jsonrpc.error_response(request_id, jsonrpc.INTERNAL_ERROR, "Internal error")
+        finally:
+            current_request.reset(token)
+            if self._handling.get(request_id) is entry:
+                del self._handling[request_id]
+            # (Also when the handler swallowed the cancellation and answered. Python 3.10 does
+            # not count cancellations: nothing to forget there.)
+            uncancel = getattr(task, "uncancel", None)
+            if uncancel is not None:
+                for _ in range(entry.cancels):
+                    uncancel()
 
 
 _background: set[asyncio.Task[Any]] = set()

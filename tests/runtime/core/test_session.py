@@ -289,3 +289,58 @@ def test_a_flood_of_junk_lines_runs_a_bounded_number_of_answers() -> None:
         return most
 
     assert run(main) == MAX_INVALID_ANSWERS
+
+
+def test_a_request_answered_in_its_callers_task_is_cancelled_by_the_peer_and_the_task_lives_on() -> None:
+    # answer_here runs the handler in the calling task: the peer's notifications/cancelled stops
+    # it (no answer), and the caller's task forgets that cancellation and goes on.
+    async def main() -> None:
+        cancelled = asyncio.Event()
+        client, server = sessions(hanging(cancelled))
+        caller = asyncio.current_task()
+        assert caller is not None
+        answering = asyncio.ensure_future(server.answer_here({"jsonrpc": "2.0", "id": 7, "method": "slow"}))
+        await asyncio.sleep(0.01)
+        assert server.in_flight == 1
+        await client.notify("notifications/cancelled", {"requestId": 7})
+        assert await answering is None
+        assert cancelled.is_set()
+        if sys.version_info >= (3, 11):  # (3.10 does not count cancellations)
+            assert answering.cancelling() == 0
+        assert server.in_flight == 0
+        await client.close()
+
+    run(main)
+
+
+def test_a_request_answered_in_its_callers_task_returns_its_answer_or_error() -> None:
+    async def main() -> None:
+        async def handler(method: str, params: JSONObject, rid: RequestId) -> Any:
+            if method == "bad":
+                raise RpcError(-32602, "bad params")
+            return {"echo": params["x"]}
+
+        client, server = sessions(handler)
+        ok = await server.answer_here({"jsonrpc": "2.0", "id": 1, "method": "echo", "params": {"x": 3}})
+        bad = await server.answer_here({"jsonrpc": "2.0", "id": 2, "method": "bad"})
+        assert ok == {"jsonrpc": "2.0", "id": 1, "result": {"echo": 3}}
+        assert bad is not None and bad["error"]["code"] == -32602
+        assert server.in_flight == 0
+        await client.close()
+
+    run(main)
+
+
+def test_a_cancellation_not_from_the_peer_goes_on_up_from_a_request_answered_in_place() -> None:
+    async def main() -> None:
+        cancelled = asyncio.Event()
+        client, server = sessions(hanging(cancelled))
+        answering = asyncio.ensure_future(server.answer_here({"jsonrpc": "2.0", "id": 9, "method": "slow"}))
+        await asyncio.sleep(0.01)
+        answering.cancel()  # e.g. the server shutting down
+        with pytest.raises(asyncio.CancelledError, match="^$"):
+            await answering
+        assert server.in_flight == 0
+        await client.close()
+
+    run(main)

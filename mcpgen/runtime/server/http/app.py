@@ -152,7 +152,8 @@ class StreamableHttpApp:
         # The 2026-07-28 version header marks the request stateless even when its _meta is broken.
         header_modern = headers.get("mcp-protocol-version") in MODERN_VERSIONS
         body_modern = isinstance(meta, dict) and META_PROTOCOL_VERSION in meta and message.get("method") != "initialize"
+        loss = scope.get(LOSS_KEY)
         if header_modern or body_modern:
-            await self.modern.post(message, kind, headers, accept, receive, send, scope.get(LOSS_KEY))
+            await self.modern.post(message, kind, headers, accept, receive, send, loss)
         else:
-            await self.handshake.post(message, kind, params, headers, accept, receive, send)
+            await self.handshake.post(message, kind, params, headers, accept, receive, send, loss)

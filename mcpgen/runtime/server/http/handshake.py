@@ -14,7 +14,7 @@ from .asgi import Receive, Send, json_reply, plain, refuse
 from .routing import WorkerRouter, cancelled_id
 from .session_streams import SessionStreams
 from .sessions import SessionTable
-from .streams import HttpServerTransport
+from .streams import ConnectionLoss, HttpServerTransport
 
 # Handshake-era methods that change what a session record holds: saved after they are served.
 _STATEFUL = frozenset({"logging/setLevel", "resources/subscribe", "resources/unsubscribe"})
@@ -42,17 +42,19 @@ class HandshakeEra:
         accept: str,
         receive: Receive,
         send: Send,
+        loss: ConnectionLoss | None = None,
     ) -> None:
+        """`loss`: what tells this request at once that its client left (serve_http's protocol)."""
         request_id = message.get("id") if kind == "request" else None
         if message.get("method") == "initialize":
-            await self._initialize(message, kind, params, accept, receive, send)
+            await self._initialize(message, kind, params, accept, receive, send, loss)
             return
         version = headers.get("mcp-protocol-version")
         if version is not None and version not in HANDSHAKE_VERSIONS:
             await refuse(send, 400, request_id, f"Unsupported MCP-Protocol-Version: {version}")
             return
         if self.stateless:
-            await self._sessionless(message, kind, version, accept, receive, send)
+            await self._sessionless(message, kind, version, accept, receive, send, loss)
             return
         session_id = headers.get("mcp-session-id")
         if session_id is None:
@@ -79,8 +81,9 @@ class HandshakeEra:
             return
         legacy.busy += 1
         try:
+            connection, transport = legacy.connection, legacy.transport
             await self.streams.serve(
-                legacy.connection, legacy.transport, message, kind, accept, receive, send, session_id=session_id
+                connection, transport, message, kind, accept, receive, send, session_id=session_id, loss=loss
             )
         finally:
             legacy.busy -= 1
@@ -89,13 +92,22 @@ class HandshakeEra:
             await self.sessions.save(session_id, legacy)
 
     async def _initialize(
-        self, message: JSONObject, kind: str, params: JSONObject, accept: str, receive: Receive, send: Send
+        self,
+        message: JSONObject,
+        kind: str,
+        params: JSONObject,
+        accept: str,
+        receive: Receive,
+        send: Send,
+        loss: ConnectionLoss | None,
     ) -> None:
         """A new session (none with `stateless`), answering the initialize on it."""
         transport = HttpServerTransport()
         connection = self.server.connection(transport)
         if self.stateless:
-            await self.streams.serve(connection, transport, message, kind, accept, receive, send, session_id=None)
+            await self.streams.serve(
+                connection, transport, message, kind, accept, receive, send, session_id=None, loss=loss
+            )
             return
         opened = await self.sessions.open(connection, transport, params)
         if opened is None:
@@ -106,20 +118,31 @@ class HandshakeEra:
         new_id, legacy = opened
         legacy.busy += 1
         try:
-            await self.streams.serve(connection, transport, message, kind, accept, receive, send, session_id=new_id)
+            await self.streams.serve(
+                connection, transport, message, kind, accept, receive, send, session_id=new_id, loss=loss
+            )
         finally:
             legacy.busy -= 1
             legacy.last_seen = time.monotonic()
 
     async def _sessionless(
-        self, message: JSONObject, kind: str, version: str | None, accept: str, receive: Receive, send: Send
+        self,
+        message: JSONObject,
+        kind: str,
+        version: str | None,
+        accept: str,
+        receive: Receive,
+        send: Send,
+        loss: ConnectionLoss | None,
     ) -> None:
         """`stateless`: a request on a connection of its own, as if its handshake had just been made."""
         transport = HttpServerTransport()
         connection = self.server.connection(transport)
         connection.state.protocol_version = version or "2025-03-26"
         connection.state.initialized = True
-        await self.streams.serve(connection, transport, message, kind, accept, receive, send, session_id=None)
+        await self.streams.serve(
+            connection, transport, message, kind, accept, receive, send, session_id=None, loss=loss
+        )
 
     async def delete(self, headers: dict[str, str], send: Send) -> None:
         """DELETE: the client ends its session, on every worker."""

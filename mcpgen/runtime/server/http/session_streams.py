@@ -6,17 +6,27 @@ GET stream (notifications and requests not tied to a request; a cut one resumes 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import secrets
 import time
 
 from ...core import jsonrpc
+from ...core.errors import McpError
 from ...core.jsonrpc import JSONObject, RequestId
 from ..server import ServerConnection
 from ..store.base import parse_event_id, stream_key
 from .asgi import Receive, Send, json_reply, plain, sse_event, start_sse, status_of, wait_disconnect
 from .resumption import RESUME_WINDOW, StreamLogs
 from .sessions import LegacySession, SessionTable
-from .streams import DisconnectWatch, HttpServerTransport, RequestStream, is_final, next_until
+from .streams import (
+    ClientLeft,
+    ConnectionLoss,
+    DisconnectWatch,
+    HttpServerTransport,
+    RequestStream,
+    is_final,
+    next_until,
+)
 
 
 class SessionStreams:
@@ -38,6 +48,7 @@ class SessionStreams:
         send: Send,
         *,
         session_id: str | None,
+        loss: ConnectionLoss | None = None,
     ) -> None:
         """Hand `message` to the connection and write what answers it."""
         extra = {"mcp-session-id": session_id} if session_id else {}
@@ -50,10 +61,70 @@ class SessionStreams:
         stream = RequestStream()
         transport.streams[request_id] = stream
         try:
-            connection.session.dispatch(message)
-            await self._respond(connection, stream, request_id, accept, receive, send, extra, session_id)
+            await self._answer_here(connection, stream, message, accept, receive, send, extra, session_id, loss)
         finally:
             transport.streams.pop(request_id, None)
+
+    async def _answer_here(
+        self,
+        connection: ServerConnection,
+        stream: RequestStream,
+        message: JSONObject,
+        accept: str,
+        receive: Receive,
+        send: Send,
+        extra: dict[str, str],
+        session_id: str | None,
+        loss: ConnectionLoss | None,
+    ) -> None:
+        """The request's handler runs in this very task (no task of its own, no wake-up to hand
+        its answer over): an answer that comes first goes out as one JSON body. The first message
+        it sends before its answer (progress, logs, a request to the client) starts a writer task
+        (`_respond`) that streams from then on, exactly as for a handler in a task of its own:
+        SSE, the session's stream log, a resume after a cut. Until then a client that leaves
+        cancels the handler."""
+        request_id = message["id"]
+        session = connection.session
+        writer: asyncio.Task[None] | None = None
+
+        def client_left() -> None:
+            stream.gone = True
+            session.cancel_incoming(request_id)
+
+        left = ClientLeft(receive, loss, client_left)
+
+        def start_writer() -> None:
+            nonlocal writer
+            left.stop()  # the writer watches for its client from now on
+            writer = asyncio.get_running_loop().create_task(
+                self._respond(connection, stream, request_id, accept, receive, send, extra, session_id)
+            )
+
+        stream.starter = start_writer
+        try:
+            reply = await session.answer_here(message)
+        except BaseException:
+            if writer is not None:
+                writer.cancel()  # the server is shutting down (or a bug): nothing left to write
+            raise
+        finally:
+            stream.starter = None
+            left.stop()
+        if reply is not None:
+            with contextlib.suppress(McpError):  # the session closed meanwhile: no answer
+                await session.transport.send(reply)  # routed to `stream`, as any answer
+        if writer is not None:
+            try:
+                await writer
+            finally:
+                writer.cancel()  # (if this task is cancelled: the server is shutting down)
+        elif stream.items:
+            answer = stream.items.popleft()
+            await json_reply(send, status_of(answer), answer, extra)
+        elif not stream.gone:
+            # Cancelled, or its session closed: no answer (the spec's rule), and the response
+            # waits for its client to leave, as for a handler in a task of its own.
+            await wait_disconnect(receive)
 
     async def _respond(
         self,

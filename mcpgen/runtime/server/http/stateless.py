@@ -13,10 +13,10 @@ from ...core import jsonrpc
 from ...core.errors import ConnectionClosed, RpcError
 from ...core.jsonrpc import JSONObject, RequestId
 from ..server import Server, ServerConnection
-from .asgi import Receive, Send, json_body, json_reply, plain, sse_event, start_sse, status_of, wait_disconnect
+from .asgi import Receive, Send, json_body, json_reply, plain, sse_event, start_sse, status_of
 from .logs import log
 from .mirrored_headers import header_error, header_problem
-from .streams import WATCH_AFTER, ConnectionLoss
+from .streams import ClientLeft, ConnectionLoss
 
 
 class StatelessEra:
@@ -71,8 +71,7 @@ class Exchange:
     """One 2026-07-28 request's HTTP response while its handler runs in the request's own task.
     What the handler sends before its answer (progress, logs, listen events) goes out at once as
     SSE events when the client takes a stream (dropped otherwise: a JSON response carries the
-    answer only); the answer ends the response. A client that goes away stops the handler: after
-    WATCH_AFTER, a task watches for the disconnect (quick answers never pay for it)."""
+    answer only); the answer ends the response. A client that goes away stops the handler (ClientLeft)."""
 
     __slots__ = (
         "send",
@@ -85,9 +84,7 @@ class Exchange:
         "over",
         "gone",
         "task",
-        "timer",
-        "watcher",
-        "loss",
+        "left",
     )
 
     def __init__(self, send: Send, receive: Receive, request_id: RequestId, streams: bool) -> None:
@@ -101,9 +98,7 @@ class Exchange:
         self.over = False  # the handler has returned: later messages have nowhere to go
         self.gone = False  # the client disconnected
         self.task: asyncio.Task[Any] | None = None
-        self.timer: asyncio.TimerHandle | None = None
-        self.watcher: asyncio.Task[None] | None = None
-        self.loss: ConnectionLoss | None = None
+        self.left: ClientLeft | None = None
 
     async def emit(self, message: JSONObject) -> None:
         """A message the handler sends before its answer."""
@@ -137,38 +132,19 @@ class Exchange:
         await self.send({"type": "http.response.body", "body": chunk, "more_body": False})
 
     def watch(self, loss: ConnectionLoss | None) -> None:
-        """Stop the handler when the client goes away: told at once by the connection when it is
-        ours (serve_http's protocol), else found by a task watching after WATCH_AFTER."""
-        loop = asyncio.get_running_loop()
-        self.task = asyncio.current_task(loop)
-        if loss is not None:
-            self.loss = loss
-            loss.callback = self._client_left
-        else:
-            self.timer = loop.call_later(WATCH_AFTER, self._watch_now)
+        """Stop the handler when the client goes away (see ClientLeft)."""
+        self.task = asyncio.current_task()
+        self.left = ClientLeft(self.receive, loss, self._client_left)
 
     def _client_left(self) -> None:
         if not self.over and self.task is not None:
             self.gone = True
             self.task.cancel()
 
-    def _watch_now(self) -> None:
-        self.timer = None
-        if not self.over:
-            self.watcher = asyncio.get_running_loop().create_task(self._watch())
-
-    async def _watch(self) -> None:
-        await wait_disconnect(self.receive)
-        self._client_left()
-
     def stop(self) -> None:
         self.over = True
-        if self.loss is not None:
-            self.loss.callback = None
-        if self.timer is not None:
-            self.timer.cancel()
-        if self.watcher is not None:
-            self.watcher.cancel()
+        if self.left is not None:
+            self.left.stop()
 
 
 # The stateless exchange whose handler runs in this task (StatelessTransport sends to it).

@@ -24,16 +24,23 @@ LOSS_KEY = "mcpgen.connection_loss"
 class RequestStream:
     """Messages bound for one POST's response, in order; a waiter woken by each, or by a disconnect."""
 
-    __slots__ = ("items", "waiter", "gone", "detached")
+    __slots__ = ("items", "waiter", "gone", "detached", "starter")
 
     def __init__(self) -> None:
         self.items: collections.deque[JSONObject] = collections.deque()
         self.waiter: asyncio.Future[None] | None = None
         self.gone = False  # the client disconnected
         self.detached = False  # and the request runs on for a resume (counted by StreamLogs)
+        # Called (once) by the first message, when nothing writes the response yet: the handler
+        # runs in the request's task, and a response writer starts only for what it streams.
+        self.starter: Callable[[], None] | None = None
 
     def put(self, message: JSONObject) -> None:
         self.items.append(message)
+        starter = self.starter
+        if starter is not None:
+            self.starter = None
+            starter()
         self.wake()
 
     def wake(self) -> None:
@@ -138,6 +145,47 @@ async def next_until(stream: RequestStream, deadline: float) -> JSONObject | Non
         finally:
             stream.waiter = None
     return stream.items.popleft()
+
+
+class ClientLeft:
+    """Calls `on_left` (once) if the client of a request whose handler runs in the request's own
+    task goes away: told at once by the connection when it is ours (serve_http's protocol's
+    `loss`), else found by a task watching for the disconnect after WATCH_AFTER (quick answers,
+    nearly all of them, never pay for that task)."""
+
+    __slots__ = ("receive", "on_left", "loss", "timer", "task")
+
+    def __init__(self, receive: Receive, loss: ConnectionLoss | None, on_left: Callable[[], None]) -> None:
+        self.receive = receive
+        self.on_left = on_left
+        self.loss = loss
+        self.timer: asyncio.TimerHandle | None = None
+        self.task: asyncio.Task[None] | None = None
+        if loss is not None:
+            loss.callback = on_left
+        else:
+            self.timer = asyncio.get_running_loop().call_later(WATCH_AFTER, self._start)
+
+    def _start(self) -> None:
+        self.timer = None
+        self.task = asyncio.get_running_loop().create_task(self._watch())
+
+    async def _watch(self) -> None:
+        await wait_disconnect(self.receive)
+        self.on_left()
+
+    def stop(self) -> None:
+        """No more watching (the request is answered, or a writer watches from now on)."""
+        if self.loss is not None:
+            if self.loss.callback is self.on_left:
+                self.loss.callback = None
+            self.loss = None
+        if self.timer is not None:
+            self.timer.cancel()
+            self.timer = None
+        if self.task is not None:
+            self.task.cancel()
+            self.task = None
 
 
 class ConnectionLoss:
