@@ -5,7 +5,7 @@ PY ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
-TASKS_PEER := tests/peers/fastmcp-tasks
+TASKS_PEER := .venv-fastmcp-tasks
 
 .PHONY: setup demo lint test bench mutate coverage clean
 

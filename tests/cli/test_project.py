@@ -10,8 +10,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from generation import cli_run
 
-from mcpgen.cli import main
 from mcpgen.config import parse_target
 from mcpgen.options import ClientOptions, ProjectOptions, ServerOptions
 from mcpgen.render.environment import runtime_requires
@@ -41,11 +41,8 @@ def _source(tmp_path: Path, server_info: dict[str, Any] | None = None) -> Path:
 
 
 def _run(args: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str]:
-    with pytest.raises(SystemExit) as ei:
-        main(args)
-    code = ei.value.code
-    out, err = capsys.readouterr()
-    return (code if isinstance(code, int) else 1), out + err
+    code, out, err = cli_run(args, capsys)
+    return code, out + err
 
 
 def _pyproject(folder: Path) -> dict[str, Any]:

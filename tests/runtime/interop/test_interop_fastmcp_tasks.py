@@ -4,7 +4,7 @@ the generated conformance server.
 
 fastmcp-tasks cannot share this venv: its newest release on PyPI (4.1.4) pins fastmcp-slim 4.1.4,
 while the test extra pins fastmcp 4.2.3. So the FastMCP side runs in an interpreter of its own,
-the venv `make setup` makes for it (tests/peers/fastmcp-tasks, `pip install fastmcp-tasks==4.1.4`),
+the venv `make setup` makes for it (.venv-fastmcp-tasks, `pip install fastmcp-tasks==4.1.4`),
 or the one MCPGEN_FASTMCP_TASKS_PYTHON names; skipped only when neither exists (a checkout set
 up some other way), and a failure in CI."""
 
@@ -23,13 +23,13 @@ from tests.cluster import needs_redis, redis_server
 from tests.serving import ServerProcess, needs_peer
 
 REPO = Path(__file__).resolve().parents[3]
-_PEER = REPO / "tests/peers/fastmcp-tasks/bin/python"
+_PEER = REPO / ".venv-fastmcp-tasks/bin/python"
 FASTMCP_PYTHON = os.environ.get("MCPGEN_FASTMCP_TASKS_PYTHON", "") or (str(_PEER) if _PEER.exists() else "")
 
 pytestmark = [
     pytest.mark.slow,
     needs_redis,
-    needs_peer(not FASTMCP_PYTHON, "no fastmcp-tasks interpreter (make setup makes tests/peers/fastmcp-tasks)"),
+    needs_peer(not FASTMCP_PYTHON, "no fastmcp-tasks interpreter (make setup makes .venv-fastmcp-tasks)"),
 ]
 
 FASTMCP_SERVER = """\
