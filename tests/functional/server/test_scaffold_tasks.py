@@ -5,12 +5,12 @@ as the user wrote it. A bad TASK_SUPPORT value stops the server at start, in one
 from __future__ import annotations
 
 import asyncio
-import subprocess
 import sys
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from generation import mcpgen_cli
 
 from mcpgen.runtime import connect_memory
 
@@ -42,14 +42,7 @@ class Handlers(ToolsBase):
 
 
 def generate(root: Path) -> None:
-    done = subprocess.run(
-        [sys.executable, "-m", "mcpgen.cli", "server", "tools.yaml", "-o", "report_server"],
-        cwd=root,
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
-    assert done.returncode == 0, done.stderr
+    mcpgen_cli(root, "server", "tools.yaml", "-o", "report_server")
 
 
 @pytest.fixture
