@@ -30,6 +30,7 @@ sys.path.insert(0, str(HERE))
 
 import http_roundtrip as hr  # noqa: E402
 from _http_floor import FloorPool  # noqa: E402
+from _rows import record  # noqa: E402
 
 _APP_MODULE = """\
 from mcpgen.runtime.server.http.app import StreamableHttpApp
@@ -108,7 +109,16 @@ def main() -> int:
         for in_flight in (1, 32):
             uv, gr = samples[(era, in_flight, "uvicorn")], samples[(era, in_flight, "granian")]
             rate = statistics.median(g[0] / u[0] for u, g in zip(uv, gr, strict=True))
-            cpu = statistics.median(g[1] / u[1] for u, g in zip(uv, gr, strict=True))
+            # (a few calls may take less CPU than the clock's tick: no ratio then, not a crash)
+            cpu = statistics.median(g[1] / u[1] if u[1] else float("nan") for u, g in zip(uv, gr, strict=True))
+            record(
+                f"granian / uvicorn server CPU per call, {era}, {in_flight} in flight",
+                f"{statistics.median(u[1] for u in uv):,.0f} us (uvicorn)",
+                f"{statistics.median(g[1] for g in gr):,.0f} us (granian)",
+                cpu,
+                "",
+                None,
+            )
             print(
                 f"{era:10} {in_flight:>9} {statistics.median(u[0] for u in uv):>17,.0f} "
                 f"{statistics.median(g[0] for g in gr):>8,.0f} {rate:>6.2f}x "

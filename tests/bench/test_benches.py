@@ -31,9 +31,10 @@ RUNS: dict[str, tuple[list[str], str]] = {
     "cluster_bench.py": (["--n", "40", "--rounds", "1", "--concurrency", "4"], "x 1 worker"),
     "cold_start.py": (["--tools", "3", "--rounds", "1"], "server ours/fastmcp"),
     "big_catalog.py": (["--tools", "5", "--rounds", "1", "--memory-tools", "10"], "peak memory, 10 tools"),
+    "asgi_servers.py": (["--n", "20", "--rounds", "1"], "generated server under uvicorn (guarded) vs granian"),
 }
 # Measurements without a target line.
-UNTARGETED = {"jsts_agreement.py", "instances_bench.py"}
+UNTARGETED = {"jsts_agreement.py", "instances_bench.py", "asgi_servers.py"}
 # Peers a bench needs: skipped without them outside CI, failed in CI.
 PEERS = {"cluster_bench.py": [needs_nginx]}
 
