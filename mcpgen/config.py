@@ -11,6 +11,9 @@ headers = { Authorization = "Bearer ${TOKEN}" }   # ${VAR} expands from the envi
 A server target's `cache-hints = { "tools/list" = { ttl-ms = 300000, scope = "public" } }` is
 its scaffold's default cache hints per list method (`ToolsBase.CACHE_HINTS`; handlers.py's
 Handlers overrides them).
+`skills-dir = "skills"` (a folder of skill folders, relative to the package) and
+`task-support = { export = "optional" }` are its `ToolsBase.SKILLS_DIR` and `TASK_SUPPORT`,
+which handlers.py's Handlers overrides the same way.
 
 `formatter = "black"` at the top of [tool.mcpgen] (or in one target's table) has black format the
 generated Python instead of ruff (the `black` extra).
@@ -27,7 +30,7 @@ import shlex
 import sys
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
-from pathlib import Path
+from pathlib import Path, PurePosixPath, PureWindowsPath
 from typing import Any
 
 from .catalog.model import Problem
@@ -78,6 +81,8 @@ _KEYS = {
     "layout",
     "formatter",
     "cache-hints",
+    "skills-dir",
+    "task-support",
     "project",
     "project-name",
     "project-version",
@@ -273,7 +278,10 @@ def parse_target(
     if layout not in LAYOUTS:
         problems.append(Problem(where, f"'layout' must be one of {', '.join(LAYOUTS)}"))
     cache_hints = parse_cache_hints(opts.get("cache-hints", {}), where, problems)
-    for key, only in (("sync", "client"), ("layout", "client"), ("add-missing", "server"), ("cache-hints", "server")):
+    skills_dir = parse_skills_dir(opts.get("skills-dir"), where, problems)
+    task_support = parse_task_support(opts.get("task-support", {}), where, problems)
+    server_only = ("add-missing", "cache-hints", "skills-dir", "task-support")
+    for key, only in (("sync", "client"), ("layout", "client"), *((k, "server") for k in server_only)):
         if key in opts and kind in KINDS and kind != only:
             problems.append(Problem(where, f"{key!r} applies to {only} targets only"))
     project = _parse_project(opts, where, problems, flag)
@@ -298,6 +306,8 @@ def parse_target(
             add_missing=add_missing,
             formatter=Formatter(formatter),
             cache_hints=cache_hints,
+            skills_dir=skills_dir,
+            task_support=task_support,
             project=project,
         )
     )
@@ -315,6 +325,35 @@ def parse_target(
         ),
         [],
     )
+
+
+def parse_skills_dir(value: Any, where: str, problems: list[Problem]) -> str | None:
+    """`skills-dir`: a relative path (to the generated package, where handlers.py is), so that it
+    names the same folder wherever the package is installed."""
+    if value is None:
+        return None
+    if not isinstance(value, str) or not value or len(value) > 500 or "\0" in value:
+        problems.append(Problem(where, "'skills-dir' must be a non-empty path"))
+        return None
+    if Path(value).is_absolute() or PureWindowsPath(value).is_absolute() or value.startswith(("~", "\\")):
+        problems.append(Problem(where, f"'skills-dir' must be relative to the package, not {value!r}"))
+        return None
+    return PurePosixPath(value.replace("\\", "/")).as_posix()
+
+
+def parse_task_support(value: Any, where: str, problems: list[Problem]) -> tuple[tuple[str, str], ...]:
+    """`task-support`: tool wire name -> "optional" | "required" (the Tasks extension's values; a
+    name the source lacks is refused when the server starts, as handlers.py's TASK_SUPPORT is)."""
+    if not isinstance(value, dict):
+        problems.append(Problem(where, "'task-support' must be a table of tool name -> 'optional' or 'required'"))
+        return ()
+    out: list[tuple[str, str]] = []
+    for name in sorted(value):
+        if value[name] not in ("optional", "required"):
+            problems.append(Problem(where, f"task-support.{name!r} must be 'optional' or 'required'"))
+        else:
+            out.append((name, value[name]))
+    return tuple(out)
 
 
 def parse_cache_hints(value: Any, where: str, problems: list[Problem]) -> tuple[CacheHintOption, ...]:

@@ -228,7 +228,14 @@ class ServerKind:
         # proven_current compares these), so they are recorded, where there are any.
         hints = {h.method: {"ttl-ms": h.ttl_ms, "scope": h.scope} for h in self.options.cache_hints}
         opts = {**_templates_option(t), "runtime": self.options.runtime.value, "name": t.package}
-        return {**opts, **({"cache-hints": hints} if hints else {}), **_project_option(self.options.project)}
+        extensions: dict[str, Any] = {"skills-dir": self.options.skills_dir} if self.options.skills_dir else {}
+        extensions |= {"task-support": dict(self.options.task_support)} if self.options.task_support else {}
+        return {
+            **opts,
+            **({"cache-hints": hints} if hints else {}),
+            **extensions,
+            **_project_option(self.options.project),
+        }
 
     def generate(self, t: Target, reading: Reading) -> Generated:
         from .generate import generate_server

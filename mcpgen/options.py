@@ -76,6 +76,10 @@ class ServerOptions:
     # ToolsBase.CACHE_HINTS of the generated server; handlers.py's Handlers overrides it.
     cache_hints: tuple[CacheHintOption, ...] = ()
     project: ProjectOptions | None = None
+    # ToolsBase.SKILLS_DIR: a folder of skill folders, relative to the package (`skills-dir`).
+    skills_dir: str | None = None
+    # ToolsBase.TASK_SUPPORT: tool wire name -> "optional" | "required" (`task-support`).
+    task_support: tuple[tuple[str, str], ...] = ()
 
 
 @dataclass(frozen=True)

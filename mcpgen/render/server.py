@@ -40,9 +40,16 @@ STUB_PREFIX = "stub/"
 CONTRACT_RENDERED = "contract/test_contract.py"
 
 
-def base_imports(plan: Plan, models: ModelsOutput, runtime: str, cache_hints: bool = False) -> PyCode:
-    """_generated/base.py's import block: what its stubs and ToolsBase use, sorted
-    (`cache_hints`: ToolsBase declares CACHE_HINTS, the options' defaults)."""
+def base_imports(
+    plan: Plan,
+    models: ModelsOutput,
+    runtime: str,
+    cache_hints: bool = False,
+    skills_dir: bool = False,
+    task_support: bool = False,
+) -> PyCode:
+    """_generated/base.py's import block: what its stubs and ToolsBase use, sorted (ToolsBase
+    declares the options' defaults: CACHE_HINTS, SKILLS_DIR, TASK_SUPPORT)."""
     used = " ".join(t.server_returns for t in plan.tools)
     annotations = [line for line in models.client_imports if line.rsplit(" ", 1)[-1] + "." in used]
     features = bool(plan.prompts or plan.templates), bool(plan.resources or plan.templates)
@@ -51,7 +58,8 @@ def base_imports(plan: Plan, models: ModelsOutput, runtime: str, cache_hints: bo
     support += (["PromptOutput"] if plan.prompts else []) + (["ResourceOutput"] if features[1] else [])
     support += ["ToolOutput"] if any(t.result_model is None for t in plan.tools) else []
     support += ["CacheHint"] if cache_hints else []
-    typing = ["from collections.abc import Mapping", "from typing import ClassVar"] if cache_hints else []
+    mapping = ["from collections.abc import Mapping"] if cache_hints or task_support else []
+    typing = [*mapping, "from typing import ClassVar"] if cache_hints or skills_dir or task_support else []
     return code(
         import_lines(
             [
@@ -103,9 +111,16 @@ def render_server(
         "runtime_module": runtime_module(options.runtime),
         "generated_runtime_module": runtime_module(options.runtime, nested=True),
         "base_imports": base_imports(
-            plan, models, runtime_module(options.runtime, nested=True), bool(options.cache_hints)
+            plan,
+            models,
+            runtime_module(options.runtime, nested=True),
+            bool(options.cache_hints),
+            bool(options.skills_dir),
+            bool(options.task_support),
         ),
         "cache_hints": options.cache_hints,
+        "skills_dir": options.skills_dir,
+        "task_support": options.task_support,
     }
     fs = FileSet()
     for path in GENERATED_FILES:

@@ -196,18 +196,24 @@ def _served_tools(
 ) -> tuple[dict[str, JSONObject], dict[str, tuple[str, Path]]]:
     """The tools' definitions as served, and their MCP Apps pages, after what handlers.py's
     extension attributes (SKILLS_DIR, TASK_SUPPORT, TASK_INPUT_FIRST, TASK_LIMITS, TOOL_UI) add."""
-    # handlers.py's SKILLS_DIR: a folder of skill folders (relative: to handlers.py's), skills.py.
+    # handlers.py's SKILLS_DIR: a folder of skill folders, relative to the package (handlers.py's
+    # folder, the parent of _generated/ whose tables.py names it, whichever class declared it).
     # A folder breaking a rule stops the server at startup with its one line, as a bad flag does.
     skills_dir = getattr(handlers, "SKILLS_DIR", None)
     if skills_dir is not None:
+        tables_file = getattr(tables, "__file__", None)
+        package = Path(tables_file).parent.parent if tables_file else Path(inspect.getfile(type(handlers))).parent
         try:
-            serve_skills(server, Path(inspect.getfile(type(handlers))).parent / skills_dir)
+            serve_skills(server, package / skills_dir)
         except ValueError as refused:
             raise SystemExit(f"SKILLS_DIR: {refused}") from None
     tools = _by_key(tables.TOOLS_JSON, "name")
     # handlers.py's TASK_SUPPORT {"tool": "optional" | "required"} runs tools as tasks without
     # touching the schemas; TASK_INPUT_FIRST names those that gather input first (tasks.py).
     runs_as_task = getattr(handlers, "TASK_SUPPORT", None) or {}
+    unknown = sorted(set(runs_as_task) - set(tools))
+    if unknown:
+        raise ValueError(f"TASK_SUPPORT names {unknown[0]!r}, which is no tool of this server")
     server.task_input_first.update(getattr(handlers, "TASK_INPUT_FIRST", None) or ())
     limits = getattr(handlers, "TASK_LIMITS", None)  # a TaskLimits: the TTL, the caps, the lease
     if limits is not None:
