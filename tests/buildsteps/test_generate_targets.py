@@ -75,15 +75,16 @@ def test_check_is_1_after_a_schema_edit_and_writes_nothing(project: Path, capsys
     before = outputs(project)
     code, out, err = cli(["generate", "--check"], capsys)
     assert code == 1, err
-    # Each model's exact schema is in the tables of _models/_shared.py.
-    assert "weather: changed  src/weather_client/_models/_shared.py" in out
-    assert "weather-server: changed  src/weather_server/_generated/_models/_shared.py" in out
+    # Each schema is in the catalog once (the exact checks read it there): one edit, one table.
+    assert "weather: changed  src/weather_client/_catalog.py" in out
+    assert "weather-server: changed  src/weather_server/_generated/tables.py" in out
+    assert "_shared.py" not in out
     assert "handlers.py" not in out  # the user's file is never part of the check
     assert outputs(project) == before
 
     code, out, err = cli(["generate", "--diff", "--target", "weather"], capsys)
     assert code == 1
-    assert "--- a/src/weather_client/_models/_shared.py" in out and "+++ b/src/weather_client/_models/_shared.py" in out
+    assert "--- a/src/weather_client/_catalog.py" in out and "+++ b/src/weather_client/_catalog.py" in out
     # Constraints live in each model's exact schema (checked by jsonschema), so that line changes.
     removed = [ln for ln in out.splitlines() if ln.startswith("-") and '"maximum":14' in ln]
     added = [ln for ln in out.splitlines() if ln.startswith("+") and '"maximum":7' in ln]

@@ -56,7 +56,14 @@ def test_every_prompt_and_resource_through_the_inspector() -> None:
     )
 
     resources = inspect("--method", "resources/list")["resources"]
-    assert {r["uri"] for r in resources} == {"test://static-text", "test://static-binary", "test://watched-resource"}
+    # (and the files of the skill it serves, examples/conformance/skills: listed like any resource)
+    assert {r["uri"] for r in resources} == {
+        "test://static-text",
+        "test://static-binary",
+        "test://watched-resource",
+        "skill://pdf-processing/SKILL.md",
+        "skill://pdf-processing/references/FORMS.md",
+    }
     for resource in resources:
         contents = inspect("--method", "resources/read", "--uri", resource["uri"])["contents"]
         assert contents[0]["uri"] == resource["uri"] and ("text" in contents[0] or "blob" in contents[0])

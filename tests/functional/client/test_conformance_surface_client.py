@@ -60,7 +60,14 @@ async def _exercise(pkg: ModuleType, c: Any) -> None:
     assert base64.b64decode(img.data).startswith(PNG_PREFIX)
 
     listed = {r.uri: r for r in await c.list_resources()}
-    assert set(listed) == {"test://static-text", "test://static-binary", "test://watched-resource"}
+    # (and the files of the skill it serves, examples/conformance/skills: listed like any resource)
+    assert set(listed) == {
+        "test://static-text",
+        "test://static-binary",
+        "test://watched-resource",
+        "skill://pdf-processing/SKILL.md",
+        "skill://pdf-processing/references/FORMS.md",
+    }
     text = await c.read_resource("test://static-text")
     assert isinstance(text.contents[0], pkg.TextResourceContents)
     assert text.text == "This is the content of the static text resource."

@@ -51,6 +51,9 @@ def test_sdk_client_uses_every_prompt_and_resource(mode: str) -> None:
                 "test://static-text",
                 "test://static-binary",
                 "test://watched-resource",
+                # the files of the skill it serves (examples/conformance/skills), listed like any resource
+                "skill://pdf-processing/SKILL.md",
+                "skill://pdf-processing/references/FORMS.md",
             }
             for r in resources:
                 contents = (await c.read_resource(r.uri)).contents
