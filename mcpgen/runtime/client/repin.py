@@ -22,9 +22,7 @@ notification came meanwhile (a server that notifies in a loop costs one re-list 
 
 from __future__ import annotations
 
-import asyncio
 import inspect
-import logging
 import warnings
 from typing import TYPE_CHECKING
 
@@ -33,12 +31,21 @@ from ..core.protocol import ERA_MODERN
 from .drift import Drift, compare_tools
 
 if TYPE_CHECKING:
+    import asyncio
+    import logging
+
     from .catalog import ToolCatalog
     from .options import DriftCallback
     from .session import ClientSession
     from .subscriptions import Subscription
 
-log = logging.getLogger("mcpgen.runtime.client")
+
+def _log() -> logging.Logger:
+    """The client's logger, imported when first needed: importing a generated client loads no
+    asyncio and no logging (tests/functional/server/test_cold_start.py); a session has both."""
+    import logging
+
+    return logging.getLogger("mcpgen.runtime.client")
 
 
 class ToolPins:
@@ -63,6 +70,8 @@ class ToolPins:
         if self._task is not None and not self._task.done():
             self._again = True
             return
+        import asyncio
+
         self._task = asyncio.get_running_loop().create_task(self._recheck())
 
     async def listen(self) -> None:
@@ -76,10 +85,12 @@ class ToolPins:
         try:
             self._stream = await self.session.watch_tools()
         except McpError as exc:
-            log.warning("could not listen for tools/list_changed: %.200s", exc)
+            _log().warning("could not listen for tools/list_changed: %.200s", exc)
 
     async def admit(self, wire: str) -> None:
         """Wait for a pending re-list; under strict, refuse a call to a tool that changed."""
+        import asyncio
+
         while self._task is not None and not self._task.done():
             await asyncio.shield(self._task)
         if self._failed is not None:
@@ -99,7 +110,7 @@ class ToolPins:
                 self._failed = (
                     f"the tool list could not be re-checked: {str(exc)[:200]}" if self.mode == "strict" else None
                 )
-                log.warning("tools/list after tools/list_changed failed: %.200s", exc)
+                _log().warning("tools/list after tools/list_changed failed: %.200s", exc)
             else:
                 self._failed = None
                 await self._found(drift)
@@ -119,7 +130,7 @@ class ToolPins:
                 if inspect.isawaitable(outcome):
                     await outcome
             except Exception:  # a caller's callback never breaks the pins
-                log.exception("on_drift callback failed")
+                _log().exception("on_drift callback failed")
 
 
 def blocked_tools(drift: Drift) -> dict[str, str]:

@@ -10,9 +10,9 @@ from collections.abc import Callable, Coroutine
 from typing import TYPE_CHECKING, Any, Concatenate, Generic, ParamSpec, TypeVar
 
 from ..core.jsonrpc import JSONObject
-from .tasks import StatusCallback, ToolTask
 
 if TYPE_CHECKING:
+    from .tasks import StatusCallback, ToolTask
     from .typed import AsyncClientBase, LoopThread, SyncClientBase
 
 _T = TypeVar("_T")

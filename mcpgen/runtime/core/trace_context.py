@@ -22,7 +22,6 @@ Standard library only; OpenTelemetry is imported on first use and only if instal
 from __future__ import annotations
 
 import contextlib
-import logging
 import re
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
@@ -37,7 +36,6 @@ _TRACEPARENT = re.compile(r"([0-9a-f]{2})-([0-9a-f]{32})-([0-9a-f]{16})-([0-9a-f
 _KEY = re.compile(r"[a-z][a-z0-9_\-*/]{0,255}|[a-z0-9][a-z0-9_\-*/]{0,240}@[a-z][a-z0-9_\-*/]{0,13}")
 _VALUE = re.compile(r"[\x20-\x2b\x2d-\x3c\x3e-\x7e]{0,255}[\x21-\x2b\x2d-\x3c\x3e-\x7e]")
 
-log = logging.getLogger("mcpgen.runtime.trace")
 
 TraceContextSource = Callable[[], Mapping[str, str]]
 """Returns the trace context of the request being sent ({"traceparent": ..., "tracestate": ...})."""
@@ -99,7 +97,9 @@ def trace_context_of(meta: Mapping[str, Any] | None, where: str = "_meta") -> Tr
         if key in meta and not _CHECKS[key](meta[key]):
             value = meta[key]
             size = len(value) if isinstance(value, str) else type(value).__name__
-            log.debug("dropped a malformed %s %s (%s)", where, key, size)
+            import logging  # (only here: importing a generated client loads no logging)
+
+            logging.getLogger("mcpgen.runtime.trace").debug("dropped a malformed %s %s (%s)", where, key, size)
     parent, state = meta.get(TRACEPARENT), meta.get(TRACESTATE)
     if not isinstance(parent, str) or not valid_traceparent(parent):
         return None

@@ -151,21 +151,27 @@ class Store(Protocol):
 
     async def create_task(self, task_id: str, data: bytes, ttl: float, cap: int) -> bool:
         """Store a new task record for `ttl` seconds; False when `cap` unexpired tasks exist."""
+        ...
 
     async def load_task(self, task_id: str) -> bytes | None:
         """The task's record, or None (unknown, expired)."""
+        ...
 
     async def save_task(self, task_id: str, data: bytes, ttl: float) -> None:
         """Replace an existing task's record (nothing when it expired meanwhile)."""
+        ...
 
     async def post_to_task(self, task_id: str, data: bytes, ttl: float) -> bool:
         """Append a message to the task's inbox; False when it holds MAX_TASK_INBOX already."""
+        ...
 
     async def task_inbox(self, task_id: str) -> list[bytes]:
         """The inbox's messages, oldest first (not removed: see trim_task_inbox)."""
+        ...
 
     async def trim_task_inbox(self, task_id: str, count: int) -> None:
         """Drop the `count` oldest messages (those the running worker has applied)."""
+        ...
 
     # -- pub/sub --------------------------------------------------------------------
 
