@@ -18,7 +18,9 @@ from typing import Any
 
 from ..catalog.instances import Unsatisfiable, draw
 from ..runtime.client.connect import connect_memory
-from ..runtime.core.errors import McpError
+from ..runtime.core.errors import McpError, RpcError
+from ..runtime.core.jsonrpc import MISSING_CLIENT_CAPABILITY
+from ..runtime.core.protocol import ERA_MODERN
 from ..runtime.core.validation import compile_validator
 from ..runtime.server.server import Server
 
@@ -103,8 +105,12 @@ def check_contract(make_server: Callable[[], Server], case: ContractCase) -> Non
     import pytest
 
     name = case.tool["name"]
+    execution = case.tool.get("execution")
+    # A tool that runs only as a task (Tasks extension) is run as one where the era can declare
+    # the extension (2026-07-28); in the handshake era its contract is the refusal, -32021.
+    task_only = isinstance(execution, dict) and execution.get("taskSupport") == "required"
 
-    async def call() -> dict[str, Any]:
+    async def call() -> dict[str, Any] | None:
         async with connect_memory(
             make_server(),
             protocol=case.protocol,
@@ -113,12 +119,25 @@ def check_contract(make_server: Callable[[], Server], case: ContractCase) -> Non
             on_elicitation=_elicited,
             on_roots=_roots,
         ) as session:
-            return await session.call_tool(name, case.arguments)
+            if not task_only:
+                return await session.call_tool(name, case.arguments)
+            if session.era == ERA_MODERN:
+                return await (await session.start_tool(name, case.arguments)).wait(CALL_TIMEOUT)
+            try:
+                await session.call_tool(name, case.arguments)
+            except RpcError as refused:
+                if refused.code == MISSING_CLIENT_CAPABILITY:
+                    return None
+                raise
+            raise ContractBroken(f"tool {name!r} runs only as a task, yet answered a plain call")
 
     try:
-        result = asyncio.run(call())
+        answered = asyncio.run(call())
     except McpError as exc:
         raise ContractBroken(f"tool {name!r}: a JSON-RPC error instead of a result: {exc}") from None
+    if answered is None:
+        return  # a task-only tool refused a plain call, as it must
+    result = answered
     text = _text(result)
     if not case.valid:
         if result.get("isError") is not True:

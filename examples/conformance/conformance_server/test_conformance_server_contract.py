@@ -20,6 +20,13 @@ from ._generated.tables import TOOLS_JSON
 from .handlers import Handlers
 
 
-@pytest.mark.parametrize("case", contract_cases(TOOLS_JSON), ids=str)
+# protocol_error_job fails with a JSON-RPC error on purpose: the tasks-* conformance scenarios
+# need a task that fails at the protocol level (handlers.py).
+FAILS_ON_PURPOSE = {"protocol_error_job"}
+
+
+@pytest.mark.parametrize(
+    "case", [c for c in contract_cases(TOOLS_JSON) if not (c.valid and c.tool["name"] in FAILS_ON_PURPOSE)], ids=str
+)
 def test_tool_contract(case: ContractCase) -> None:
     check_contract(lambda: build_server(Handlers()), case)
