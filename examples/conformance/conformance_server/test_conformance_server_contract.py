@@ -19,7 +19,6 @@ from ._generated import build_server
 from ._generated.tables import TOOLS_JSON
 from .handlers import Handlers
 
-
 # protocol_error_job fails with a JSON-RPC error on purpose: the tasks-* conformance scenarios
 # need a task that fails at the protocol level (handlers.py).
 FAILS_ON_PURPOSE = {"protocol_error_job"}
