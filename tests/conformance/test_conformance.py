@@ -147,6 +147,23 @@ def below_floor(results: dict[str, list[dict[str, Any]]], floors: dict[str, int]
     return {s: f"{successes(results.get(s, []))}/{n}" for s, n in floors.items() if successes(results.get(s, [])) < n}
 
 
+def run_server_scenarios(
+    url: str, out: Path, *, scenario: str | None = None, version: str | None = None, timeout: float = 600
+) -> dict[str, list[dict[str, Any]]]:
+    """The newest harness (alpha) against the server at `url`: one scenario, or the whole suite;
+    with a spec version, or none (extension scenarios belong to no spec version, and the harness
+    skips them under one). scenario -> its checks."""
+    which = ["--scenario", scenario] if scenario else ["--suite", "all"]
+    versions = ["--spec-version", version] if version else []
+    subprocess.run(
+        [str(NODE24), str(ALPHA), "server", "--url", url, *which, *versions, "-o", str(out)],
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+    )
+    return checks_of(out)
+
+
 def run_client_scenario(scenario: str, out: Path, harness: Path = HARNESS) -> list[dict[str, Any]]:
     env = {**os.environ, "NODE_OPTIONS": f"--require {LOOPBACK} --no-deprecation"}
     subprocess.run(

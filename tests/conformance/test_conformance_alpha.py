@@ -5,7 +5,6 @@ version, so `--spec-version` leaves them out."""
 
 from __future__ import annotations
 
-import subprocess
 from pathlib import Path
 from typing import Any
 
@@ -16,10 +15,9 @@ from test_conformance import (  # noqa: F401 (server_url is a fixture)
     below_floor,
     checks_of,
     failures,
+    run_server_scenarios,
     server_url,
 )
-
-ALPHA = REPO / "tests/peers/node_modules/conformance-alpha/dist/index.js"
 
 COMMON = [
     "completion-complete",
@@ -179,14 +177,7 @@ TIMING_SENSITIVE = {"server-sse-multiple-streams", "server-sse-polling", "tools-
 
 
 def run_alpha(url: str, version: str, out: Path, scenario: str | None = None) -> dict[str, list[dict[str, Any]]]:
-    which = ["--scenario", scenario] if scenario else ["--suite", "all"]
-    subprocess.run(
-        [str(NODE24), str(ALPHA), "server", "--url", url, *which, "--spec-version", version, "-o", str(out)],
-        capture_output=True,
-        text=True,
-        timeout=600,
-    )
-    return checks_of(out)
+    return run_server_scenarios(url, out, scenario=scenario, version=version)
 
 
 @pytest.mark.slow

@@ -18,6 +18,7 @@ from test_conformance import (  # noqa: F401 (server_url is a fixture)
     checks_of,
     not_passed,
     run_client_scenario,
+    run_server_scenarios,
     server_url,
     successes,
 )
@@ -60,13 +61,8 @@ def test_the_skills_server_scenarios_pass_with_no_skipped_check(
 ) -> None:
     # No --spec-version: an extension scenario is on no spec's timeline (the harness skips it
     # there). It negotiates the newest version, 2026-07-28, whose cache attributes it judges.
-    subprocess.run(
-        [str(NODE24), str(ALPHA), "server", "--url", server_url, "--scenario", scenario, "-o", str(tmp_path)],
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
-    judge(checks_of(tmp_path).get(scenario, []), SERVER_SCENARIOS[scenario])
+    results = run_server_scenarios(server_url, tmp_path, scenario=scenario, timeout=300)
+    judge(results.get(scenario, []), SERVER_SCENARIOS[scenario])
 
 
 @pytest.mark.slow

@@ -6,7 +6,6 @@ subscriptions/listen: its whole run() is a SKIPPED entry)."""
 
 from __future__ import annotations
 
-import subprocess
 from pathlib import Path
 from typing import Any
 
@@ -17,10 +16,9 @@ from test_conformance import (  # noqa: F401 (server_url is a fixture)
     below_floor,
     checks_of,
     failures,
+    run_server_scenarios,
     server_url,
 )
-
-ALPHA = REPO / "tests/peers/node_modules/conformance-alpha/dist/index.js"
 
 # The checks each scenario passed when measured (alpha.12): floors, so that a scenario whose
 # checks silently stopped running (or started being skipped) fails. Total: 44.
@@ -41,13 +39,7 @@ HARNESS_SKIPS = {("tasks-status-notifications", "tasks-status-notifications")}
 
 
 def run_scenario(url: str, scenario: str, out: Path) -> list[dict[str, Any]]:
-    subprocess.run(
-        [str(NODE24), str(ALPHA), "server", "--url", url, "--scenario", scenario, "-o", str(out)],
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
-    return checks_of(out).get(scenario, [])
+    return run_server_scenarios(url, out, scenario=scenario, timeout=300).get(scenario, [])
 
 
 @pytest.mark.slow
