@@ -51,19 +51,27 @@ class ResultCache:
         if time.monotonic() >= expires:
             del self._entries[key]
             return None
-        return copy.deepcopy(result)
+        try:
+            return copy.deepcopy(result)
+        except RecursionError:  # (only on a deeper stack than put's): ask the server again
+            del self._entries[key]
+            return None
 
     def put(self, key: tuple[str, str], result: Any) -> None:
         """Keep result for its ttlMs (not at all for 0, a missing or a malformed hint)."""
         ttl = result.get("ttlMs") if isinstance(result, dict) else None
         if isinstance(ttl, bool) or not isinstance(ttl, (int, float)) or not ttl > 0:
             return
-        if len(json.dumps(result, separators=(",", ":"), default=str)) > MAX_RESULT_BYTES:
+        try:
+            if len(json.dumps(result, separators=(",", ":"), default=str)) > MAX_RESULT_BYTES:
+                return
+            kept = copy.deepcopy(result)
+        except RecursionError:  # a result nested as deep as the parser allows is not cached
             return
         self._entries.pop(key, None)
         while len(self._entries) >= self._max_entries:
             self._entries.popitem(last=False)
-        self._entries[key] = (time.monotonic() + min(float(ttl), MAX_TTL_MS) / 1000, copy.deepcopy(result))
+        self._entries[key] = (time.monotonic() + min(float(ttl), MAX_TTL_MS) / 1000, kept)
 
     def list_changed(self, kind: str) -> None:
         method = _LIST_OF_KIND.get(kind)

@@ -34,6 +34,7 @@ from ..core.skills import (
     EXTENSION_ID,
     MAX_BYTES,
     MAX_FILES,
+    NAME_PATTERN,
     SKILL_MD,
     digest_of,
     same_frontmatter,
@@ -231,7 +232,8 @@ def parse_entry(raw: Any) -> Skill:
         raise SkillVerificationError(uri, None, "the skill's frontmatter lacks a name or a description")
     segments = uri.split("://", 1)[1].split("/")
     if len(segments) < 2 or segments[-1] != SKILL_MD or segments[-2] != name:
-        raise SkillVerificationError(uri, None, f"the skill's URI does not end in /{name}/{SKILL_MD}")
+        shown = name if NAME_PATTERN.fullmatch(name) else repr(name)[:80]  # (a hostile name: one escaped line)
+        raise SkillVerificationError(uri, None, f"the skill's URI does not end in /{shown}/{SKILL_MD}")
     meta = raw.get("_meta")
     files = _manifest(uri, raw.get("resources"))
     return Skill(uri, name, description, dict(frontmatter), files, dict(meta) if isinstance(meta, dict) else {})

@@ -39,8 +39,11 @@ def url_params(params: JSONObject) -> JSONObject:
     url, message, elicitation_id = params.get("url"), params.get("message"), params.get("elicitationId")
     if not isinstance(url, str) or len(url) > MAX_URL_CHARS:
         raise RpcError(jsonrpc.INVALID_PARAMS, "a URL-mode elicitation needs a url of at most 8192 characters")
-    parts = urlsplit(url)
-    if parts.scheme.lower() not in ("https", "http") or not parts.netloc or not url.isprintable():
+    try:
+        parts = urlsplit(url)
+    except ValueError:  # (a broken IPv6 host, a host NFKC would change)
+        parts = None
+    if parts is None or parts.scheme.lower() not in ("https", "http") or not parts.netloc or not url.isprintable():
         raise RpcError(jsonrpc.INVALID_PARAMS, "a URL-mode elicitation's url must be an absolute http(s) URL")
     if not isinstance(message, str) or not isinstance(elicitation_id, str) or not elicitation_id:
         raise RpcError(jsonrpc.INVALID_PARAMS, "a URL-mode elicitation needs a message and an elicitationId")

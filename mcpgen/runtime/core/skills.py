@@ -29,6 +29,10 @@ MAX_BYTES = 16 * 1024 * 1024
 # The frontmatter block of a SKILL.md (name, description, a few short fields): a bound on what
 # the reader walks, far above any real one.
 MAX_FRONTMATTER_CHARS = 64 * 1024
+# How deep its mappings and lists nest: a few levels in any real one; the bound keeps a hostile
+# block (a 64 KiB `[[[[...` or a staircase of keys) from exhausting the stack (a RecursionError,
+# not the one-line refusal).
+MAX_FRONTMATTER_DEPTH = 32
 DIRECTORY_MIME_TYPE = "inode/directory"
 DIGEST_PATTERN = re.compile(r"sha256:[0-9a-f]{64}")
 # The Agent Skills naming rule: 1-64 lowercase letters, digits and hyphens, no leading, trailing
@@ -58,7 +62,7 @@ def split_frontmatter(text: str) -> tuple[dict[str, Any], str]:
     if len(block) > MAX_FRONTMATTER_CHARS:
         raise ValueError(f"the frontmatter is over {MAX_FRONTMATTER_CHARS} characters")
     lines = [line for line in block.splitlines() if line.strip() and not line.lstrip().startswith("#")]
-    value, rest = _block(lines, 0, 0)
+    value, rest = _block(lines, 0, 0, 0)
     if rest != len(lines) or not isinstance(value, dict):
         raise ValueError("the frontmatter is not a YAML mapping")
     for key in ("name", "description"):
@@ -82,10 +86,17 @@ def _indent(line: str) -> int:
     return len(line) - len(line.lstrip(" "))
 
 
-def _block(lines: list[str], at: int, indent: int) -> tuple[Any, int]:
+def _deeper(depth: int) -> int:
+    if depth >= MAX_FRONTMATTER_DEPTH:
+        raise ValueError(f"the frontmatter nests deeper than {MAX_FRONTMATTER_DEPTH} levels")
+    return depth + 1
+
+
+def _block(lines: list[str], at: int, indent: int, depth: int) -> tuple[Any, int]:
     """The mapping or list starting at lines[at], whose lines are indented `indent`."""
+    depth = _deeper(depth)
     if lines[at].lstrip().startswith("- ") or lines[at].strip() == "-":
-        return _sequence(lines, at, indent)
+        return _sequence(lines, at, indent, depth)
     mapping: dict[str, Any] = {}
     while at < len(lines) and _indent(lines[at]) == indent:
         match = _KEY.fullmatch(lines[at].strip())
@@ -94,24 +105,24 @@ def _block(lines: list[str], at: int, indent: int) -> tuple[Any, int]:
         key = _unquote(match.group(1).strip())
         if key in mapping:
             raise ValueError(f"the frontmatter has the key {key!r:.60} twice")
-        mapping[key], at = _value(lines, at, indent, match.group(2).strip())
+        mapping[key], at = _value(lines, at, indent, match.group(2).strip(), depth)
     if at < len(lines) and _indent(lines[at]) > indent:
         raise ValueError(f"the frontmatter line {lines[at].strip()!r:.60} is indented past its mapping")
     return mapping, at
 
 
-def _sequence(lines: list[str], at: int, indent: int) -> tuple[list[Any], int]:
+def _sequence(lines: list[str], at: int, indent: int, depth: int) -> tuple[list[Any], int]:
     items: list[Any] = []
     while at < len(lines) and _indent(lines[at]) == indent and lines[at].lstrip().startswith("-"):
         rest = lines[at].strip()[1:].strip()
         if _KEY.fullmatch(rest):
             raise ValueError("the frontmatter has a list of mappings, which this reader does not take")
-        item, at = _value(lines, at, indent, rest)
+        item, at = _value(lines, at, indent, rest, depth)
         items.append(item)
     return items, at
 
 
-def _value(lines: list[str], at: int, indent: int, text: str) -> tuple[Any, int]:
+def _value(lines: list[str], at: int, indent: int, text: str, depth: int) -> tuple[Any, int]:
     """The value after `key:` (or `-`) on lines[at]: inline, a block scalar, or a nested block."""
     nxt = at + 1
     if text in ("|", ">", "|-", ">-", "|+", ">+"):
@@ -122,22 +133,23 @@ def _value(lines: list[str], at: int, indent: int, text: str) -> tuple[Any, int]
         joined = ("\n" if text[0] == "|" else " ").join(body)
         return (joined if text.endswith("-") else joined + "\n"), nxt
     if text:
-        return _scalar(text), nxt
+        return _scalar(text, depth), nxt
     if nxt < len(lines) and _indent(lines[nxt]) > indent:
-        return _block(lines, nxt, _indent(lines[nxt]))
+        return _block(lines, nxt, _indent(lines[nxt]), depth)
     if nxt < len(lines) and _indent(lines[nxt]) == indent and lines[nxt].lstrip().startswith("- "):
-        return _sequence(lines, nxt, indent)  # (a list may sit at its key's indentation)
+        return _sequence(lines, nxt, indent, _deeper(depth))  # (a list may sit at its key's indentation)
     return None, nxt
 
 
-def _scalar(text: str) -> Any:
+def _scalar(text: str, depth: int) -> Any:
     if text.startswith(("&", "*", "!", "{", "@", "`", "%")):
         raise ValueError(f"the frontmatter value {text!r:.60} uses YAML this reader does not take")
     if text.startswith("["):
         if not text.endswith("]"):
             raise ValueError(f"the frontmatter list {text!r:.60} is not closed on its line")
         inner = text[1:-1].strip()
-        return [_scalar(part.strip()) for part in inner.split(",")] if inner else []
+        depth = _deeper(depth)
+        return [_scalar(part.strip(), depth) for part in inner.split(",")] if inner else []
     if text[0] in "\"'":
         return _unquote(text)
     text = re.sub(r"[ \t]+#.*$", "", text)  # a trailing comment

@@ -28,7 +28,7 @@ import time
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeGuard
 
 from ..core import jsonrpc
 from ..core.errors import RpcError
@@ -153,7 +153,7 @@ class TaskRecord:
             data = json.loads(raw)
         except (ValueError, UnicodeDecodeError, RecursionError):
             return None
-        if not isinstance(data, dict) or data.get("status") not in _STATUSES:
+        if not isinstance(data, dict) or not isinstance(data.get("status"), str) or data["status"] not in _STATUSES:
             return None
         task_id, created, updated, message = (
             data.get("id"),
@@ -164,7 +164,9 @@ class TaskRecord:
         if not isinstance(task_id, str) or not isinstance(created, str) or not isinstance(updated, str):
             return None
         ttl, poll, beat = data.get("ttl"), data.get("poll"), data.get("beat")
-        if not isinstance(ttl, int) or not isinstance(poll, int) or not isinstance(beat, (int, float)):
+        if not (_count(ttl) and _count(poll)) or isinstance(beat, bool) or not isinstance(beat, (int, float)):
+            return None
+        if not 0 <= beat < 1e12:  # a wall-clock time (NaN or infinity would keep it "working" forever)
             return None
         inputs, result, error = data.get("inputs"), data.get("result"), data.get("error")
         if not isinstance(inputs, dict) or not all(v is None or isinstance(v, dict) for v in (result, error)):
@@ -196,6 +198,11 @@ class TaskRecord:
         elif self.status == "input_required":
             task["inputRequests"] = self.input_requests
         return task
+
+
+def _count(value: object) -> TypeGuard[int]:
+    """A non-negative integer (a bool is none)."""
+    return isinstance(value, int) and not isinstance(value, bool) and value >= 0
 
 
 def _answers_of(raw: bytes) -> tuple[bool, JSONObject]:
@@ -409,7 +416,7 @@ class TaskManager:
         if not declares_tasks(context.client_capabilities):
             raise missing_tasks_capability(method)
         task_id = params.get("taskId")
-        unknown = RpcError(jsonrpc.INVALID_PARAMS, f"Unknown task: {str(task_id)[:80]}")
+        unknown = RpcError(jsonrpc.INVALID_PARAMS, f"Unknown task: {str(task_id)[:80]!r}")
         if not isinstance(task_id, str) or not _TASK_ID.fullmatch(task_id):
             raise unknown
         run = self._running.get(task_id)
