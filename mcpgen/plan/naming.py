@@ -205,12 +205,17 @@ def pascal(snake_name: str) -> str:
 
 
 def allocate(
-    wire_names: Iterable[str], base: dict[str, str], reserved: frozenset[str], joiner: str = "_"
+    wire_names: Iterable[str],
+    base: dict[str, str],
+    reserved: frozenset[str],
+    joiner: str = "_",
+    claimed: frozenset[str] = frozenset(),
 ) -> dict[str, str]:
     """Give every wire name a unique Python name; ties go to the smaller wire name.
 
     A reserved base gets a trailing underscore; a taken one gets `_2`, `_3`, ... (with
     `joiner` in place of `_`: class names use "V", since model generators drop underscores).
+    A name in `claimed` belongs to that wire name alone: no other wire name gets it.
     """
     taken: set[str] = set()
     result: dict[str, str] = {}
@@ -219,7 +224,7 @@ def allocate(
         if cand in reserved:
             cand += "_"
         stem, n = cand, 1
-        while cand in taken or cand in reserved:
+        while cand in taken or cand in reserved or (cand in claimed and cand != wire):
             n += 1
             cand = f"{stem}{joiner}{n}"
         taken.add(cand)
@@ -260,7 +265,10 @@ class ToolNames:
 def field_names(props: Mapping[str, object], extra_reserved: frozenset[str] = frozenset()) -> tuple[FieldName, ...]:
     wires = [w for w in props]
     base = {w: snake(w, empty="field") for w in wires}
-    names = allocate(wires, base, RESERVED_SNAKE | PYDANTIC_MEMBERS | extra_reserved)
+    # No field's Python name is another field's wire name: a model built by name
+    # (`populate_by_name`) or a typed call's keywords would otherwise read `{"items": ...}` into
+    # the field whose wire name is `Items`. So `items` keeps `items`, and `Items` gets `items_2`.
+    names = allocate(wires, base, RESERVED_SNAKE | PYDANTIC_MEMBERS | extra_reserved, claimed=frozenset(wires))
     return tuple(FieldName(w, names[w]) for w in wires)
 
 

@@ -4,6 +4,7 @@ cases, every group of the JSON Schema Test Suite and the recorded live captures.
 
 from __future__ import annotations
 
+import ast
 import json
 import re
 from pathlib import Path
@@ -16,6 +17,7 @@ from models_support import loaded_models
 from mcpgen.catalog.build import build_catalog
 from mcpgen.models import generate_models
 from mcpgen.models.branch_names import BranchNamer, distinguishers
+from mcpgen.models.fields import wire_name
 from mcpgen.plan.build import build_plan
 from mcpgen.plan.naming import RUNTIME_EXPORTS
 from mcpgen.plan.types import Plan
@@ -87,7 +89,7 @@ def test_names_that_differ_only_by_case_get_names_of_their_own() -> None:
         given = {"Location": {"a": "1"}, "location": {"b": "2"}, "Items": [{"x": "3"}], "items": [{"y": "4"}]}
         built = mod.ReadArgs.model_validate(given)
         assert built.model_dump(mode="json", by_alias=True, exclude_unset=True) == given
-        of_wire = {info.validation_alias: name for name, info in mod.ReadArgs.model_fields.items()}
+        of_wire = {info.validation_alias or name: name for name, info in mod.ReadArgs.model_fields.items()}
         assert type(getattr(built, of_wire["location"])).__name__ == "ReadArgsLocationB"
         assert type(getattr(built, of_wire["Location"])).__name__ == "ReadArgsLocationA"
         with pytest.raises(Exception, match="validation error"):
@@ -114,15 +116,59 @@ def test_a_ref_into_a_schema_body_keeps_it_where_it_is() -> None:
     assert set(defs) == {"A", "APickX", "APickY"}
 
 
-def test_the_suite_and_the_live_captures_give_no_counter_and_no_runtime_name() -> None:
+def _corpus() -> list[dict[str, Any]]:
+    """Every group of the JSON Schema Test Suite and every tool of the recorded live captures."""
     tools = [{"name": g.tool, "inputSchema": lib.wrap(g.schema, g.draft)} for g in lib.groups()]
     for capture in sorted(LIVE.glob("*.raw.json")):
         listed = json.loads(capture.read_text())["tools"]["tools"]
         tools += [{**t, "name": f"{capture.name.split('.')[0]}_{t['name']}"} for t in listed]
-    classes, _, _ = _classes(tools, skip_invalid=True)
+    return tools
+
+
+def _field_clashes(source: str) -> tuple[int, list[tuple[str, str, str]]]:
+    """(fields, clashes): each model field whose Python name is another field's wire name of
+    the same model (with populate_by_name, that wire name would fill the wrong field)."""
+    models = [n for n in ast.parse(source).body if isinstance(n, ast.ClassDef)]
+    fields = [[s for s in m.body if isinstance(s, ast.AnnAssign) and isinstance(s.target, ast.Name)] for m in models]
+    clashes = [
+        (m.name, ast.unparse(f.target), wire_name(g))
+        for m, fs in zip(models, fields, strict=True)
+        for f in fs
+        for g in fs
+        if f is not g and ast.unparse(f.target) == wire_name(g)
+    ]
+    return sum(map(len, fields)), clashes
+
+
+def test_the_suite_and_the_live_captures_give_no_counter_and_no_runtime_name() -> None:
+    classes, source, _ = _classes(_corpus(), skip_invalid=True)
     assert len(classes) > 500
     assert not _counted(classes), _counted(classes)
     assert not set(classes) & RUNTIME_EXPORTS  # what a package re-exports from the runtime
+    fields, clashes = _field_clashes(source)
+    assert fields > 700 and not clashes, clashes
+
+
+def _with_twins(schema: Any) -> Any:
+    """`schema` with, beside every property `p` of every `properties`, a property `-p`: the same
+    snake_case, sorted first (so the old rule gave it `p`'s own name)."""
+    if isinstance(schema, list):
+        return [_with_twins(s) for s in schema]
+    if not isinstance(schema, dict):
+        return schema
+    out = {k: _with_twins(v) for k, v in schema.items()}
+    props = out.get("properties")
+    if isinstance(props, dict) and all(isinstance(k, str) for k in props):
+        out["properties"] = {**props, **{f"-{k}": v for k, v in props.items() if f"-{k}" not in props}}
+    return out
+
+
+@pytest.mark.slow
+def test_over_the_corpus_with_a_twin_of_every_property_no_field_is_named_like_a_twins_wire_name() -> None:
+    tools = [{**t, "inputSchema": _with_twins(t["inputSchema"])} for t in _corpus()]
+    _, source, _ = _classes(tools, skip_invalid=True)
+    fields, clashes = _field_clashes(source)
+    assert fields > 1000 and not clashes, clashes[:20]
 
 
 def test_local_defs_that_differ_only_by_case_are_told_apart_too() -> None:

@@ -177,3 +177,39 @@ def test_builtin_names_stay_and_only_what_python_forbids_is_renamed(build: Build
     sent = {"type": "t", "id": 1, "format": "f", "list": ["a"], "lambda": True, "item": {"type": "inner", "input": "x"}}
     assert session.sent == [("type", sent)]
     assert args.model_validate(sent).list_ == ["a"]
+
+
+# Two properties whose Python names would meet (`Items` and `items`), at the top and nested.
+_CASES = {"Items": {"type": "string"}, "items": {"type": "array", "items": {"type": "integer"}}}
+CASE_TWINS: list[dict[str, Any]] = [
+    {
+        "name": "pack",
+        "inputSchema": {
+            "type": "object",
+            "properties": {**_CASES, "box": {"type": "object", "properties": _CASES}},
+        },
+    }
+]
+
+
+def test_a_field_is_filled_by_its_own_wire_name_only_never_by_a_twins_python_name(build: Build) -> None:
+    pkg = build(CASE_TWINS)
+    for model in (pkg.models.PackArgs, pkg.models.PackArgsBox):
+        # Validation by wire name is exact: `items` fills the `items` field, never `Items`'s.
+        for wire in ({"items": [1, 2]}, {"Items": "x"}, {"Items": "x", "items": [1]}):
+            assert model.model_validate(wire).model_dump(by_alias=True, exclude_unset=True) == wire
+        # No field's Python name is another field's wire name: `items` keeps its own name.
+        by_wire = {f.serialization_alias or n: n for n, f in model.model_fields.items()}
+        assert by_wire["items"] == "items" and by_wire["Items"] == "items_2"
+        built = model.model_validate({"items": [1, 2]})
+        assert (built.items, built.items_2) == ([1, 2], None)
+        built = model.model_validate({"Items": "x"})
+        assert (built.items, built.items_2) == (None, "x")
+        assert model(items_2="x", items=[3]).model_dump(by_alias=True, exclude_unset=True) == {
+            "Items": "x",
+            "items": [3],
+        }
+    session = _Recording()
+    box = pkg.models.PackArgsBox(items=[1])
+    asyncio.run(pkg.AsyncClient(session).pack(items=[7], items_2="y", box=box))
+    assert session.sent == [("pack", {"items": [7], "Items": "y", "box": {"items": [1]}})]
