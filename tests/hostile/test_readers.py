@@ -30,10 +30,10 @@ from mcpgen.runtime.client.llm_discovery import MAX_LOAD_AT_ONCE, MAX_LOADED, Di
 from mcpgen.runtime.client.options import ConnectOptions
 from mcpgen.runtime.client.result_cache import MAX_ENTRIES, MAX_RESULT_BYTES, MAX_TTL_MS, ResultCache
 from mcpgen.runtime.client.skills import MAX_URI_CHARS, parse_entry, read_skill_file
-from mcpgen.runtime.client.tasks import task_meta
+from mcpgen.runtime.client.tasks import task_id_of, task_meta
 from mcpgen.runtime.client.tool_search import MAX_QUERY, MAX_WORDS, query_words
 from mcpgen.runtime.client.url_elicitation import MAX_MESSAGE_CHARS, MAX_URL_CHARS, satisfied, url_params
-from mcpgen.runtime.core.errors import SkillVerificationError
+from mcpgen.runtime.core.errors import ProtocolError, SkillVerificationError
 from mcpgen.runtime.core.jsonrpc import INVALID_PARAMS, URL_ELICITATION_REQUIRED
 from mcpgen.runtime.core.skills import MAX_BYTES, MAX_FILES, MAX_FRONTMATTER_CHARS, digest_of, split_frontmatter
 from mcpgen.runtime.core.tables import ToolRow
@@ -353,6 +353,16 @@ def test_hostile_task_ids_and_planted_records_are_unknown_in_one_line_and_the_se
             await session.ping()
 
     asyncio.run(asyncio.wait_for(main(), 60))
+
+
+def test_a_task_id_a_server_mints_is_taken_only_printable_and_bounded() -> None:
+    for value in HOSTILE_VALUES:
+        try:
+            task_id = task_id_of({"taskId": value})
+        except ProtocolError as refused:
+            one_line(refused)
+            continue
+        assert task_id == value and task_id.isprintable() and len(task_id) <= 256
 
 
 # -- W3C trace context ----------------------------------------------------------------------

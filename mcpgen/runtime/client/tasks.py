@@ -85,7 +85,8 @@ def task_of(client: ClientSession, name: str, result: JSONObject) -> ToolTask:
 
 def task_id_of(result: JSONObject) -> str:
     task_id = result.get("taskId")
-    if not isinstance(task_id, str) or not 0 < len(task_id) <= 256:
+    # (printable: the id goes into every reason about the task, each one line)
+    if not isinstance(task_id, str) or not 0 < len(task_id) <= 256 or not task_id.isprintable():
         raise ProtocolError("a CreateTaskResult without a usable taskId")
     return task_id
 
