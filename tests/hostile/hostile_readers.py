@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
+OTHER_ORIGIN = "https://evil.example/steal?token=1"  # well-formed: a reader may take it where any origin goes
 # Strings an attacker would put in any field: code-looking text, path traversal (plain, encoded,
 # Windows), other origins and schemes, terminal and line-breaking controls, a lone surrogate, and
 # a megabyte of text.
@@ -21,7 +22,7 @@ HOSTILE_STRINGS: list[str] = [
     "file:///etc/passwd",
     "javascript:alert(1)",
     "data:text/html,<script>alert(1)</script>",
-    "https://evil.example/steal?token=1",
+    OTHER_ORIGIN,
     "http://[::1",  # urlsplit raises on this one
     "https://\uff03evil.example@x/",  # and on this one (NFKC)
     "a\x00b",

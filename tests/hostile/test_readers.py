@@ -21,7 +21,17 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from hostile_readers import DEEP, DEEP_BYTES, HOSTILE_STRINGS, HOSTILE_VALUES, WRONG_TYPES, deep, label, one_line
+from hostile_readers import (
+    DEEP,
+    DEEP_BYTES,
+    HOSTILE_STRINGS,
+    HOSTILE_VALUES,
+    OTHER_ORIGIN,
+    WRONG_TYPES,
+    deep,
+    label,
+    one_line,
+)
 
 from mcpgen.plan.icons import MAX_ICONS, MAX_LINK_CHARS, SHOWN_CHARS, icons_of
 from mcpgen.runtime import RpcError, Server, connect_memory
@@ -489,6 +499,47 @@ def test_a_hostile_url_required_refusal_is_never_asked_and_never_raises_otherwis
             error = RpcError(URL_ELICITATION_REQUIRED, "needs a link", data)
             assert asyncio.run(satisfied(options, error)) in (True, False)
     assert all(p["url"].startswith(("http://", "https://")) and p["url"].isprintable() for p in shown)
+
+
+def test_a_server_sending_hostile_urls_reaches_the_user_only_with_safe_ones_and_the_session_survives() -> None:
+    urls = [v for v in HOSTILE_VALUES if _sendable(v)]
+    shown: list[Any] = []
+
+    async def user(params: dict[str, Any]) -> dict[str, Any]:
+        shown.append(params)
+        return {"action": "accept"}
+
+    async def asks(args: dict[str, Any], ctx: Any) -> dict[str, Any]:
+        refused = 0
+        for url in urls:
+            try:
+                await ctx.request_elicitation({"mode": "url", "url": url, "message": "m", "elicitationId": "e"})
+            except RpcError:
+                refused += 1
+        return {"content": [{"type": "text", "text": str(refused)}]}
+
+    async def requires(args: dict[str, Any], ctx: Any) -> dict[str, Any]:
+        # A URL the user may accept, then ones urlsplit cannot read: refused, the refusal raised as it came.
+        listed = [OTHER_ORIGIN, "http://[::1", "https://\uff03evil.example@x/"]
+        elicitations = [{"mode": "url", "url": u, "message": "m", "elicitationId": "e"} for u in listed]
+        raise RpcError(URL_ELICITATION_REQUIRED, "needs a link", {"elicitations": elicitations})
+
+    server = Server("hostile-urls", "1.0")
+    server.add_tool({"name": "asks", "inputSchema": {"type": "object"}}, asks)
+    server.add_tool({"name": "requires", "inputSchema": {"type": "object"}}, requires)
+
+    async def main() -> None:
+        options = {"on_elicitation": user, "url_elicitation": True}
+        async with connect_memory(server, protocol="legacy", **options) as session:  # type: ignore[arg-type]
+            result = await session.call_tool("asks", {})
+            # Only the well-formed https URL is shown (never opened: the user decides); the rest refused.
+            assert int(result["content"][0]["text"]) == len(urls) - 1
+            with pytest.raises(RpcError, match="needs a link"):
+                await session.call_tool("requires", {})
+            await session.ping()
+
+    asyncio.run(asyncio.wait_for(main(), 30))
+    assert [p["url"] for p in shown] == [OTHER_ORIGIN] * 2
 
 
 def test_split_frontmatter_reads_what_it_takes_and_refuses_the_rest_in_one_line() -> None:
