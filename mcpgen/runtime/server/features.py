@@ -18,7 +18,7 @@ from ..core.jsonrpc import JSONObject
 from ..core.protocol import ERA_MODERN
 
 if TYPE_CHECKING:
-    from .server import RequestContext
+    from .context import RequestContext
 
 PromptHandler = Callable[[dict[str, str], "RequestContext"], Awaitable[JSONObject]]
 ResourceHandler = Callable[[str, "RequestContext"], Awaitable[JSONObject]]
