@@ -53,6 +53,7 @@ RUNTIME_ALL = [
     "SchemaMismatch",
     "Server",
     "ServerConnection",
+    "ServerSetupError",
     "ServersConfigError",
     "Session",
     "SessionExpired",

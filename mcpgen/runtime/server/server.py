@@ -19,7 +19,7 @@ from typing import Any
 
 from ..core.errors import ProtocolError
 from ..core.jsonrpc import JSONObject
-from ..core.protocol import EXTENSION_TASKS, LIST_KINDS
+from ..core.protocol import EXTENSION_TASKS, EXTENSION_UI, LIST_KINDS
 from ..core.transport import Transport
 from ..transports.stdio import StdioServerTransport
 from ..transports.wirelog import open_wire_log
@@ -169,8 +169,15 @@ class Server:
             caps["tools"] = {"listChanged": True}
         caps.update(self.features.capabilities())
         caps.update(self.extra_capabilities)
-        if TASK_METHODS[0] in self._methods:  # merged: other extensions stay declared
-            caps["extensions"] = {**caps.get("extensions", {}), EXTENSION_TASKS: {}}
+        # Extensions this server serves, merged with those declared by other means (Skills).
+        # Both eras declare them here: initialize's and server/discover's capabilities.
+        extensions: JSONObject = {}
+        if TASK_METHODS[0] in self._methods:
+            extensions[EXTENSION_TASKS] = {}
+        if self.features.serves_app_ui():  # MCP Apps: at least one ui:// page served
+            extensions[EXTENSION_UI] = {}
+        if extensions:
+            caps["extensions"] = {**caps.get("extensions", {}), **extensions}
         return caps
 
     # -- serving -------------------------------------------------------------------
