@@ -32,7 +32,7 @@ if TYPE_CHECKING:
         StdioOptions,
     )
     from .client.session import ClientSession
-    from .client.skills import Skill, SkillFile, SkillFileContent
+    from .client.skills import Skill, SkillDirectoryEntry, SkillFile, SkillFileContent
     from .client.subscriptions import ChangeEvent, Subscription
     from .client.tasks import ToolTask
     from .core.errors import (
@@ -114,6 +114,7 @@ _WHERE = {
     "Session": ".core.session",
     "SessionExpired": ".core.errors",
     "Skill": ".client.skills",
+    "SkillDirectoryEntry": ".client.skills",
     "SkillFile": ".client.skills",
     "SkillFileContent": ".client.skills",
     "SkillVerificationError": ".core.errors",
@@ -177,6 +178,7 @@ __all__ = [
     "Session",
     "SessionExpired",
     "Skill",
+    "SkillDirectoryEntry",
     "SkillFile",
     "SkillFileContent",
     "SkillVerificationError",

@@ -58,6 +58,7 @@ RUNTIME_ALL = [
     "Session",
     "SessionExpired",
     "Skill",
+    "SkillDirectoryEntry",
     "SkillFile",
     "SkillFileContent",
     "SkillVerificationError",
