@@ -11,9 +11,11 @@ headers = { Authorization = "Bearer ${TOKEN}" }   # ${VAR} expands from the envi
 A server target's `cache-hints = { "tools/list" = { ttl-ms = 300000, scope = "public" } }` is
 its scaffold's default cache hints per list method (`ToolsBase.CACHE_HINTS`; handlers.py's
 Handlers overrides them).
-`skills-dir = "skills"` (a folder of skill folders, relative to the package) and
-`task-support = { export = "optional" }` are its `ToolsBase.SKILLS_DIR` and `TASK_SUPPORT`,
-which handlers.py's Handlers overrides the same way.
+`skills-dir = "skills"` (a folder of skill folders, relative to the package),
+`task-support = { export = "optional" }` and `tool-ui = { show = "ui://app/show.html" }` (a
+tool's MCP Apps page, served from `ui/app/show.html` in the package) are its
+`ToolsBase.SKILLS_DIR`, `TASK_SUPPORT` and `TOOL_UI`, which handlers.py's Handlers overrides the
+same way.
 
 `formatter = "black"` at the top of [tool.mcpgen] (or in one target's table) has black format the
 generated Python instead of ruff (the `black` extra).
@@ -45,6 +47,7 @@ from .options import (
     Runtime,
     ServerOptions,
 )
+from .runtime.server.apps_ui import ui_uri_problem
 from .runtime.server.cache_hints import CACHEABLE, MAX_TTL_MS
 from .sources.secrets import public_url, shown_command
 
@@ -83,6 +86,7 @@ _KEYS = {
     "cache-hints",
     "skills-dir",
     "task-support",
+    "tool-ui",
     "project",
     "project-name",
     "project-version",
@@ -280,7 +284,8 @@ def parse_target(
     cache_hints = parse_cache_hints(opts.get("cache-hints", {}), where, problems)
     skills_dir = parse_skills_dir(opts.get("skills-dir"), where, problems)
     task_support = parse_task_support(opts.get("task-support", {}), where, problems)
-    server_only = ("add-missing", "cache-hints", "skills-dir", "task-support")
+    tool_ui = parse_tool_ui(opts.get("tool-ui", {}), where, problems)
+    server_only = ("add-missing", "cache-hints", "skills-dir", "task-support", "tool-ui")
     for key, only in (("sync", "client"), ("layout", "client"), *((k, "server") for k in server_only)):
         if key in opts and kind in KINDS and kind != only:
             problems.append(Problem(where, f"{key!r} applies to {only} targets only"))
@@ -308,6 +313,7 @@ def parse_target(
             cache_hints=cache_hints,
             skills_dir=skills_dir,
             task_support=task_support,
+            tool_ui=tool_ui,
             project=project,
         )
     )
@@ -351,6 +357,24 @@ def parse_task_support(value: Any, where: str, problems: list[Problem]) -> tuple
     for name in sorted(value):
         if value[name] not in ("optional", "required"):
             problems.append(Problem(where, f"task-support.{name!r} must be 'optional' or 'required'"))
+        else:
+            out.append((name, value[name]))
+    return tuple(out)
+
+
+def parse_tool_ui(value: Any, where: str, problems: list[Problem]) -> tuple[tuple[str, str], ...]:
+    """`tool-ui`: tool wire name -> the ui:// URI of its MCP Apps page, under the package's `ui/`
+    by the runtime's own rule (`ui_uri_problem`: the path never leaves `ui/`); whether the file
+    exists, is no link, and the tool is one of the server's is checked when the server starts, as
+    handlers.py's TOOL_UI is."""
+    if not isinstance(value, dict):
+        problems.append(Problem(where, "'tool-ui' must be a table of tool name -> 'ui://...' URI"))
+        return ()
+    out: list[tuple[str, str]] = []
+    for name in sorted(value):
+        problem = ui_uri_problem(value[name])
+        if problem is not None:
+            problems.append(Problem(where, f"tool-ui.{name!r:.80} {problem}"))
         else:
             out.append((name, value[name]))
     return tuple(out)

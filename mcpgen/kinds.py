@@ -230,6 +230,7 @@ class ServerKind:
         opts = {**_templates_option(t), "runtime": self.options.runtime.value, "name": t.package}
         extensions: dict[str, Any] = {"skills-dir": self.options.skills_dir} if self.options.skills_dir else {}
         extensions |= {"task-support": dict(self.options.task_support)} if self.options.task_support else {}
+        extensions |= {"tool-ui": dict(self.options.tool_ui)} if self.options.tool_ui else {}
         return {
             **opts,
             **({"cache-hints": hints} if hints else {}),

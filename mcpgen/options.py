@@ -80,6 +80,8 @@ class ServerOptions:
     skills_dir: str | None = None
     # ToolsBase.TASK_SUPPORT: tool wire name -> "optional" | "required" (`task-support`).
     task_support: tuple[tuple[str, str], ...] = ()
+    # ToolsBase.TOOL_UI: tool wire name -> the ui:// URI of its MCP Apps page (`tool-ui`).
+    tool_ui: tuple[tuple[str, str], ...] = ()
 
 
 @dataclass(frozen=True)

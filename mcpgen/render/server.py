@@ -47,9 +47,10 @@ def base_imports(
     cache_hints: bool = False,
     skills_dir: bool = False,
     task_support: bool = False,
+    tool_ui: bool = False,
 ) -> PyCode:
     """_generated/base.py's import block: what its stubs and ToolsBase use, sorted (ToolsBase
-    declares the options' defaults: CACHE_HINTS, SKILLS_DIR, TASK_SUPPORT)."""
+    declares the options' defaults: CACHE_HINTS, SKILLS_DIR, TASK_SUPPORT, TOOL_UI)."""
     used = " ".join(t.server_returns for t in plan.tools)
     annotations = [line for line in models.client_imports if line.rsplit(" ", 1)[-1] + "." in used]
     features = bool(plan.prompts or plan.templates), bool(plan.resources or plan.templates)
@@ -58,8 +59,8 @@ def base_imports(
     support += (["PromptOutput"] if plan.prompts else []) + (["ResourceOutput"] if features[1] else [])
     support += ["ToolOutput"] if any(t.result_model is None for t in plan.tools) else []
     support += ["CacheHint"] if cache_hints else []
-    mapping = ["from collections.abc import Mapping"] if cache_hints or task_support else []
-    typing = [*mapping, "from typing import ClassVar"] if cache_hints or skills_dir or task_support else []
+    mapping = ["from collections.abc import Mapping"] if cache_hints or task_support or tool_ui else []
+    typing = [*mapping, "from typing import ClassVar"] if mapping or skills_dir else []
     return code(
         import_lines(
             [
@@ -117,10 +118,12 @@ def render_server(
             bool(options.cache_hints),
             bool(options.skills_dir),
             bool(options.task_support),
+            bool(options.tool_ui),
         ),
         "cache_hints": options.cache_hints,
         "skills_dir": options.skills_dir,
         "task_support": options.task_support,
+        "tool_ui": options.tool_ui,
     }
     fs = FileSet()
     for path in GENERATED_FILES:

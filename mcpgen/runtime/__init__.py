@@ -32,7 +32,7 @@ if TYPE_CHECKING:
         StdioOptions,
     )
     from .client.session import ClientSession
-    from .client.skills import Skill, SkillFile, SkillFileContent
+    from .client.skills import Skill, SkillDirectoryEntry, SkillFile, SkillFileContent
     from .client.subscriptions import ChangeEvent, Subscription
     from .client.tasks import ToolTask
     from .core.errors import (
@@ -52,6 +52,7 @@ if TYPE_CHECKING:
         SchemaDriftWarning,
         SchemaMismatch,
         ServersConfigError,
+        ServerSetupError,
         SessionExpired,
         SkillVerificationError,
         StoreUnavailable,
@@ -64,9 +65,12 @@ if TYPE_CHECKING:
     from .core.protocol import HANDSHAKE_VERSIONS, MODERN_VERSIONS
     from .core.session import ProgressCallback, Session
     from .server.cache_hints import CacheHint
-    from .server.server import RequestContext, Server, ServerConnection, error_result
+    from .server.connection import ServerConnection
+    from .server.context import RequestContext
+    from .server.server import Server
     from .server.skills import serve_skills
     from .server.tasks import TaskLimits
+    from .server.tool_serving import error_result
 
 # public name -> the module that defines it (loaded on first use)
 _WHERE = {
@@ -95,7 +99,7 @@ _WHERE = {
     "MessageTooLarge": ".core.errors",
     "ProgressCallback": ".core.session",
     "ProtocolError": ".core.errors",
-    "RequestContext": ".server.server",
+    "RequestContext": ".server.context",
     "RequestTimeout": ".core.errors",
     "RootsCallback": ".client.options",
     "RpcError": ".core.errors",
@@ -104,11 +108,13 @@ _WHERE = {
     "SchemaDriftWarning": ".core.errors",
     "SchemaMismatch": ".core.errors",
     "Server": ".server.server",
-    "ServerConnection": ".server.server",
+    "ServerConnection": ".server.connection",
+    "ServerSetupError": ".core.errors",
     "ServersConfigError": ".core.errors",
     "Session": ".core.session",
     "SessionExpired": ".core.errors",
     "Skill": ".client.skills",
+    "SkillDirectoryEntry": ".client.skills",
     "SkillFile": ".client.skills",
     "SkillFileContent": ".client.skills",
     "SkillVerificationError": ".core.errors",
@@ -126,7 +132,7 @@ _WHERE = {
     "connect_http": ".client.connect",
     "connect_memory": ".client.connect",
     "connect_stdio": ".client.connect",
-    "error_result": ".server.server",
+    "error_result": ".server.tool_serving",
     "schema_hash": ".client.drift",
     "serve_skills": ".server.skills",
 }
@@ -167,10 +173,12 @@ __all__ = [
     "SchemaMismatch",
     "Server",
     "ServerConnection",
+    "ServerSetupError",
     "ServersConfigError",
     "Session",
     "SessionExpired",
     "Skill",
+    "SkillDirectoryEntry",
     "SkillFile",
     "SkillFileContent",
     "SkillVerificationError",

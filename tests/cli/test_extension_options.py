@@ -1,6 +1,7 @@
-"""`skills-dir` and `task-support` in [tool.mcpgen]: a scaffold's default Skills folder and tools run
-as tasks (`ToolsBase.SKILLS_DIR`, `ToolsBase.TASK_SUPPORT`), which handlers.py's Handlers
-overrides, recorded in the manifest so that a change regenerates the package."""
+"""`skills-dir`, `task-support` and `tool-ui` in [tool.mcpgen]: a scaffold's default Skills folder,
+tools run as tasks and tools' MCP Apps pages (`ToolsBase.SKILLS_DIR`, `TASK_SUPPORT`, `TOOL_UI`),
+which handlers.py's Handlers overrides, recorded in the manifest so that a change regenerates the
+package."""
 
 from __future__ import annotations
 
@@ -17,8 +18,9 @@ from checkers import errors_of, mypy_strict, pyright_strict
 from generation import mcpgen_cli
 
 from mcpgen.catalog.model import Problem
-from mcpgen.config import parse_skills_dir, parse_task_support
-from mcpgen.runtime import connect_memory
+from mcpgen.config import parse_skills_dir, parse_task_support, parse_tool_ui
+from mcpgen.runtime import ServerSetupError, connect_memory
+from mcpgen.runtime.core.protocol import EXTENSION_UI
 
 REPO = Path(__file__).resolve().parents[2]
 SOURCE = {
@@ -34,7 +36,9 @@ source = "source.json"
 output = "ext_srv"
 skills-dir = "skills"
 task-support = { export = "optional" }
+tool-ui = { echo = "ui://app/echo.html" }
 """
+PAGE = "<!doctype html><p>echo"
 
 
 def test_each_option_is_checked() -> None:
@@ -53,6 +57,18 @@ def test_each_option_is_checked() -> None:
         found = []
         assert parse_task_support(bad, "t", found) == ()
         assert len(found) == 1 and why in found[0].message, (bad, found)
+    assert parse_tool_ui({"b": "ui://x/b.html", "a": "ui://a.html"}, "t", problems) == (
+        ("a", "ui://a.html"),
+        ("b", "ui://x/b.html"),
+    )
+    assert not problems
+    for bad, why in (({"a": "ui://../pyproject.toml"}, "must name a file inside ui/"),
+                     ({"a": "ui://x//y.html"}, "must name a file inside ui/"),
+                     ({"a": "https://x/y.html"}, "must be a ui:// URI"), ({"a": 3}, "must be a ui:// URI"),
+                     (["a"], "must be a table")):  # fmt: skip
+        found = []
+        assert parse_tool_ui(bad, "t", found) == ()
+        assert len(found) == 1 and why in found[0].message, (bad, found)
 
 
 def test_the_options_apply_to_server_targets_only(tmp_path: Path) -> None:
@@ -64,6 +80,7 @@ def test_the_options_apply_to_server_targets_only(tmp_path: Path) -> None:
     messages = [p.message for p in problems]
     assert "'skills-dir' applies to server targets only" in messages
     assert "'task-support' applies to server targets only" in messages
+    assert "'tool-ui' applies to server targets only" in messages
 
 
 @pytest.fixture(scope="module")
@@ -73,6 +90,8 @@ def package(tmp_path_factory: pytest.TempPathFactory) -> Any:
     (root / "source.json").write_text(json.dumps(SOURCE))
     mcpgen_cli(root, "generate")
     shutil.copytree(REPO / "examples/conformance/skills", root / "ext_srv" / "skills")
+    (root / "ext_srv/ui/app").mkdir(parents=True)
+    (root / "ext_srv/ui/app/echo.html").write_text(PAGE)  # beside handlers.py, not _generated/
     sys.path.insert(0, str(root))
     try:
         yield importlib.import_module("ext_srv")
@@ -90,6 +109,17 @@ def _served(server: Any) -> tuple[dict[str, Any], list[str]]:
     return asyncio.run(main())
 
 
+def _ui_served(server: Any) -> tuple[dict[str, Any], Any, dict[str, Any]]:
+    async def main() -> tuple[dict[str, Any], Any, dict[str, Any]]:
+        async with connect_memory(server, mcp_apps=True) as session:
+            tools = (await session.request("tools/list"))["tools"]
+            ui = await session.tool_ui("echo")
+            caps = dict(session.server_capabilities)
+        return {t["name"]: t.get("_meta") for t in tools}, ui, caps
+
+    return asyncio.run(main())
+
+
 def test_the_options_are_the_scaffolds_default(package: Any) -> None:
     handlers = importlib.import_module("ext_srv.handlers")
     assert package.ToolsBase.SKILLS_DIR == "skills"
@@ -97,6 +127,11 @@ def test_the_options_are_the_scaffolds_default(package: Any) -> None:
     executions, skills = _served(package.build_server(handlers.Handlers()))
     assert executions == {"export": {"taskSupport": "optional"}, "echo": None}
     assert skills == ["pdf-processing"]
+    assert package.ToolsBase.TOOL_UI == {"echo": "ui://app/echo.html"}
+    metas, ui, caps = _ui_served(package.build_server(handlers.Handlers()))
+    assert metas == {"export": None, "echo": {"ui": {"resourceUri": "ui://app/echo.html"}}}
+    assert (ui.uri, ui.html) == ("ui://app/echo.html", PAGE)
+    assert EXTENSION_UI in caps["extensions"]
 
 
 def test_handlers_override_the_options(package: Any) -> None:
@@ -105,6 +140,7 @@ def test_handlers_override_the_options(package: Any) -> None:
     class Mine(handlers.Handlers):  # type: ignore[misc,name-defined]
         TASK_SUPPORT = {"echo": "required"}
         SKILLS_DIR = None
+        TOOL_UI = None
 
     server = package.build_server(Mine())
 
@@ -115,6 +151,8 @@ def test_handlers_override_the_options(package: Any) -> None:
         return {t["name"]: t.get("execution") for t in tools["tools"]}
 
     assert asyncio.run(main()) == {"export": None, "echo": {"taskSupport": "required"}}
+    metas, ui, caps = _ui_served(server)
+    assert metas == {"export": None, "echo": None} and ui is None and EXTENSION_UI not in caps.get("extensions", {})
 
 
 def test_a_tool_the_server_lacks_is_refused_at_start(package: Any) -> None:
@@ -123,7 +161,7 @@ def test_a_tool_the_server_lacks_is_refused_at_start(package: Any) -> None:
     class Wrong(handlers.Handlers):  # type: ignore[misc,name-defined]
         TASK_SUPPORT = {"exprot": "optional"}
 
-    with pytest.raises(ValueError, match="TASK_SUPPORT names 'exprot', which is no tool of this server"):
+    with pytest.raises(ServerSetupError, match="TASK_SUPPORT names 'exprot', which is no tool of this server"):
         package.build_server(Wrong())
 
 
@@ -138,6 +176,7 @@ def test_a_changed_option_regenerates_the_scaffold(package: Any) -> None:
         manifest = json.loads((root / "ext_srv/.mcpgen-manifest.json").read_text())
         assert manifest["options"]["skills-dir"] == "skills"
         assert manifest["options"]["task-support"] == {"export": "required"}
+        assert manifest["options"]["tool-ui"] == {"echo": "ui://app/echo.html"}
     finally:
         (root / "pyproject.toml").write_text(PYPROJECT)
         mcpgen_cli(root, "generate")

@@ -5,6 +5,8 @@
   lists FastMCP's skills, fetches them and verifies every file;
 - FastMCP's own client (SkillsClientExtension, `read_skill`, which verifies too) uses the skills
   a scaffold serves from its handlers.py SKILLS_DIR (examples/conformance);
+- the same generated client reads a scaffold's skill folders (resources/directory/read, sync
+  and async), and refuses to ask FastMCP, which does not declare `directoryRead`;
 - a FastMCP server whose files no longer match their manifest (a changed word; bytes the
   manifest does not count) gives one SkillVerificationError naming the file, and a scaffold
   whose skills folder is over the bounds refuses to start, with one line.
@@ -85,6 +87,30 @@ def test_a_generated_client_lists_fetches_and_verifies_fastmcps_skills(generated
         assert sync.read_skill_file(listed, "references/checklist.md").text == CHECKLIST
 
 
+def test_a_generated_client_reads_a_scaffolds_skill_folders_and_not_fastmcps(generated: Any, folder: Path) -> None:
+    # (drift off: the client was generated from FastMCP's tools, not the scaffold's)
+    scaffold = {"cwd": str(CONFORMANCE), "protocol": "2026-07-28", "drift": "off"}
+
+    async def run() -> tuple[Any, ...]:
+        async with generated.AsyncClient.connect_stdio(sys.executable, ["-m", "conformance_server"], **scaffold) as c:
+            (skill,) = await c.list_skills()
+            top = await c.read_skill_directory(skill)
+            references = await c.read_skill_directory(skill, "references")
+        return top, references
+
+    top, references = asyncio.run(run())
+    root = "skill://pdf-processing"
+    assert sorted((e.name, e.is_directory) for e in top) == [("SKILL.md", False), ("references", True)]
+    assert [e.uri for e in references] == [f"{root}/references/FORMS.md"]
+    with generated.Client.connect_stdio(sys.executable, ["-m", "conformance_server"], **scaffold) as sync:
+        (listed,) = sync.list_skills()
+        assert sync.read_skill_directory(listed, "references") == references
+    with generated.Client.connect_stdio(sys.executable, [PEER, str(folder)], protocol="2026-07-28") as fast:
+        (skill,) = fast.list_skills()
+        with pytest.raises(LookupError, match="the server does not declare directoryRead"):
+            fast.read_skill_directory(skill)
+
+
 @pytest.mark.parametrize(
     ("mode", "reason"),
     [
@@ -141,7 +167,7 @@ def test_a_scaffold_whose_skills_are_over_the_bounds_refuses_to_start(tmp_path: 
         timeout=60,
         stdin=subprocess.DEVNULL,
     )
-    assert done.returncode != 0
-    assert done.stderr.startswith("SKILLS_DIR: the skill folder ")
+    assert done.returncode == 1
+    assert done.stderr.startswith("cannot start the server: SKILLS_DIR: the skill folder ")
     assert done.stderr.endswith("has over 16777216 bytes of files, the most a skill may have\n")
     assert done.stderr.count("\n") == 1

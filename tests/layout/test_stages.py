@@ -7,7 +7,7 @@
 - the testing kit imports no stage after sources, config none after plan, and only the
   orchestrating modules (pipeline, generate, kinds, quick_check, entry, cli/) import either;
 - pipeline.py reaches output/ through one module, and only kinds.py tells the kinds apart;
-- no module of mcpgen/ outside the runtime is over 700 lines.
+- no module of mcpgen/, the runtime included, is over 700 lines.
 
 Each rule is checked on a planted violation too, so a rule that cannot fail fails here.
 """
@@ -186,16 +186,18 @@ def test_only_kinds_py_tells_the_kinds_apart(tmp_path: Path) -> None:
 
 def _long_modules(root: Path, limit: int) -> dict[str, int]:
     counts = {str(p.relative_to(root)): len(p.read_text(encoding="utf-8").splitlines()) for p in root.rglob("*.py")}
-    return {p: n for p, n in counts.items() if n > limit and not p.startswith("runtime/")}
+    return {p: n for p, n in counts.items() if n > limit}
 
 
-def test_no_generator_module_is_over_700_lines(tmp_path: Path) -> None:
+def test_no_module_is_over_700_lines(tmp_path: Path) -> None:
+    """The generator and the runtime alike (the runtime's server/http/ has its own, tighter
+    limit in test_runtime_layers.py)."""
     assert _long_modules(PACKAGE, MAX_LINES) == {}
     (tmp_path / "runtime").mkdir()
     (tmp_path / "big.py").write_text("x = 1\n" * (MAX_LINES + 1))
     (tmp_path / "runtime" / "big.py").write_text("x = 1\n" * (MAX_LINES + 1))
     (tmp_path / "fits.py").write_text("x = 1\n" * MAX_LINES)
-    assert _long_modules(tmp_path, MAX_LINES) == {"big.py": MAX_LINES + 1}
+    assert _long_modules(tmp_path, MAX_LINES) == {"big.py": MAX_LINES + 1, "runtime/big.py": MAX_LINES + 1}
 
 
 @pytest.mark.parametrize("module", sorted(ORCHESTRATION | SHARED | set(SIDE)))

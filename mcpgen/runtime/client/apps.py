@@ -16,12 +16,12 @@ from typing import TYPE_CHECKING, Any
 
 from ..core.errors import ProtocolError
 from ..core.jsonrpc import JSONObject
+from ..core.protocol import APP_MIME_TYPE, EXTENSION_UI, is_app_mime_type
 
 if TYPE_CHECKING:
     from .session import ClientSession
 
-EXTENSION_ID = "io.modelcontextprotocol/ui"
-APP_MIME_TYPE = "text/html;profile=mcp-app"
+EXTENSION_ID = EXTENSION_UI  # (the names this module always exported)
 MAX_URI_CHARS = 2048
 
 
@@ -65,7 +65,7 @@ async def read_app(session: ClientSession, tool: JSONObject) -> AppUi | None:
         if not isinstance(entry, dict) or entry.get("uri") != uri:
             continue
         text, mime = entry.get("text"), entry.get("mimeType")
-        if isinstance(text, str) and isinstance(mime, str) and mime.replace(" ", "").lower() == APP_MIME_TYPE:
+        if isinstance(text, str) and is_app_mime_type(mime):
             meta = entry.get("_meta")
             ui = meta.get("ui") if isinstance(meta, dict) else None
             return AppUi(name, uri, text, dict(ui) if isinstance(ui, dict) else {})

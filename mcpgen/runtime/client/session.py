@@ -290,6 +290,10 @@ class ClientSession:
         """One file of `skill`, verified (size, digest, frontmatter) before it is returned."""
         return await skills.read_skill_file(self, skill, path)
 
+    async def read_skill_directory(self, skill: skills.Skill, path: str = "") -> list[skills.SkillDirectoryEntry]:
+        """The entries of one folder of `skill` (resources/directory/read; "" for its own), checked."""
+        return await skills.read_skill_directory(self, skill, path)
+
     async def get_prompt(
         self, name: str, arguments: Mapping[str, str] | None = None, *, timeout: float | None = None
     ) -> JSONObject:

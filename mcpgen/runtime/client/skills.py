@@ -16,6 +16,12 @@ Everything here comes from the server and stays untrusted until checked:
 
 A `"resources": "dynamic"` skill has no manifest: its SKILL.md frontmatter is still verified, and
 any file under its folder may be read, each bounded by MAX_BYTES.
+
+`read_skill_directory` lists one folder of a skill (resources/directory/read), only on a server
+whose Skills declaration says `directoryRead: true` (else a LookupError, nothing sent). Its answer
+is checked whole, like an entry: at most MAX_FILES entries over every page, each a direct child
+of the folder (the segment rules of manifest URIs), named by its last segment, listed once, and a
+file of a manifest skill one of the manifest's files.
 """
 
 from __future__ import annotations
@@ -31,6 +37,7 @@ from ..core.errors import SkillVerificationError
 from ..core.jsonrpc import JSONObject
 from ..core.skills import (
     DIGEST_PATTERN,
+    DIRECTORY_MIME_TYPE,
     EXTENSION_ID,
     MAX_BYTES,
     MAX_FILES,
@@ -46,6 +53,8 @@ if TYPE_CHECKING:
 
 # A URI longer than this is no file name a host should keep (nor show).
 MAX_URI_CHARS = 2048
+# Pages of one resources/directory/read answer followed at most (the entries are bounded too).
+MAX_DIRECTORY_PAGES = 32
 _ENCODED_SEPARATOR = re.compile(r"%(?:2e|2f|5c)", re.I)
 
 
@@ -102,6 +111,21 @@ class SkillFileContent:
     def text(self) -> str:
         """The bytes as UTF-8 (UnicodeDecodeError for a binary file)."""
         return self.data.decode("utf-8")
+
+
+@dataclass(frozen=True)
+class SkillDirectoryEntry:
+    """One entry of a skill folder (resources/directory/read), checked: its URI (a direct child of
+    the folder read), its name (the URI's last segment) and MIME type (`inode/directory` for a
+    folder, which `read_skill_directory` can read in turn)."""
+
+    uri: str
+    name: str
+    mime_type: str | None = None
+
+    @property
+    def is_directory(self) -> bool:
+        return self.mime_type == DIRECTORY_MIME_TYPE
 
 
 def capability() -> JSONObject:
@@ -162,6 +186,66 @@ async def read_skill_file(session: ClientSession, skill: Skill, path: str = SKIL
     if uri == skill.uri:
         _verify_frontmatter(skill, data)
     return SkillFileContent(skill, uri, data, mime)
+
+
+async def read_skill_directory(session: ClientSession, skill: Skill, path: str = "") -> list[SkillDirectoryEntry]:
+    """The entries of one folder of `skill` ("" for its own folder; else a path under it or the
+    folder's URI), checked (see the module docstring) before any is returned."""
+    _require(session)
+    extensions = session.server_capabilities.get("extensions")
+    settings = extensions.get(EXTENSION_ID) if isinstance(extensions, dict) else None
+    if not isinstance(settings, dict) or settings.get("directoryRead") is not True:
+        raise LookupError(f"the server does not declare directoryRead in its {EXTENSION_ID} extension")
+    given = path.rstrip("/")
+    folder = given if given == skill.root or given.startswith(skill.root + "/") else f"{skill.root}/{given}"
+    if given == "":
+        folder = skill.root
+    if folder != skill.root and not _within(skill.root, folder):
+        raise LookupError(f"{path!r:.200} is no folder of the skill {skill.uri!r:.200}")
+    raw: list[Any] = []
+    cursor: str | None = None
+    for _ in range(MAX_DIRECTORY_PAGES):
+        params: JSONObject = {"uri": folder} if cursor is None else {"uri": folder, "cursor": cursor}
+        result = await session.request("resources/directory/read", params)
+        page = result.get("resources") if isinstance(result, dict) else None
+        if not isinstance(page, list):
+            raise SkillVerificationError(skill.uri, folder, "was answered with no resources list")
+        raw.extend(page)
+        if len(raw) > MAX_FILES:
+            raise SkillVerificationError(skill.uri, folder, f"has over {MAX_FILES} entries")
+        cursor = result.get("nextCursor")
+        if cursor is None:
+            return _directory_entries(skill, folder, raw)
+        if not isinstance(cursor, str):
+            raise SkillVerificationError(skill.uri, folder, "was answered with a nextCursor that is not a string")
+    raise SkillVerificationError(skill.uri, folder, f"still had a nextCursor after {MAX_DIRECTORY_PAGES} pages")
+
+
+def _directory_entries(skill: Skill, folder: str, raw: list[Any]) -> list[SkillDirectoryEntry]:
+    manifest = {f.uri for f in skill.files} if skill.files is not None else None
+    entries: list[SkillDirectoryEntry] = []
+    seen: set[str] = set()
+    for item in raw:
+        uri = item.get("uri") if isinstance(item, dict) else None
+        if (
+            not isinstance(uri, str)
+            or len(uri) > MAX_URI_CHARS
+            or not _within(folder, uri)
+            or "/" in uri[len(folder) + 1 :]
+        ):
+            raise SkillVerificationError(skill.uri, str(uri)[:200], f"is no direct entry of the folder {folder!r:.200}")
+        name, mime = item.get("name"), item.get("mimeType")
+        if name != uri[len(folder) + 1 :]:
+            raise SkillVerificationError(skill.uri, uri, "is listed under another name than its own")
+        if mime is not None and (not isinstance(mime, str) or len(mime) > 200 or not mime.isprintable()):
+            raise SkillVerificationError(skill.uri, uri, "is listed with a MIME type that is not a short string")
+        if uri in seen:
+            raise SkillVerificationError(skill.uri, uri, "is listed twice in its folder")
+        seen.add(uri)
+        if manifest is not None and mime != DIRECTORY_MIME_TYPE and uri not in manifest:
+            raise SkillVerificationError(skill.uri, uri, "is listed in its folder but not in the skill's manifest")
+        entries.append(SkillDirectoryEntry(uri, name, mime))
+    return entries
 
 
 def _dynamic_uri(skill: Skill, path: str) -> str:

@@ -9,13 +9,13 @@ from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
 if TYPE_CHECKING:
     from .session import ClientSession
-    from .skills import Skill, SkillFileContent
+    from .skills import Skill, SkillDirectoryEntry, SkillFileContent
 
 _T = TypeVar("_T")
 
 
 class AsyncSkills:
-    """list_skills, get_skill and read_skill_file for AsyncClient."""
+    """list_skills, get_skill, read_skill_file and read_skill_directory for AsyncClient."""
 
     _session: ClientSession
 
@@ -32,6 +32,12 @@ class AsyncSkills:
         SHA-256 digest; SKILL.md also its frontmatter) before it is returned:
         SkillVerificationError naming the skill and the file otherwise."""
         return await self._session.read_skill_file(skill, path)
+
+    async def read_skill_directory(self, skill: Skill, path: str = "") -> list[SkillDirectoryEntry]:
+        """The entries of one folder of `skill` ("" for its own; resources/directory/read), each
+        checked: a direct child of the folder, named by its URI, a manifest file or a folder, at
+        most 512. LookupError, with nothing sent, when the server does not declare directoryRead."""
+        return await self._session.read_skill_directory(skill, path)
 
 
 class _Runner(Protocol):
@@ -57,3 +63,6 @@ class SyncSkills:
 
     def read_skill_file(self: _SyncHost, skill: Skill, path: str = "SKILL.md") -> SkillFileContent:
         return self._runner.run(self._inner.read_skill_file(skill, path))
+
+    def read_skill_directory(self: _SyncHost, skill: Skill, path: str = "") -> list[SkillDirectoryEntry]:
+        return self._runner.run(self._inner.read_skill_directory(skill, path))

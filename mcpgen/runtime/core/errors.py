@@ -31,6 +31,8 @@ so a caller never mistakes one for the other:
     ├── InvalidToken            server: a bearer token is refused (the client gets 401 invalid_token)
     ├── AuthServerUnavailable   server: the authorization server could not be asked (the client gets 503)
     ├── StoreUnavailable        server: the store an HTTP server shares with its workers cannot be reached
+    ├── ServerSetupError        (also ValueError) server: handlers.py's (or [tool.mcpgen]'s) SKILLS_DIR,
+    │                           TOOL_UI or TASK_SUPPORT breaks a rule, so the server cannot be built
     └── TaskFailed              a task (Tasks extension) ended failed or cancelled, or its worker died
                                 (.status, .code, .data)
 
@@ -51,7 +53,8 @@ Why not everything derives from McpError:
 - A caller's mistake gets Python's own exception, as from any library: TypeError (an unknown
   option, a handler of the wrong type), ValueError (an option value out of range, a bad store URL),
   RuntimeError (a code-mode function called outside `connect()`), LookupError (an unknown tool in a
-  code-mode index), SystemExit (a server's bad command-line flag).
+  code-mode index), SystemExit (a server's bad command-line flag, or
+  `serve_main` ending on a ServerSetupError).
 - The lean HTTP client's `LeanHttpError` and `ReadTimeout` (transports/http_lean.py) stand in for
   httpx's exceptions and stay there: StreamableHttpTransport turns each (like each of httpx's)
   into ConnectionClosed, so none reaches a user.
@@ -246,6 +249,13 @@ class AuthServerUnavailable(McpError):
 
 class StoreUnavailable(McpError):
     """The store cannot be reached (or answered nonsense): a one-line reason, no secrets."""
+
+
+class ServerSetupError(McpError, ValueError):
+    """A server cannot be built as its extension settings say (a skills folder, a tool's UI page,
+    a tool run as a task); the message is one line naming the setting and the rule. Raised, not
+    an exit, so a program building a server in-process can catch it; `serve_main` (a generated
+    server's `python -m`) turns it into that line and exit status 1."""
 
 
 class TaskFailed(McpError):

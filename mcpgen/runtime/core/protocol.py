@@ -23,6 +23,16 @@ LOG_LEVELS: Final = ("debug", "info", "notice", "warning", "error", "critical", 
 
 # The Tasks extension (SEP-2663): its key under capabilities.extensions, on both sides.
 EXTENSION_TASKS: Final = "io.modelcontextprotocol/tasks"
+# MCP Apps: its key under capabilities.extensions, and the MIME type of the ui:// pages hosts
+# render (a tool's `_meta.ui.resourceUri` names one), on both sides.
+EXTENSION_UI: Final = "io.modelcontextprotocol/ui"
+APP_MIME_TYPE: Final = "text/html;profile=mcp-app"
+
+
+def is_app_mime_type(value: object) -> bool:
+    """A MIME type naming an MCP Apps page (spaces and case aside, as peers write it)."""
+    return isinstance(value, str) and value.replace(" ", "").lower() == APP_MIME_TYPE
+
 
 ERA_LEGACY: Final = "legacy"
 ERA_MODERN: Final = "modern"

@@ -21,7 +21,7 @@ from typing import Any, Protocol, Union, cast
 
 import pydantic
 
-from ..core.errors import RpcError, SchemaMismatch, ToolError
+from ..core.errors import RpcError, SchemaMismatch, ServerSetupError, ToolError
 from ..core.exact_schemas import NO_SCHEMAS
 from ..core.jsonrpc import INTERNAL_ERROR, INVALID_PARAMS, JSONObject, dumps
 from ..core.protocol import ERA_MODERN
@@ -198,29 +198,29 @@ def _served_tools(
     extension attributes (SKILLS_DIR, TASK_SUPPORT, TASK_INPUT_FIRST, TASK_LIMITS, TOOL_UI) add."""
     # handlers.py's SKILLS_DIR: a folder of skill folders, relative to the package (handlers.py's
     # folder, the parent of _generated/ whose tables.py names it, whichever class declared it).
-    # A folder breaking a rule stops the server at startup with its one line, as a bad flag does.
+    # A setting breaking a rule is a ServerSetupError with its one line (serve_main exits with it).
+    tables_file = getattr(tables, "__file__", None)
+    package = Path(tables_file).parent.parent if tables_file else Path(inspect.getfile(type(handlers))).parent
     skills_dir = getattr(handlers, "SKILLS_DIR", None)
     if skills_dir is not None:
-        tables_file = getattr(tables, "__file__", None)
-        package = Path(tables_file).parent.parent if tables_file else Path(inspect.getfile(type(handlers))).parent
         try:
             serve_skills(server, package / skills_dir)
         except ValueError as refused:
-            raise SystemExit(f"SKILLS_DIR: {refused}") from None
+            raise ServerSetupError(f"SKILLS_DIR: {refused}") from None
     tools = _by_key(tables.TOOLS_JSON, "name")
     # handlers.py's TASK_SUPPORT {"tool": "optional" | "required"} runs tools as tasks without
     # touching the schemas; TASK_INPUT_FIRST names those that gather input first (tasks.py).
     runs_as_task = getattr(handlers, "TASK_SUPPORT", None) or {}
     unknown = sorted(set(runs_as_task) - set(tools))
     if unknown:
-        raise ValueError(f"TASK_SUPPORT names {unknown[0]!r}, which is no tool of this server")
+        raise ServerSetupError(f"TASK_SUPPORT names {unknown[0]!r}, which is no tool of this server")
     server.task_input_first.update(getattr(handlers, "TASK_INPUT_FIRST", None) or ())
     limits = getattr(handlers, "TASK_LIMITS", None)  # a TaskLimits: the TTL, the caps, the lease
     if limits is not None:
         server.tasks.limits = limits
     tools = {wire: with_task_support(definition, runs_as_task.get(wire)) for wire, definition in tools.items()}
     # handlers.py's TOOL_UI: a tool's MCP Apps page, named in its definition (apps_ui.py).
-    uis = tool_uis(handlers, set(tables.TOOLS))
+    uis = tool_uis(handlers, set(tables.TOOLS), package)
     for wire, (uri, _) in uis.items():
         tools[wire] = with_ui(tools[wire], uri)
     return tools, uis

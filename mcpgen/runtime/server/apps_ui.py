@@ -7,60 +7,99 @@ class Handlers(ToolsBase):
     TOOL_UI = {"get-forecast": "ui://weather/forecast.html"}   # served from ui/weather/forecast.html
 ```
 
-The file of `ui://<path>` is `ui/<path>` in the folder of the module that declares TOOL_UI; it
-must stay inside that `ui/` folder and exist when the server starts (a one-line error else), and
-is read on every resources/read (so an edited page is served without a restart), at most
-`MAX_UI_BYTES`.
+`tool-ui = { get-forecast = "ui://weather/forecast.html" }` in a server target's [tool.mcpgen]
+table is the generated ToolsBase's TOOL_UI, which a TOOL_UI on Handlers replaces.
+
+The file of `ui://<path>` is `ui/<path>` in the folder of the module that declares TOOL_UI (the
+package's, where handlers.py is, for the generated ToolsBase's). The rule of a page's path, held
+here for the runtime and for `[tool.mcpgen]` alike (`ui_uri_problem`): it never leaves that `ui/`
+folder — no `..`, `.` or empty segment, no backslash — and no link is followed (neither the
+`ui/` folder, nor a folder on the way, nor the file may be a symbolic link); the file exists when
+the server starts. A TOOL_UI breaking it stops the build with a one-line ServerSetupError. The
+page is read on every resources/read (so an edited page is served without a restart), at most
+`MAX_UI_BYTES`, never through a link put there since.
 """
 
 from __future__ import annotations
 
 import copy
 import inspect
+import os
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from ..core.errors import RpcError
+from ..core.errors import RpcError, ServerSetupError
 from ..core.jsonrpc import INTERNAL_ERROR, JSONObject
+from ..core.protocol import APP_MIME_TYPE
 
-# The MIME type MCP Apps hosts render (the same text as the client's runtime/client/apps.py).
-APP_MIME_TYPE = "text/html;profile=mcp-app"
 SCHEME = "ui://"
 UI_FOLDER = "ui"
 MAX_UI_BYTES = 4 * 1024 * 1024
+MAX_UI_URI_CHARS = 500
+# Opening a page never follows a link (where the platform can say so).
+_NO_FOLLOW = getattr(os, "O_NOFOLLOW", 0)
 
 
-def tool_uis(handlers: object, tool_names: set[str]) -> dict[str, tuple[str, Path]]:
-    """Tool wire name -> (its ui:// URI, the HTML file), from handlers' TOOL_UI; ValueError names
-    what is wrong (a tool the server lacks, a URI that is not ui://, a file missing or outside)."""
+def ui_uri_problem(uri: object) -> str | None:
+    """Why `uri` cannot name a page under `ui/` (a phrase to follow the setting's name), or None.
+    Lexical only: where the page is and whether it exists is `tool_uis`'s business."""
+    if not isinstance(uri, str) or not uri.startswith(SCHEME) or len(uri) <= len(SCHEME):
+        return f"must be a ui:// URI, not {uri!r:.80}"
+    if len(uri) > MAX_UI_URI_CHARS or not uri.isprintable():
+        return f"must be a printable ui:// URI of at most {MAX_UI_URI_CHARS} characters"
+    path = uri[len(SCHEME) :]
+    if "\\" in path or any(part in ("", ".", "..") for part in path.split("/")):
+        return f"must name a file inside {UI_FOLDER}/ (no '..', '.' or empty segment, no backslash), not {uri!r:.120}"
+    return None
+
+
+def tool_uis(handlers: object, tool_names: set[str], package: Path | None = None) -> dict[str, tuple[str, Path]]:
+    """Tool wire name -> (its ui:// URI, the HTML file), from handlers' TOOL_UI; ServerSetupError
+    names what is wrong (a tool the server lacks, a URI breaking `ui_uri_problem`, a file missing
+    or reached through a link). `package`: the generated package's folder (the parent of its
+    `_generated/`), where the generated ToolsBase's TOOL_UI pages are."""
     declared = getattr(handlers, "TOOL_UI", None)
     if declared is None:
         return {}
     if not isinstance(declared, Mapping):
-        raise ValueError(f"TOOL_UI must map tool names to ui:// URIs, not {type(declared).__name__}")
-    folder = _folder_of(type(handlers)) / UI_FOLDER
+        raise ServerSetupError(f"TOOL_UI must map tool names to ui:// URIs, not {type(declared).__name__}")
+    folder = _folder_of(type(handlers), package) / UI_FOLDER
     out: dict[str, tuple[str, Path]] = {}
     for tool, uri in declared.items():
         if tool not in tool_names:
-            raise ValueError(f"TOOL_UI names {tool!r:.80}, which is no tool of this server")
-        if not isinstance(uri, str) or not uri.startswith(SCHEME) or len(uri) <= len(SCHEME):
-            raise ValueError(f"TOOL_UI[{tool!r:.80}] must be a ui:// URI, not {uri!r:.80}")
-        path = (folder / uri[len(SCHEME) :]).resolve()
-        if not path.is_relative_to(folder.resolve()) or not path.is_file():
-            raise ValueError(
-                f"TOOL_UI[{tool!r:.80}]: no file {UI_FOLDER}/{uri[len(SCHEME) :]!s:.120} beside handlers.py"
-            )
-        out[tool] = (uri, path)
+            raise ServerSetupError(f"TOOL_UI names {tool!r:.80}, which is no tool of this server")
+        problem = ui_uri_problem(uri)
+        if problem is not None:
+            raise ServerSetupError(f"TOOL_UI[{tool!r:.80}] {problem}")
+        out[tool] = (uri, _page_file(folder, uri[len(SCHEME) :], tool))
     return out
 
 
-def _folder_of(cls: type) -> Path:
-    """The folder of the module whose class declares TOOL_UI (a subclass elsewhere may reuse it)."""
+def _page_file(folder: Path, relative: str, tool: str) -> Path:
+    """The page's file: every step from `ui/` down a real folder or file, none a link."""
+    where = f"TOOL_UI[{tool!r:.80}]"
+    path = folder
+    for step in (None, *relative.split("/")):
+        path = path if step is None else path / step
+        if path.is_symlink():
+            shown = path.relative_to(folder.parent).as_posix()
+            raise ServerSetupError(f"{where}: {shown!s:.120} is a link; pages are served from real files only")
+    if not path.is_file():
+        raise ServerSetupError(f"{where}: no file {UI_FOLDER}/{relative!s:.120} beside handlers.py")
+    return path
+
+
+def _folder_of(cls: type, package: Path | None) -> Path:
+    """The folder of the module whose class declares TOOL_UI (a subclass elsewhere may reuse it);
+    the package's for the generated ToolsBase (its module is in the package's `_generated/`)."""
     for klass in cls.__mro__:
         if "TOOL_UI" in vars(klass):
-            return Path(inspect.getfile(klass)).resolve().parent
-    return Path(inspect.getfile(cls)).resolve().parent
+            folder = Path(inspect.getfile(klass)).parent
+            if package is not None and folder.resolve() == (package / "_generated").resolve():
+                return package
+            return folder
+    return Path(inspect.getfile(cls)).parent
 
 
 def with_ui(definition: JSONObject, uri: str) -> JSONObject:
@@ -82,7 +121,11 @@ def ui_reader(path: Path) -> Any:
     """The resources/read handler of one UI: the file's text, bounded, in the Apps MIME type."""
 
     async def read(uri: str, ctx: Any) -> JSONObject:
-        with path.open("rb") as f:
+        try:
+            fd = os.open(path, os.O_RDONLY | _NO_FOLLOW)
+        except OSError as exc:  # gone, or a link put there since the server started
+            raise RpcError(INTERNAL_ERROR, f"the UI page of {uri!r:.120} cannot be read") from exc
+        with os.fdopen(fd, "rb") as f:
             data = f.read(MAX_UI_BYTES + 1)
         if len(data) > MAX_UI_BYTES:
             raise RpcError(INTERNAL_ERROR, f"the UI page of {uri!r:.120} is over {MAX_UI_BYTES} bytes")

@@ -15,10 +15,12 @@ when called).
 from __future__ import annotations
 
 import argparse
+import functools
 import os
 import sys
 from collections.abc import Callable, Mapping, Sequence
 
+from ..core.errors import ServerSetupError
 from .auth.settings import add_auth_arguments, auth_from_args
 from .http.limits import add_limit_arguments, limits_from_args
 from .http.security import HttpSecurity
@@ -43,11 +45,21 @@ def serve_main(build: Callable[[], Server], *, prog: str, argv: Sequence[str] | 
 
 
 def serve(build: Callable[[], Server], options: ServeOptions) -> None:
-    """Serve as `options` say (blocking): stdio, or HTTP from `options.workers` processes."""
+    """Serve as `options` say (blocking): stdio, or HTTP from `options.workers` processes. A
+    server that cannot be built (ServerSetupError: a bad SKILLS_DIR, TOOL_UI, TASK_SUPPORT) ends
+    the process with its one line and status 1 (each worker's, under a supervisor)."""
+    checked = functools.partial(_built, build)
     if options.http:
-        serve_http_workers(build, options)
+        serve_http_workers(checked, options)
     else:
-        build().run_stdio(wire_log=options.wire_log, max_in_flight=options.max_in_flight)
+        checked().run_stdio(wire_log=options.wire_log, max_in_flight=options.max_in_flight)
+
+
+def _built(build: Callable[[], Server]) -> Server:
+    try:
+        return build()
+    except ServerSetupError as refused:
+        raise SystemExit(f"cannot start the server: {refused}") from None
 
 
 def build_parser(prog: str) -> argparse.ArgumentParser:

@@ -15,10 +15,10 @@ from urllib.parse import unquote
 from ..core import jsonrpc
 from ..core.errors import RpcError
 from ..core.jsonrpc import JSONObject
-from ..core.protocol import ERA_MODERN
+from ..core.protocol import ERA_MODERN, is_app_mime_type
 
 if TYPE_CHECKING:
-    from .server import RequestContext
+    from .context import RequestContext
 
 PromptHandler = Callable[[dict[str, str], "RequestContext"], Awaitable[JSONObject]]
 ResourceHandler = Callable[[str, "RequestContext"], Awaitable[JSONObject]]
@@ -66,6 +66,14 @@ class Features:
 
     def add_resource(self, definition: JSONObject, handler: ResourceHandler) -> None:
         self.resources[str(definition["uri"])] = (definition, handler)
+
+    def serves_app_ui(self) -> bool:
+        """Whether one of the resources is an MCP Apps page: a ui:// URI of the Apps MIME type
+        (the server then declares the extension, Server.capabilities)."""
+        return any(
+            uri.startswith("ui://") and is_app_mime_type(definition.get("mimeType"))
+            for uri, (definition, _) in self.resources.items()
+        )
 
     def add_template(self, definition: JSONObject, handler: TemplateHandler) -> None:
         pattern = template_pattern(str(definition.get("uriTemplate", "")))

@@ -38,7 +38,7 @@ from .store.base import MAX_TASK_BYTES, MAX_TASK_MESSAGE_BYTES, Store
 from .store.memory import MemoryStore
 
 if TYPE_CHECKING:
-    from .server import RequestContext
+    from .context import RequestContext
 
 log = logging.getLogger("mcpgen.runtime.server.tasks")
 

@@ -1,5 +1,5 @@
-"""tools/call's guard around a handler, and tools/list cursors (opaque to clients, read back
-only here)."""
+"""tools/call's guard around a handler (and `error_result`, the tool error it answers with),
+and tools/list cursors (opaque to clients, read back only here)."""
 
 from __future__ import annotations
 
@@ -16,7 +16,7 @@ from ..core.errors import InputRequired, RpcError
 from ..core.jsonrpc import JSONObject
 
 if TYPE_CHECKING:
-    from .server import RequestContext
+    from .context import RequestContext
 
 ToolHandler = Callable[[JSONObject, "RequestContext"], Awaitable[JSONObject]]
 log = logging.getLogger("mcpgen.runtime.server")
@@ -58,4 +58,9 @@ async def run_tool(handler: ToolHandler, name: str, arguments: JSONObject, conte
         # Never leak a traceback to the client; the server log keeps it (at ERROR, shown by
         # default), with the tool and the request id to find the call it answered.
         log.exception("tool %r failed (request id %r)", name, context.request_id)
-        return {"content": [{"type": "text", "text": f"Tool {name!r} failed: {type(exc).__name__}"}], "isError": True}
+        return error_result(f"Tool {name!r} failed: {type(exc).__name__}")
+
+
+def error_result(message: str) -> JSONObject:
+    """A tool execution error: the model reads it, the protocol call still succeeds."""
+    return {"content": [{"type": "text", "text": message}], "isError": True}

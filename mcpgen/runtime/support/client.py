@@ -20,7 +20,7 @@ from ..client.features import (
 )
 from ..client.many import AsyncManyClientBase, SyncManyClientBase
 from ..client.servers_config import config_path
-from ..client.skills import Skill, SkillFile, SkillFileContent
+from ..client.skills import Skill, SkillDirectoryEntry, SkillFile, SkillFileContent
 from ..client.skills_client import AsyncSkills, SyncSkills
 from ..client.typed import AsyncClientBase, SyncClientBase, sync_method
 from ..client.typed_tasks import SyncTypedTask, TypedTask, sync_task_method
@@ -86,6 +86,7 @@ __all__ = [
     "SchemaDriftError",
     "SchemaDriftWarning",
     "Skill",
+    "SkillDirectoryEntry",
     "SkillFile",
     "SkillFileContent",
     "SkillVerificationError",

@@ -9,6 +9,7 @@ from typing import Any
 
 import pytest
 
+from mcpgen.runtime import ServerSetupError
 from mcpgen.runtime.server import command
 from mcpgen.runtime.server.command import build_parser, options_from_args, serve_main
 from mcpgen.runtime.server.http.limits import HttpLimits
@@ -111,7 +112,25 @@ def test_serve_main_serves_stdio_or_hands_http_to_the_workers(monkeypatch: pytes
     assert served[0] == ("stdio", "w.jsonl", 1000)
     assert served[2] == ("stdio", None, 7)
     kind, handed, options = served[1]
-    assert (kind, handed, options.port, options.workers, options.stateless) == ("http", build, 0, 3, True)
+    assert (kind, options.port, options.workers, options.stateless) == ("http", 0, 3, True)
+    assert handed().served is served  # the workers build with `build` (checked: the next test)
+
+
+def test_a_server_that_cannot_be_built_ends_with_its_one_line(monkeypatch: pytest.MonkeyPatch) -> None:
+    """ServerSetupError (a bad SKILLS_DIR, TOOL_UI, TASK_SUPPORT) is an exit with its line, over
+    stdio and in each HTTP worker (whose SystemExit the supervisor prints as one line)."""
+
+    def build() -> Any:
+        raise ServerSetupError("TOOL_UI names 'x', which is no tool of this server")
+
+    expected = r"^cannot start the server: TOOL_UI names 'x', which is no tool of this server$"
+    with pytest.raises(SystemExit, match=expected):
+        serve_main(build, prog=PROG, argv=[])
+    handed: list[Any] = []
+    monkeypatch.setattr(command, "serve_http_workers", lambda b, options: handed.append(b))
+    serve_main(build, prog=PROG, argv=["--http", "--port", "0"])
+    with pytest.raises(SystemExit, match=expected):
+        handed[0]()
 
 
 def test_help_names_every_flag_under_prog(capsys: pytest.CaptureFixture[str]) -> None:

@@ -96,6 +96,32 @@ def test_capabilities_follow_what_was_registered() -> None:
     assert "prompts" not in Server("bare", "1").capabilities()
 
 
+async def _page(uri: str, ctx: Any) -> dict[str, Any]:
+    return {"contents": []}
+
+
+@pytest.mark.parametrize(
+    ("uri", "mime", "declared"),
+    [
+        ("ui://app/page.html", "text/html;profile=mcp-app", True),
+        ("ui://app/page.html", "Text/HTML; profile=mcp-app", True),  # as peers may write it
+        ("ui://app/page.html", "text/html", False),  # HTML, but no Apps page
+        ("ui://app/page.html", None, False),
+        ("https://x/page.html", "text/html;profile=mcp-app", False),  # an Apps type off ui://
+    ],
+)
+def test_the_apps_extension_is_declared_exactly_when_a_ui_page_is_served(uri: str, mime: Any, declared: bool) -> None:
+    server = Server("apps", "1", capabilities={"extensions": {"io.modelcontextprotocol/skills": {}}})
+    definition: dict[str, Any] = {"uri": uri, "name": "page"}
+    if mime is not None:
+        definition["mimeType"] = mime
+    assert "io.modelcontextprotocol/ui" not in server.capabilities()["extensions"]
+    server.add_resource(definition, _page)
+    extensions = server.capabilities()["extensions"]
+    assert ("io.modelcontextprotocol/ui" in extensions) is declared
+    assert "io.modelcontextprotocol/skills" in extensions  # merged, never replaced
+
+
 @pytest.mark.parametrize(
     ("template", "uri", "expected"),
     [

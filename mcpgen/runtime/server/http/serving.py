@@ -12,7 +12,7 @@ import sys
 from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
-from ...core.extras import require_module
+from ...core.extras import install_hint, require_module
 from ..options import ServeOptions
 
 if TYPE_CHECKING:
@@ -88,7 +88,7 @@ def _asgi_app(server: Server, options: ServeOptions) -> Any:
     try:
         from ..auth.resource import protect
     except ImportError as exc:  # joserfc: the `oauth` extra
-        raise SystemExit(f"auth needs the oauth extra (pip install 'mcpgen[oauth]'): {exc}") from None
+        raise SystemExit(f"auth needs the oauth extra ({install_hint('joserfc', 'oauth')}): {exc}") from None
     return protect(app, server, options.auth, path=options.path, max_body_bytes=options.limits.max_body_bytes)
 
 

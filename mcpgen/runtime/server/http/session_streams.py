@@ -13,7 +13,7 @@ import time
 from ...core import jsonrpc
 from ...core.errors import McpError
 from ...core.jsonrpc import JSONObject, RequestId
-from ..server import ServerConnection
+from ..connection import ServerConnection
 from ..store.base import parse_event_id, stream_key
 from .asgi import Receive, Send, json_reply, plain, sse_event, start_sse, status_of, wait_disconnect
 from .resumption import RESUME_WINDOW, StreamLogs

@@ -14,7 +14,8 @@ from typing import TYPE_CHECKING
 from ...core.jsonrpc import JSONObject
 from ...core.protocol import HANDSHAKE_VERSIONS
 from ..auth.info import current_auth
-from ..server import ConnectionState, Server, ServerConnection
+from ..connection import ConnectionState, ServerConnection
+from ..server import Server
 from ..store import SessionRecord, Store, StoreUnavailable
 from ..store.base import valid_session_id
 from .logs import log

@@ -12,7 +12,8 @@ from typing import Any
 from ...core import jsonrpc
 from ...core.errors import ConnectionClosed, RpcError
 from ...core.jsonrpc import JSONObject, RequestId
-from ..server import Server, ServerConnection
+from ..connection import ServerConnection
+from ..server import Server
 from .asgi import Receive, Send, json_body, json_reply, plain, sse_event, start_sse, status_of
 from .logs import log
 from .mirrored_headers import header_error, header_problem

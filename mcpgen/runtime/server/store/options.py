@@ -9,6 +9,7 @@ import sys
 from collections.abc import Mapping
 
 from ...core.errors import StoreUnavailable
+from ...core.extras import install_hint
 from . import open_store
 from .base import Store
 
@@ -41,6 +42,6 @@ def store_from_args(args: argparse.Namespace) -> Store:
         print(f"error: {exc}", file=sys.stderr)
         raise SystemExit(2) from None
     except ImportError as exc:  # redis-py: the `redis` extra
-        print(f"error: --store redis needs the redis extra (pip install 'mcpgen[redis]'): {exc}", file=sys.stderr)
+        print(f"error: --store redis needs the redis extra ({install_hint('redis', 'redis')}): {exc}", file=sys.stderr)
         raise SystemExit(2) from None
     return store
