@@ -139,6 +139,9 @@ class Session:
         self._by_token: dict[RequestId, _Pending] = {}
         self._handling: dict[RequestId, asyncio.Task[None] | _InTask] = {}
         self._reader: asyncio.Task[None] | None = None
+        # The loop the session reads in, once started: asyncio.get_running_loop() costs about as
+        # much as making the request's future, on every request.
+        self._loop: asyncio.AbstractEventLoop | None = None
         # A transport whose send may be cancelled at any wait without breaking its stream (the
         # message is framed whole before the first wait: stdio, HTTP) lets a timeout or a close
         # interrupt a send that blocks (a peer that stops reading), or an HTTP exchange that
@@ -155,7 +158,8 @@ class Session:
     # -- lifecycle -----------------------------------------------------------------
 
     def start(self) -> None:
-        self._reader = asyncio.get_running_loop().create_task(self._read_loop())
+        loop = self._loop = asyncio.get_running_loop()
+        self._reader = loop.create_task(self._read_loop())
 
     @property
     def in_flight(self) -> int:
@@ -229,7 +233,7 @@ class Session:
         """
         if self._closed is not None:
             raise ConnectionClosed(str(self._closed))
-        loop = asyncio.get_running_loop()
+        loop = self._loop or asyncio.get_running_loop()
         if request_id is None:
             request_id = next(self._ids)
         entry = _Pending(loop.create_future(), method)
@@ -259,7 +263,7 @@ class Session:
                 # The deadline and a close interrupt the send too (Pending.interrupt): a timeout
                 # is never exceeded because the peer stopped reading, and an HTTP exchange that
                 # answers in this task (no task of its own per call) ends at the deadline.
-                entry.sender = asyncio.current_task()
+                entry.sender = asyncio.current_task(loop)
                 try:
                     await self.transport.send(message)
                 except asyncio.CancelledError:
