@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import itertools
 import json
 import os
@@ -23,7 +24,7 @@ import platform
 import sys
 import time
 import warnings
-from collections.abc import Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
@@ -133,7 +134,9 @@ class FloorClient:
         return await fut
 
 
-async def bench_floor(n: int, concurrency: int) -> tuple[float, float]:
+@contextlib.asynccontextmanager
+async def floor_pair() -> AsyncIterator[tuple[Call, int]]:
+    """The floor client's one call, and the floor server's pid, while the server runs."""
     proc = await asyncio.create_subprocess_exec(
         PY, "-c", FLOOR_SERVER, stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE, limit=2**24
     )
@@ -144,12 +147,17 @@ async def bench_floor(n: int, concurrency: int) -> tuple[float, float]:
             result = await client.call_tool("echo", {"text": "hello"})
             assert result["content"][0]["text"] == "hello"
 
-        return await measure(call, n, 1), await measure(call, n, concurrency)
+        yield call, proc.pid
     finally:
         assert proc.stdin is not None
         proc.stdin.close()
         await proc.wait()
         client.reader.cancel()
+
+
+async def bench_floor(n: int, concurrency: int) -> tuple[float, float]:
+    async with floor_pair() as (call, _):
+        return await measure(call, n, 1), await measure(call, n, concurrency)
 
 
 # ---- report ----------------------------------------------------------------------------------

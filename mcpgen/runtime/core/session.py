@@ -48,7 +48,17 @@ current_request: contextvars.ContextVar[RequestId | None] = contextvars.ContextV
 
 
 class _Pending:
-    __slots__ = ("future", "method", "progress", "deadline", "timeout", "hard_deadline", "token")
+    __slots__ = (
+        "future",
+        "method",
+        "progress",
+        "deadline",
+        "timeout",
+        "hard_deadline",
+        "token",
+        "sender",
+        "interrupts",
+    )
 
     def __init__(self, future: asyncio.Future[Any], method: str) -> None:
         self.future = future
@@ -58,6 +68,17 @@ class _Pending:
         self.timeout: float | None = None
         self.hard_deadline: float | None = None
         self.token: RequestId | None = None
+        # The caller's task while it is inside an interruptible send (see Session.request), and
+        # how often the session cancelled it there (a timeout, the session closing).
+        self.sender: asyncio.Task[Any] | None = None
+        self.interrupts = 0
+
+    def interrupt(self) -> None:
+        """Stop the caller's send: its future already holds the outcome (a timeout, a close)."""
+        sender = self.sender
+        if sender is not None and sender is not asyncio.current_task():
+            self.interrupts += 1
+            sender.cancel()
 
 
 class _InTask:
@@ -118,6 +139,14 @@ class Session:
         self._by_token: dict[RequestId, _Pending] = {}
         self._handling: dict[RequestId, asyncio.Task[None] | _InTask] = {}
         self._reader: asyncio.Task[None] | None = None
+        # The loop the session reads in, once started: asyncio.get_running_loop() costs about as
+        # much as making the request's future, on every request.
+        self._loop: asyncio.AbstractEventLoop | None = None
+        # A transport whose send may be cancelled at any wait without breaking its stream (the
+        # message is framed whole before the first wait: stdio, HTTP) lets a timeout or a close
+        # interrupt a send that blocks (a peer that stops reading), or an HTTP exchange that
+        # answers the request within the send. Others are waited for as before.
+        self._interruptible = bool(getattr(transport, "interruptible_send", False))
         self._closed: McpError | None = None
         self._junk_lines = 0
         self._invalid_answers = 0  # on_invalid calls running
@@ -129,7 +158,8 @@ class Session:
     # -- lifecycle -----------------------------------------------------------------
 
     def start(self) -> None:
-        self._reader = asyncio.get_running_loop().create_task(self._read_loop())
+        loop = self._loop = asyncio.get_running_loop()
+        self._reader = loop.create_task(self._read_loop())
 
     @property
     def in_flight(self) -> int:
@@ -163,6 +193,7 @@ class Session:
         for entry in pending.values():
             if not entry.future.done():
                 entry.future.set_exception(error)
+            entry.interrupt()
         self.closed_event.set()
 
     # -- sending -------------------------------------------------------------------
@@ -202,7 +233,7 @@ class Session:
         """
         if self._closed is not None:
             raise ConnectionClosed(str(self._closed))
-        loop = asyncio.get_running_loop()
+        loop = self._loop or asyncio.get_running_loop()
         if request_id is None:
             request_id = next(self._ids)
         entry = _Pending(loop.create_future(), method)
@@ -226,8 +257,24 @@ class Session:
         if effective is not None:
             entry.deadline = loop.time() + effective
             self._deadlines.add(request_id, entry.deadline)
+        message = jsonrpc.request(request_id, method, params)
         try:
-            await self.transport.send(jsonrpc.request(request_id, method, params))
+            if self._interruptible:
+                # The deadline and a close interrupt the send too (Pending.interrupt): a timeout
+                # is never exceeded because the peer stopped reading, and an HTTP exchange that
+                # answers in this task (no task of its own per call) ends at the deadline.
+                entry.sender = asyncio.current_task(loop)
+                try:
+                    await self.transport.send(message)
+                except asyncio.CancelledError:
+                    if not _forgive(entry):
+                        raise
+                finally:
+                    entry.sender = None
+                if entry.interrupts:
+                    _forgive(entry)  # (the send swallowed the cancellation; forget it all the same)
+            else:
+                await self.transport.send(message)
             return await entry.future
         except asyncio.CancelledError:
             if cancellable and request_id in self._pending:
@@ -260,6 +307,7 @@ class Session:
             return
         entry.future.set_exception(RequestTimeout(f"{entry.method} got no response within {entry.timeout:g}s"))
         self._forget(request_id)
+        entry.interrupt()
         self._send_cancel(request_id, "request timed out")
 
     def _send_cancel(self, request_id: RequestId, reason: str) -> None:
@@ -567,6 +615,22 @@ class Session:
             if uncancel is not None:
                 for _ in range(entry.cancels):
                     uncancel()
+
+
+def _forgive(entry: _Pending) -> bool:
+    """Forget the cancellations the session made of a request's send (`_Pending.interrupt`);
+    False if the task was also cancelled by someone else (that one goes on up). Python 3.10
+    counts no cancellations: a cancellation during an interrupted send counts as the session's."""
+    count, entry.interrupts = entry.interrupts, 0
+    if count == 0:
+        return False
+    task = asyncio.current_task()
+    uncancel = getattr(task, "uncancel", None)
+    if uncancel is None:
+        return True
+    for _ in range(count):
+        uncancel()
+    return not task.cancelling()  # type: ignore[union-attr]
 
 
 _background: set[asyncio.Task[Any]] = set()

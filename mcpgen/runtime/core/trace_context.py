@@ -109,8 +109,10 @@ def trace_context_of(meta: Mapping[str, Any] | None, where: str = "_meta") -> Tr
 def otel_trace_context() -> TraceContext | None:
     """The current OpenTelemetry context as W3C trace context (None without opentelemetry-api,
     or with no span to propagate)."""
-    inject, span = _otel("inject"), _otel("span")
-    if inject is None or not span().get_span_context().is_valid:  # no span: nothing to propagate (fast)
+    inject, current = _otel("inject"), _otel("current")
+    # An empty OpenTelemetry context holds no span: nothing to propagate. That test is a third of
+    # fetching the current span (checked next, for a context that holds something else).
+    if inject is None or not current() or not _otel("span")().get_span_context().is_valid:
         return None
     carrier: dict[str, str] = {}
     inject(carrier)
@@ -142,13 +144,13 @@ _FOUND: dict[str, Any] = {}
 
 
 def _otel(name: str) -> Any:
-    """opentelemetry.propagate.inject/extract, opentelemetry.context.attach/detach or
-    opentelemetry.trace.get_current_span ("span"); None without opentelemetry-api. Looked up once."""
+    """opentelemetry.propagate.inject/extract, opentelemetry.context.attach/detach/get_current
+    ("current") or opentelemetry.trace.get_current_span ("span"); None without opentelemetry-api. Looked up once."""
     if not _FOUND:
         try:
             from opentelemetry import context, propagate, trace  # pyright: ignore[reportMissingImports]
         except ImportError:
-            _FOUND.update(dict.fromkeys(("inject", "extract", "attach", "detach", "span")))
+            _FOUND.update(dict.fromkeys(("inject", "extract", "attach", "detach", "span", "current")))
         else:
             _FOUND.update(
                 inject=propagate.inject,
@@ -156,5 +158,6 @@ def _otel(name: str) -> Any:
                 attach=context.attach,
                 detach=context.detach,
                 span=trace.get_current_span,
+                current=context.get_current,
             )
     return _FOUND.get(name)

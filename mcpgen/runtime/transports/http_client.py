@@ -77,7 +77,17 @@ class _Response(Protocol):
 
 
 class StreamableHttpTransport:
-    """Streamable HTTP client transport (2025-03-26 and later; both eras)."""
+    """Streamable HTTP client transport (2025-03-26 and later; both eras).
+
+    A request the bound session waits for is exchanged in the sending task: its POST, the
+    messages of its response (notifications and server requests dispatched as they come, the
+    answer last) all before `send` returns, with no task of its own and no loop turn to wake
+    the caller. The session interrupts that send at the request's deadline or its own close
+    (`interruptible_send`): cancelling the exchange closes its connection (or its stream).
+    """
+
+    # Cancelling a send at any wait leaves nothing half-sent that a later message could follow.
+    interruptible_send = True
 
     def __init__(
         self,
@@ -155,6 +165,10 @@ class StreamableHttpTransport:
             request_id: RequestId = message["id"]
             # A listen stream stays open for as long as the client wants updates: no read timeout.
             long_lived = method == "subscriptions/listen"
+            if self._session is not None and self._session.awaits(request_id):
+                # Its caller waits in this task: the exchange runs here (see the class doc).
+                await self._post_request(request_id, data, headers, long_lived)
+                return
             task = asyncio.get_running_loop().create_task(self._post_request(request_id, data, headers, long_lived))
             self._posts[request_id] = task
             task.add_done_callback(functools.partial(self._post_done, request_id))

@@ -329,6 +329,10 @@ class _LineEnds:
 class StdioClientTransport(_LineEnds):
     """Spawns an MCP server and talks to it over its stdin/stdout."""
 
+    # A message is written whole into the pipe's buffer before the send waits for it to drain:
+    # the session may cancel that wait (a request's deadline) without cutting a line in two.
+    interruptible_send = True
+
     def __init__(
         self,
         command: str,
