@@ -86,11 +86,13 @@ class UnknownContent:
 ContentBlock = Union[TextContent, ImageContent, AudioContent, ResourceLink, EmbeddedResource, UnknownContent]
 
 
-def _s(value: Any) -> str:
+def str_or_empty(value: Any) -> str:
+    """A peer's field as text: "" when it is not a string."""
     return value if isinstance(value, str) else ""
 
 
-def _opt(value: Any) -> str | None:
+def str_or_none(value: Any) -> str | None:
+    """A peer's optional field as text: None when it is not a string."""
     return value if isinstance(value, str) else None
 
 
@@ -100,28 +102,28 @@ def parse_block(raw: Any) -> ContentBlock:
         return UnknownContent(type="invalid", raw={"value": raw})
     kind = raw.get("type")
     if kind == "text":
-        return TextContent(text=_s(raw.get("text")), raw=raw)
+        return TextContent(text=str_or_empty(raw.get("text")), raw=raw)
     if kind == "image":
-        return ImageContent(data=_s(raw.get("data")), mime_type=_s(raw.get("mimeType")), raw=raw)
+        return ImageContent(data=str_or_empty(raw.get("data")), mime_type=str_or_empty(raw.get("mimeType")), raw=raw)
     if kind == "audio":
-        return AudioContent(data=_s(raw.get("data")), mime_type=_s(raw.get("mimeType")), raw=raw)
+        return AudioContent(data=str_or_empty(raw.get("data")), mime_type=str_or_empty(raw.get("mimeType")), raw=raw)
     if kind == "resource_link":
         return ResourceLink(
-            uri=_s(raw.get("uri")),
-            name=_s(raw.get("name")),
-            title=_opt(raw.get("title")),
-            description=_opt(raw.get("description")),
-            mime_type=_opt(raw.get("mimeType")),
+            uri=str_or_empty(raw.get("uri")),
+            name=str_or_empty(raw.get("name")),
+            title=str_or_none(raw.get("title")),
+            description=str_or_none(raw.get("description")),
+            mime_type=str_or_none(raw.get("mimeType")),
             raw=raw,
         )
     if kind == "resource":
         res = raw.get("resource")
         res = res if is_object(res) else {}
         return EmbeddedResource(
-            uri=_s(res.get("uri")),
-            mime_type=_opt(res.get("mimeType")),
-            text=_opt(res.get("text")),
-            blob=_opt(res.get("blob")),
+            uri=str_or_empty(res.get("uri")),
+            mime_type=str_or_none(res.get("mimeType")),
+            text=str_or_none(res.get("text")),
+            blob=str_or_none(res.get("blob")),
             raw=raw,
         )
     return UnknownContent(type=str(kind), raw=raw)
