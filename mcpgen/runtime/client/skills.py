@@ -28,7 +28,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from ..core.errors import SkillVerificationError
-from ..core.jsonrpc import JSONObject
+from ..core.jsonrpc import JSONObject, is_array, is_object
 from ..core.skills import (
     DIGEST_PATTERN,
     EXTENSION_ID,
@@ -69,7 +69,7 @@ class Skill:
     description: str
     frontmatter: Mapping[str, Any] = field(repr=False)
     files: tuple[SkillFile, ...] | None
-    meta: Mapping[str, Any] = field(default_factory=dict, repr=False)
+    meta: Mapping[str, Any] = field(default_factory=dict[str, Any], repr=False)
 
     @property
     def root(self) -> str:
@@ -110,7 +110,7 @@ def capability() -> JSONObject:
 
 def server_declares(session: ClientSession) -> bool:
     extensions = session.server_capabilities.get("extensions")
-    return isinstance(extensions, dict) and isinstance(extensions.get(EXTENSION_ID), dict)
+    return is_object(extensions) and is_object(extensions.get(EXTENSION_ID))
 
 
 def _require(session: ClientSession) -> None:
@@ -136,7 +136,7 @@ async def get_skill(session: ClientSession, name_or_uri: str) -> Skill:
             raise LookupError(f"{len(found)} skills are named {name_or_uri!r:.80} (URIs: {uris:.400})")
         return found[0]
     result = await session.request("skills/get", {"uri": name_or_uri})
-    raw = result.get("skill") if isinstance(result, dict) else None
+    raw = result.get("skill") if is_object(result) else None
     skill = parse_entry(raw)
     if skill.uri != name_or_uri:
         raise SkillVerificationError(name_or_uri, None, f"skills/get answered with another skill, {skill.uri!r:.200}")
@@ -172,8 +172,8 @@ def _dynamic_uri(skill: Skill, path: str) -> str:
 
 def _content_of(result: Any, uri: str, skill: Skill, bound: int) -> tuple[bytes, str | None]:
     """The one content of `uri` in a resources/read result, decoded, never past `bound` bytes."""
-    contents = result.get("contents") if isinstance(result, dict) else None
-    mine = [c for c in contents if isinstance(c, dict) and c.get("uri") == uri] if isinstance(contents, list) else []
+    contents = result.get("contents") if is_object(result) else None
+    mine = [c for c in contents if is_object(c) and c.get("uri") == uri] if is_array(contents) else []
     if len(mine) != 1:
         raise SkillVerificationError(skill.uri, uri, f"came back as {len(mine)} contents of its URI, not one")
     content = mine[0]
@@ -218,13 +218,13 @@ def _verify_frontmatter(skill: Skill, data: bytes) -> None:
 
 def parse_entry(raw: Any) -> Skill:
     """A skills/list or skills/get entry as a Skill, or a SkillVerificationError saying why not."""
-    if not isinstance(raw, dict):
+    if not is_object(raw):
         raise SkillVerificationError("?", None, "the skill entry is not an object")
     uri = raw.get("uri")
     if not isinstance(uri, str) or not uri.isprintable() or len(uri) > MAX_URI_CHARS or "://" not in uri:
         raise SkillVerificationError(repr(uri)[:200], None, "the skill entry has no usable uri")
     frontmatter = raw.get("frontmatter")
-    if not isinstance(frontmatter, dict):
+    if not is_object(frontmatter):
         raise SkillVerificationError(uri, None, "the skill entry has no frontmatter object")
     name, description = frontmatter.get("name"), frontmatter.get("description")
     if not isinstance(name, str) or not isinstance(description, str) or not name or not description:
@@ -234,13 +234,13 @@ def parse_entry(raw: Any) -> Skill:
         raise SkillVerificationError(uri, None, f"the skill's URI does not end in /{name}/{SKILL_MD}")
     meta = raw.get("_meta")
     files = _manifest(uri, raw.get("resources"))
-    return Skill(uri, name, description, dict(frontmatter), files, dict(meta) if isinstance(meta, dict) else {})
+    return Skill(uri, name, description, dict(frontmatter), files, dict(meta) if is_object(meta) else {})
 
 
 def _manifest(uri: str, resources: Any) -> tuple[SkillFile, ...] | None:
     if resources == "dynamic":
         return None
-    if not isinstance(resources, list):
+    if not is_array(resources):
         raise SkillVerificationError(uri, None, 'the skill\'s resources are neither a list nor "dynamic"')
     if len(resources) > MAX_FILES:
         raise SkillVerificationError(uri, None, f"the skill has {len(resources)} files, over the {MAX_FILES} allowed")
@@ -249,7 +249,7 @@ def _manifest(uri: str, resources: Any) -> tuple[SkillFile, ...] | None:
     seen: set[str] = set()
     total = 0
     for item in resources:
-        file_uri = item.get("uri") if isinstance(item, dict) else None
+        file_uri = item.get("uri") if is_object(item) else None
         if not isinstance(file_uri, str) or len(file_uri) > MAX_URI_CHARS or not _within(root, file_uri):
             raise SkillVerificationError(uri, str(file_uri)[:200], "is not a file within the skill's folder")
         digest, size = item.get("digest"), item.get("size")

@@ -19,10 +19,10 @@ import copy
 import inspect
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 from ..core.errors import RpcError
-from ..core.jsonrpc import INTERNAL_ERROR, JSONObject
+from ..core.jsonrpc import INTERNAL_ERROR, JSONObject, is_object
 
 # The MIME type MCP Apps hosts render (the same text as the client's runtime/client/apps.py).
 APP_MIME_TYPE = "text/html;profile=mcp-app"
@@ -41,7 +41,8 @@ def tool_uis(handlers: object, tool_names: set[str]) -> dict[str, tuple[str, Pat
         raise ValueError(f"TOOL_UI must map tool names to ui:// URIs, not {type(declared).__name__}")
     folder = _folder_of(type(handlers)) / UI_FOLDER
     out: dict[str, tuple[str, Path]] = {}
-    for tool, uri in declared.items():
+    # (checked just above; its keys are checked against tool_names, its values below)
+    for tool, uri in cast("Mapping[str, object]", declared).items():
         if tool not in tool_names:
             raise ValueError(f"TOOL_UI names {tool!r:.80}, which is no tool of this server")
         if not isinstance(uri, str) or not uri.startswith(SCHEME) or len(uri) <= len(SCHEME):
@@ -67,9 +68,9 @@ def with_ui(definition: JSONObject, uri: str) -> JSONObject:
     """The tool's definition with `_meta.ui.resourceUri` (its other `_meta` kept)."""
     out = copy.deepcopy(definition)
     meta = out.get("_meta")
-    meta = dict(meta) if isinstance(meta, dict) else {}
+    meta = dict(meta) if is_object(meta) else {}
     ui = meta.get("ui")
-    meta["ui"] = {**(ui if isinstance(ui, dict) else {}), "resourceUri": uri}
+    meta["ui"] = {**(ui if is_object(ui) else {}), "resourceUri": uri}
     out["_meta"] = meta
     return out
 

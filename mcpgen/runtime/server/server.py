@@ -19,7 +19,7 @@ from typing import Any
 
 from ..core import jsonrpc, trace_context
 from ..core.errors import InputRequired, McpError, ProtocolError, RpcError
-from ..core.jsonrpc import JSONObject, RequestId
+from ..core.jsonrpc import JSONObject, RequestId, is_array, is_object
 from ..core.protocol import (
     BATCH_VERSION,
     ERA_LEGACY,
@@ -75,8 +75,8 @@ class ConnectionState:
 
     protocol_version: str | None = None
     initialized: bool = False
-    client_capabilities: JSONObject = field(default_factory=dict)
-    client_info: JSONObject = field(default_factory=dict)
+    client_capabilities: JSONObject = field(default_factory=dict[str, Any])
+    client_info: JSONObject = field(default_factory=dict[str, Any])
     log_level: str | None = None
 
 
@@ -106,7 +106,7 @@ class RequestContext:
         # The caller's verified access token on a protected HTTP server; None otherwise.
         self.auth: AuthInfo | None = current_auth.get()
         meta = params.get("_meta")
-        self.meta: JSONObject = meta if isinstance(meta, dict) else {}
+        self.meta: JSONObject = meta if is_object(meta) else {}
         self.trace = trace_context.trace_context_of(self.meta)  # W3C trace context, checked (or None)
         token = self.meta.get("progressToken")
         # A token is a string or an integer; anything else (NaN, 1.5, an object) means no progress.
@@ -115,7 +115,7 @@ class RequestContext:
         # Answers to input requests: earlier rounds' (carried in the signed requestState), then
         # this retry's inputResponses. Only those a handler actually used go into the next state.
         responses = params.get("inputResponses")
-        if isinstance(responses, dict):
+        if is_object(responses):
             self._responses: JSONObject = {**carried, **responses} if carried else dict(responses)
         else:
             self._responses = dict(carried) if carried else {}
@@ -228,7 +228,7 @@ class RequestContext:
             }
         # No server->client requests in the stateless era: answers come with a retry of this
         # very request (inputResponses), which runs the handler again from the start.
-        answers = {key: self._responses[key] for key in requests if isinstance(self._responses.get(key), dict)}
+        answers = {key: self._responses[key] for key in requests if is_object(self._responses.get(key))}
         # Kept even when some are still missing: the retry will answer only the missing ones.
         self.answered.update(answers)
         unanswered = {key: dict(r) for key, r in requests.items() if key not in answers}
@@ -249,8 +249,8 @@ class RequestContext:
     async def list_roots(self, *, key: str | None = None) -> list[JSONObject]:
         """roots/list; `key` names the input request in the stateless era."""
         result = await self._ask_client("roots", "roots/list", None, key)
-        roots = result.get("roots") if isinstance(result, dict) else None
-        return roots if isinstance(roots, list) else []
+        roots = result.get("roots") if is_object(result) else None
+        return roots if is_array(roots) else []
 
 
 # Which client capability each client input method needs.
@@ -371,7 +371,7 @@ class Server:
     def offered_kinds(self) -> set[str]:
         """What a listen filter can ask for here: the kinds of things this server serves."""
         methods = self.features.methods()
-        kinds = {"tools"} if self._tools else set()
+        kinds: set[str] = {"tools"} if self._tools else set()
         if "prompts/list" in methods:
             kinds.add("prompts")
         if "resources/list" in methods:
@@ -472,7 +472,7 @@ class ServerConnection:
             return None
         if kind != "request":
             return jsonrpc.error_response(None, jsonrpc.INVALID_REQUEST, "Invalid request")
-        params = item.get("params") if isinstance(item.get("params"), dict) else {}
+        params: JSONObject = item.get("params") if is_object(item.get("params")) else {}
         try:
             return jsonrpc.response(item["id"], await self.handle_request(item["method"], params, item["id"]))
         except RpcError as exc:
@@ -488,8 +488,8 @@ class ServerConnection:
     def handle_request(self, method: str, params: JSONObject, request_id: RequestId) -> Awaitable[Any]:
         """The answer to one request (a coroutine: this only picks the era that serves it)."""
         meta = params.get("_meta")
-        if self.stateless_only or (isinstance(meta, dict) and META_PROTOCOL_VERSION in meta and method != "initialize"):
-            return self._modern(method, params, meta if isinstance(meta, dict) else None, request_id)
+        if self.stateless_only or (is_object(meta) and META_PROTOCOL_VERSION in meta and method != "initialize"):
+            return self._modern(method, params, meta if is_object(meta) else None, request_id)
         return self._legacy(method, params, request_id)
 
     # -- the stateless era ---------------------------------------------------------
@@ -509,7 +509,7 @@ class ServerConnection:
                 {"supported": [*MODERN_VERSIONS, *HANDSHAKE_VERSIONS], "requested": version},
             )
         capabilities = meta.get(META_CLIENT_CAPABILITIES)
-        if not isinstance(capabilities, dict):
+        if not is_object(capabilities):
             raise RpcError(jsonrpc.INVALID_PARAMS, f"params._meta must carry {META_CLIENT_CAPABILITIES}")
         level = meta.get(META_LOG_LEVEL)
         carried = open_request_state(method, params) if method != "server/discover" else {}
@@ -546,7 +546,7 @@ class ServerConnection:
             hints = self.server.cache_hints.get(method)
             if hints is not None:
                 result = {**hints, **result}
-        if isinstance(result, dict):
+        if is_object(result):
             # One copy: the handler's dict may be one it keeps (and answers with again).
             meta = result.get("_meta")
             result = {
@@ -572,7 +572,7 @@ class ServerConnection:
         are delivered by subscriptions/listen there (resources/subscribe is gone)."""
         caps = self.server.capabilities()
         resources = caps.get("resources")
-        if isinstance(resources, dict) and resources.get("subscribe") and not self._serves("subscriptions/listen"):
+        if is_object(resources) and resources.get("subscribe") and not self._serves("subscriptions/listen"):
             caps["resources"] = {**resources, "subscribe": False}
         return caps
 
@@ -630,8 +630,8 @@ class ServerConnection:
         self.server.subscriptions.add_legacy(self)
         self.state = ConnectionState(
             protocol_version=str(version),
-            client_capabilities=caps if isinstance(caps, dict) else {},
-            client_info=info if isinstance(info, dict) else {},
+            client_capabilities=caps if is_object(caps) else {},
+            client_info=info if is_object(info) else {},
         )
         result: JSONObject = {
             "protocolVersion": version,
@@ -676,10 +676,10 @@ class ServerConnection:
         tool = self.server._tools.get(name) if isinstance(name, str) else None
         if tool is None:
             raise RpcError(jsonrpc.INVALID_PARAMS, f"Unknown tool: {name}")
-        arguments = params.get("arguments")
+        arguments: object = params.get("arguments")
         if arguments is None:
             arguments = {}
-        if not isinstance(arguments, dict):
+        if not is_object(arguments):
             return error_result("Invalid arguments: expected an object")
         support = task_support(tool.definition)
         if support is not None:
