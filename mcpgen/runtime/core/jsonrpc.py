@@ -6,7 +6,7 @@ import json
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, Final, TypeGuard
 
-if TYPE_CHECKING:  # (typing_extensions at type-checking time only: nothing loaded at run time)
+if TYPE_CHECKING:  # (typing_extensions, which pydantic requires, at type-checking time only)
     from typing_extensions import TypeIs
 
 JSONObject = dict[str, Any]
