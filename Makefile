@@ -31,11 +31,13 @@ setup: $(STAMP)
 demo: setup
 	$(BIN)/python examples/demo.py
 
-# ruff (format and a small lint rule set) and mypy --strict, before any test runs.
+# ruff (format and a small lint rule set), mypy --strict, and pyright's strict mode over the
+# runtime ([tool.pyright] in pyproject.toml: what --runtime vendor copies), before any test runs.
 lint: setup
 	$(BIN)/ruff format --check .
 	$(BIN)/ruff check .
 	$(BIN)/python -m mypy --strict mcpgen
+	$(BIN)/python -m pyright
 
 test: lint
 	$(BIN)/python -m pytest -q -ra

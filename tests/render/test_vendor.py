@@ -8,12 +8,18 @@ import ast
 import sys
 from pathlib import Path
 
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # (mcpgen admits 3.10, where tomli stands in)
+    import tomli as tomllib
+
 import pytest
 
 from mcpgen.cli import main
 from mcpgen.render.vendor import RUNTIME_DISTRIBUTION, closure, entries_of, requirements_of
 
-GOLDEN_INPUTS = Path(__file__).resolve().parents[1] / "golden" / "inputs"
+REPO = Path(__file__).resolve().parents[2]
+GOLDEN_INPUTS = REPO / "tests" / "golden" / "inputs"
 
 
 @pytest.fixture(scope="module", params=["client", "server"])
@@ -125,3 +131,27 @@ def test_the_closure_follows_imports_inside_functions_and_for_type_checkers() ->
         "support",
         "support.client",
     }
+
+
+def _pyright_directives(path: Path) -> set[str]:
+    """The `# pyright: ...` comments of a file (each directive, as written after the colon)."""
+    return {
+        line.split(":", 1)[1].strip()
+        for line in path.read_text(encoding="utf-8").splitlines()
+        if line.startswith("# pyright:")
+    }
+
+
+def test_the_copy_is_checked_as_strictly_as_the_runtime(vendored: tuple[str, Path]) -> None:
+    # The copy relaxes exactly the rules the runtime's own pyright check relaxes
+    # ([tool.pyright] in pyproject.toml), and no mode (`basic`) that would hide the rest.
+    config = tomllib.loads((REPO / "pyproject.toml").read_text(encoding="utf-8"))["tool"]["pyright"]
+    assert config["typeCheckingMode"] == "strict"
+    relaxed = {f"{rule}=false" for rule, value in config.items() if rule.startswith("report") and value is False}
+    _, out = vendored
+    copied = sorted((out / "_runtime").rglob("*.py"))
+    assert len(copied) > 20
+    for path in copied:
+        if path == out / "_runtime" / "__init__.py":
+            continue  # written by mcpgen, not copied
+        assert _pyright_directives(path) == relaxed, path

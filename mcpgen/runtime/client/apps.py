@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from ..core.errors import ProtocolError
-from ..core.jsonrpc import JSONObject
+from ..core.jsonrpc import JSONObject, is_array, is_object
 from ..core.protocol import APP_MIME_TYPE, EXTENSION_UI, is_app_mime_type
 
 if TYPE_CHECKING:
@@ -33,7 +33,7 @@ class AppUi:
     tool: str
     uri: str
     html: str
-    ui_meta: dict[str, Any] = field(default_factory=dict)
+    ui_meta: dict[str, Any] = field(default_factory=dict[str, Any])
 
 
 def capability() -> JSONObject:
@@ -44,8 +44,8 @@ def capability() -> JSONObject:
 def ui_resource_uri(tool: JSONObject) -> str | None:
     """The tool definition's `_meta.ui.resourceUri`, if it is a `ui://` URI (None without one)."""
     meta = tool.get("_meta")
-    ui = meta.get("ui") if isinstance(meta, dict) else None
-    uri = ui.get("resourceUri") if isinstance(ui, dict) else None
+    ui = meta.get("ui") if is_object(meta) else None
+    uri = ui.get("resourceUri") if is_object(ui) else None
     if uri is None:
         return None
     if not isinstance(uri, str) or not uri.startswith("ui://") or len(uri) > MAX_URI_CHARS or not uri.isprintable():
@@ -60,13 +60,13 @@ async def read_app(session: ClientSession, tool: JSONObject) -> AppUi | None:
     if uri is None:
         return None
     result = await session.read_resource(uri)
-    contents = result.get("contents") if isinstance(result, dict) else None
-    for entry in contents if isinstance(contents, list) else []:
-        if not isinstance(entry, dict) or entry.get("uri") != uri:
+    contents = result.get("contents") if is_object(result) else None
+    for entry in contents if is_array(contents) else []:
+        if not is_object(entry) or entry.get("uri") != uri:
             continue
         text, mime = entry.get("text"), entry.get("mimeType")
         if isinstance(text, str) and is_app_mime_type(mime):
             meta = entry.get("_meta")
-            ui = meta.get("ui") if isinstance(meta, dict) else None
-            return AppUi(name, uri, text, dict(ui) if isinstance(ui, dict) else {})
+            ui = meta.get("ui") if is_object(meta) else None
+            return AppUi(name, uri, text, dict(ui) if is_object(ui) else {})
     raise ProtocolError(f"the UI resource {uri!r:.200} of the tool {name!r:.80} is not HTML of {APP_MIME_TYPE}")

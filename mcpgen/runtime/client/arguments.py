@@ -11,6 +11,7 @@ from collections.abc import Sequence
 from typing import Any, get_args
 
 from ..core.errors import SchemaMismatch
+from ..core.jsonrpc import is_object
 from ..core.validation import SchemaProblem
 
 # pydantic's own messages are followed by a URL and the input; only its short message is kept.
@@ -21,7 +22,8 @@ def problems_of(exc: Any) -> list[SchemaProblem]:
     """Every problem inside a pydantic ValidationError, with its path in wire names."""
     found: list[SchemaProblem] = []
     for error in exc.errors(include_url=False, include_input=False):
-        cause = (error.get("ctx") or {}).get("error")
+        ctx: dict[str, Any] = error.get("ctx") or {}
+        cause = ctx.get("error")
         loc = tuple(p if isinstance(p, int) else str(p) for p in error.get("loc", ()))
         if isinstance(cause, SchemaMismatch):
             found += [SchemaProblem((*loc, *p.path), p.message) for p in cause.problems]
@@ -57,7 +59,7 @@ def python_path(model: Any, path: Sequence[str | int]) -> str:
 def _field(model: Any, wire: str) -> tuple[str, Any]:
     """The Python name of the field sent as `wire`, and its type (None when unknown)."""
     fields = getattr(model, "model_fields", None)
-    if isinstance(fields, dict):
+    if is_object(fields):
         for name, info in fields.items():
             # Generated models alias through serialization_alias (mypy then sees the Python names).
             if (info.serialization_alias or info.alias or name) == wire:

@@ -27,12 +27,12 @@ class ToolCatalog:
     method_names: dict[str, str]
     source_command: tuple[str, ...] | None = None  # `connect()` starts this again
     source_url: str | None = None  # or connects here (never the headers: tokens stay out of code)
-    server_info: dict[str, Any] = field(default_factory=dict)
+    server_info: dict[str, Any] = field(default_factory=dict[str, Any])
     # or starts this entry of this servers config (its path relative to package_file's folder)
     source_config: tuple[str, str] | None = None
     package_file: str | None = None
-    _parsed: list[dict[str, Any]] = field(default_factory=list, repr=False)
-    _names: list[LlmNames] = field(default_factory=list, repr=False)
+    _parsed: list[dict[str, Any]] = field(default_factory=list[dict[str, Any]], repr=False)
+    _names: list[LlmNames] = field(default_factory=list[LlmNames], repr=False)
 
     def tools(self) -> list[dict[str, Any]]:
         """The original tool objects, exactly as the server listed them (a fresh copy)."""

@@ -6,7 +6,7 @@ yields a session that has agreed on an era, and closes it (and what it started) 
 from __future__ import annotations
 
 import contextlib
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncGenerator, Sequence
 from typing import TYPE_CHECKING
 
 from ..core.errors import ConnectionClosed, HttpError, RpcError
@@ -30,7 +30,7 @@ async def connect_stdio(
     *,
     options: StdioOptions | ConnectOptions | None = None,
     **overrides: Unpack[StdioKwargs],
-) -> AsyncIterator[ClientSession]:
+) -> AsyncGenerator[ClientSession, None]:
     """Spawn a stdio MCP server, agree on a protocol, yield the session, then stop the server.
 
     Options (see StdioOptions) come as an object, as keywords, or both (keywords win).
@@ -59,7 +59,7 @@ async def connect_http(
     *,
     options: HttpOptions | ConnectOptions | None = None,
     **overrides: Unpack[HttpKwargs],
-) -> AsyncIterator[ClientSession]:
+) -> AsyncGenerator[ClientSession, None]:
     """Connect to an MCP server at an HTTP URL.
 
     Options (see HttpOptions) come as an object, as keywords, or both (keywords win).
@@ -152,7 +152,7 @@ async def connect_memory(
     *,
     options: ConnectOptions | None = None,
     **overrides: Unpack[ConnectKwargs],
-) -> AsyncIterator[ClientSession]:
+) -> AsyncGenerator[ClientSession, None]:
     """Connect to a `runtime.server.Server` (a generated server's `build_server(...)`, a mock) in
     this process and event loop: no subprocess, no socket, either era (`protocol=`).
 

@@ -12,6 +12,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..core.jsonrpc import is_array, is_object
 from .tool_security import SecurityChange, security_changes, without_prose
 
 
@@ -32,7 +33,7 @@ class Drift:
     # injection hides), a flipped behaviour hint, a new tool that may write.
     security: tuple[SecurityChange, ...] = ()
     # For a changed tool whose generated-from definition is known: the first pointer that differs.
-    changed_at: Mapping[str, str] = field(default_factory=dict)
+    changed_at: Mapping[str, str] = field(default_factory=dict[str, str])
 
     @property
     def breaking(self) -> bool:
@@ -83,12 +84,12 @@ def _typed_view(tool: Mapping[str, Any]) -> Any:
 
 def _first_difference(old: Any, new: Any, where: str) -> str:
     """The JSON pointer of the first place two values differ (keys in sorted order)."""
-    if isinstance(old, dict) and isinstance(new, dict):
+    if is_object(old) and is_object(new):
         for key in sorted(old.keys() | new.keys()):
             if key not in old or key not in new or old[key] != new[key]:
                 child = f"{where}/{key.replace('~', '~0').replace('/', '~1')}"
                 return _first_difference(old.get(key), new.get(key), child) if key in old and key in new else child
-    if isinstance(old, list) and isinstance(new, list) and len(old) == len(new):
+    if is_array(old) and is_array(new) and len(old) == len(new):
         for i, (a, b) in enumerate(zip(old, new, strict=True)):
             if a != b:
                 return _first_difference(a, b, f"{where}/{i}")

@@ -9,7 +9,8 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol, TypeVar, Union
 from urllib.parse import quote
 
-from ..core.results import ContentBlock, TextContent, _opt, _s, parse_block
+from ..core.jsonrpc import is_array, is_object
+from ..core.results import ContentBlock, TextContent, parse_block, str_or_empty, str_or_none
 
 if TYPE_CHECKING:
     import asyncio
@@ -23,7 +24,7 @@ _T = TypeVar("_T")
 
 
 def _dicts(value: Any) -> list[dict[str, Any]]:
-    return [v for v in value if isinstance(v, dict)] if isinstance(value, list) else []
+    return [v for v in value if is_object(v)] if is_array(value) else []
 
 
 @dataclass
@@ -40,23 +41,25 @@ class Prompt:
     name: str
     title: str | None = None
     description: str | None = None
-    arguments: list[PromptArgument] = field(default_factory=list)
-    raw: dict[str, Any] = field(default_factory=dict, repr=False)
+    arguments: list[PromptArgument] = field(default_factory=list[PromptArgument])
+    raw: dict[str, Any] = field(default_factory=dict[str, Any], repr=False)
 
     @classmethod
     def from_raw(cls, raw: dict[str, Any]) -> Prompt:
         args = [
-            PromptArgument(_s(a.get("name")), _opt(a.get("description")), a.get("required") is True)
+            PromptArgument(str_or_empty(a.get("name")), str_or_none(a.get("description")), a.get("required") is True)
             for a in _dicts(raw.get("arguments"))
         ]
-        return cls(_s(raw.get("name")), _opt(raw.get("title")), _opt(raw.get("description")), args, raw)
+        return cls(
+            str_or_empty(raw.get("name")), str_or_none(raw.get("title")), str_or_none(raw.get("description")), args, raw
+        )
 
 
 @dataclass
 class PromptMessage:
     role: str  # "user" or "assistant"
     content: ContentBlock
-    raw: dict[str, Any] = field(default_factory=dict, repr=False)
+    raw: dict[str, Any] = field(default_factory=dict[str, Any], repr=False)
 
 
 @dataclass
@@ -65,7 +68,7 @@ class PromptResult:
 
     messages: list[PromptMessage]
     description: str | None = None
-    raw: dict[str, Any] = field(default_factory=dict, repr=False)
+    raw: dict[str, Any] = field(default_factory=dict[str, Any], repr=False)
 
     @property
     def text(self) -> str:
@@ -75,9 +78,10 @@ class PromptResult:
     @classmethod
     def from_raw(cls, raw: dict[str, Any]) -> PromptResult:
         messages = [
-            PromptMessage(_s(m.get("role")), parse_block(m.get("content")), m) for m in _dicts(raw.get("messages"))
+            PromptMessage(str_or_empty(m.get("role")), parse_block(m.get("content")), m)
+            for m in _dicts(raw.get("messages"))
         ]
-        return cls(messages, _opt(raw.get("description")), raw)
+        return cls(messages, str_or_none(raw.get("description")), raw)
 
 
 @dataclass
@@ -89,16 +93,16 @@ class Resource:
     title: str | None = None
     description: str | None = None
     mime_type: str | None = None
-    raw: dict[str, Any] = field(default_factory=dict, repr=False)
+    raw: dict[str, Any] = field(default_factory=dict[str, Any], repr=False)
 
     @classmethod
     def from_raw(cls, raw: dict[str, Any]) -> Resource:
         return cls(
-            _s(raw.get("uri")),
-            _s(raw.get("name")),
-            _opt(raw.get("title")),
-            _opt(raw.get("description")),
-            _opt(raw.get("mimeType")),
+            str_or_empty(raw.get("uri")),
+            str_or_empty(raw.get("name")),
+            str_or_none(raw.get("title")),
+            str_or_none(raw.get("description")),
+            str_or_none(raw.get("mimeType")),
             raw,
         )
 
@@ -112,16 +116,16 @@ class ResourceTemplate:
     title: str | None = None
     description: str | None = None
     mime_type: str | None = None
-    raw: dict[str, Any] = field(default_factory=dict, repr=False)
+    raw: dict[str, Any] = field(default_factory=dict[str, Any], repr=False)
 
     @classmethod
     def from_raw(cls, raw: dict[str, Any]) -> ResourceTemplate:
         return cls(
-            _s(raw.get("uriTemplate")),
-            _s(raw.get("name")),
-            _opt(raw.get("title")),
-            _opt(raw.get("description")),
-            _opt(raw.get("mimeType")),
+            str_or_empty(raw.get("uriTemplate")),
+            str_or_empty(raw.get("name")),
+            str_or_none(raw.get("title")),
+            str_or_none(raw.get("description")),
+            str_or_none(raw.get("mimeType")),
             raw,
         )
 
@@ -131,7 +135,7 @@ class TextResourceContents:
     uri: str
     text: str
     mime_type: str | None = None
-    raw: dict[str, Any] = field(default_factory=dict, repr=False)
+    raw: dict[str, Any] = field(default_factory=dict[str, Any], repr=False)
 
 
 @dataclass
@@ -139,7 +143,7 @@ class BlobResourceContents:
     uri: str
     blob: str  # base64, as sent
     mime_type: str | None = None
-    raw: dict[str, Any] = field(default_factory=dict, repr=False)
+    raw: dict[str, Any] = field(default_factory=dict[str, Any], repr=False)
 
     @property
     def data(self) -> bytes:
@@ -155,7 +159,7 @@ class ResourceContents:
     """What resources/read returns: text and/or blob contents."""
 
     contents: list[ResourceContent]
-    raw: dict[str, Any] = field(default_factory=dict, repr=False)
+    raw: dict[str, Any] = field(default_factory=dict[str, Any], repr=False)
 
     @property
     def text(self) -> str:
@@ -167,9 +171,15 @@ class ResourceContents:
         out: list[ResourceContent] = []
         for c in _dicts(raw.get("contents")):
             if isinstance(c.get("blob"), str):
-                out.append(BlobResourceContents(_s(c.get("uri")), c["blob"], _opt(c.get("mimeType")), c))
+                out.append(
+                    BlobResourceContents(str_or_empty(c.get("uri")), c["blob"], str_or_none(c.get("mimeType")), c)
+                )
             else:
-                out.append(TextResourceContents(_s(c.get("uri")), _s(c.get("text")), _opt(c.get("mimeType")), c))
+                out.append(
+                    TextResourceContents(
+                        str_or_empty(c.get("uri")), str_or_empty(c.get("text")), str_or_none(c.get("mimeType")), c
+                    )
+                )
         return cls(out, raw)
 
 
@@ -180,13 +190,14 @@ class Completion:
     values: list[str]
     total: int | None = None
     has_more: bool = False
-    raw: dict[str, Any] = field(default_factory=dict, repr=False)
+    raw: dict[str, Any] = field(default_factory=dict[str, Any], repr=False)
 
     @classmethod
     def from_raw(cls, raw: dict[str, Any]) -> Completion:
         c = raw.get("completion")
-        c = c if isinstance(c, dict) else {}
-        values = [v for v in c.get("values") or [] if isinstance(v, str)]
+        c = c if is_object(c) else {}
+        listed: list[Any] = c.get("values") or []
+        values = [v for v in listed if isinstance(v, str)]
         total = c.get("total")
         return cls(values, total if isinstance(total, int) else None, c.get("hasMore") is True, raw)
 
@@ -273,7 +284,7 @@ class AsyncFeatures:
 
     async def list_prompts(self) -> list[Prompt]:
         """Every prompt the server offers (all pages)."""
-        return [Prompt.from_raw(p) for p in await self._session.list_prompts() if isinstance(p, dict)]
+        return [Prompt.from_raw(p) for p in await self._session.list_prompts() if is_object(p)]
 
     async def get_prompt(self, name: str, arguments: Mapping[str, str] | None = None) -> PromptResult:
         """Untyped escape hatch: any prompt by wire name."""
@@ -281,13 +292,11 @@ class AsyncFeatures:
 
     async def list_resources(self) -> list[Resource]:
         """Every resource the server lists (all pages)."""
-        return [Resource.from_raw(r) for r in await self._session.list_resources() if isinstance(r, dict)]
+        return [Resource.from_raw(r) for r in await self._session.list_resources() if is_object(r)]
 
     async def list_resource_templates(self) -> list[ResourceTemplate]:
         """Every resource template the server lists (all pages)."""
-        return [
-            ResourceTemplate.from_raw(t) for t in await self._session.list_resource_templates() if isinstance(t, dict)
-        ]
+        return [ResourceTemplate.from_raw(t) for t in await self._session.list_resource_templates() if is_object(t)]
 
     async def read_resource(self, uri: str) -> ResourceContents:
         """Read any resource by URI."""

@@ -24,6 +24,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from ..core.jsonrpc import is_array
 from .llm_tools import GeminiField, LlmFormat, definition_name, llm_definitions
 from .tool_search import rank, summary_of
 
@@ -95,7 +96,7 @@ class Discovery:
 
     format: LlmFormat = "anthropic"
     gemini_field: GeminiField = "parametersJsonSchema"
-    loaded: OrderedDict[str, None] = field(default_factory=OrderedDict)  # wire names, oldest first
+    loaded: OrderedDict[str, None] = field(default_factory=OrderedDict[str, None])  # wire names, oldest first
 
     def load(self, wires: list[str]) -> None:
         for wire in wires:
@@ -123,7 +124,7 @@ class Discovery:
             wire = self._known(catalog, _text_argument(arguments, "name"))
             return json.dumps(self._definitions(catalog, [wire])[0])
         names = arguments.get("names")
-        if not isinstance(names, list) or not all(isinstance(n, str) for n in names):
+        if not is_array(names) or not all(isinstance(n, str) for n in names):
             raise ValueError("'names' must be a list of tool names")
         if len(names) > MAX_LOAD_AT_ONCE:
             raise ValueError(f"at most {MAX_LOAD_AT_ONCE} names at once")

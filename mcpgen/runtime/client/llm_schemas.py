@@ -22,6 +22,8 @@ import copy
 from collections.abc import Iterator, Mapping
 from typing import Any
 
+from ..core.jsonrpc import is_array, is_object
+
 # Gemini's `parameters` take "a select subset of an OpenAPI 3.0 schema object": these fields.
 GEMINI_SCHEMA_FIELDS = frozenset(
     {
@@ -69,17 +71,17 @@ class Refused(Exception):
 
 def subschemas(schema: Any, pointer: str = "", depth: int = 0) -> Iterator[tuple[str, int, dict[str, Any]]]:
     """(pointer, depth, subschema) for the schema and every schema inside it (bounded depth)."""
-    if not isinstance(schema, dict) or depth > _MAX_DEPTH:
+    if not is_object(schema) or depth > _MAX_DEPTH:
         return
     yield pointer, depth, schema
     for key, value in schema.items():
         here = f"{pointer}/{escape(key)}"
-        if key in _NAME_MAPS and isinstance(value, dict):
+        if key in _NAME_MAPS and is_object(value):
             for name, sub in value.items():
                 yield from subschemas(sub, f"{here}/{escape(name)}", depth + 1)
         elif key in _ONE_SCHEMA:
             yield from subschemas(value, here, depth + 1)
-        elif key in _SCHEMA_LISTS and isinstance(value, list):
+        elif key in _SCHEMA_LISTS and is_array(value):
             for i, sub in enumerate(value):
                 yield from subschemas(sub, f"{here}/{i}", depth + 1)
 
@@ -96,10 +98,10 @@ def object_root(schema: Any, api: str) -> dict[str, Any]:
     """
     if schema is None:
         return {"type": "object"}  # no inputSchema: any object
-    if not isinstance(schema, dict):
+    if not is_object(schema):
         raise Refused("its inputSchema is not a JSON object")
     kind = schema.get("type", "object")
-    if isinstance(kind, list) and "object" in kind:
+    if is_array(kind) and "object" in kind:
         kind = "object"
     if kind != "object":
         raise Refused(f"its inputSchema's top-level type is {kind!r}, not 'object'", "/type")
@@ -131,16 +133,16 @@ def strict_problems(schema: Mapping[str, Any]) -> list[tuple[str, str]]:
         if fmt is not None and fmt not in OPENAI_STRICT_FORMATS:
             out.append((f"{pointer}/format", f"format {fmt!r} is not supported"))
         kind = node.get("type")
-        if kind == "object" or (isinstance(kind, list) and "object" in kind) or "properties" in node:
+        if kind == "object" or (is_array(kind) and "object" in kind) or "properties" in node:
             if node.get("additionalProperties") is not False:
                 out.append((pointer, "an object without additionalProperties: false"))
             names = node.get("properties", {})
             required = node.get("required", [])
-            if isinstance(names, dict) and isinstance(required, list):
+            if is_object(names) and is_array(required):
                 optional = sorted(set(names) - set(required))
                 out += [(f"{pointer}/properties/{escape(p)}", f"{p!r} is optional") for p in optional]
                 properties += len(names)
-        if isinstance(node.get("enum"), list):
+        if is_array(node.get("enum")):
             enum_values += len(node["enum"])
     if properties > OPENAI_STRICT_MAX_PROPERTIES:
         out.append(("", f"more than {OPENAI_STRICT_MAX_PROPERTIES} properties"))
@@ -172,7 +174,7 @@ def gemini_parameters_problems(schema: Mapping[str, Any]) -> tuple[dict[str, Any
         for key in _NOT_VALIDATING:
             node.pop(key, None)
         kind = node.get("type")
-        if isinstance(kind, list):
+        if is_array(kind):
             others = [k for k in kind if k != "null"]
             if len(others) == 1 and "nullable" not in node:
                 node["type"] = others[0]
@@ -184,7 +186,7 @@ def gemini_parameters_problems(schema: Mapping[str, Any]) -> tuple[dict[str, Any
         if isinstance(kind, str) and kind in _JSON_TYPES:
             node["type"] = kind.upper()
         enum = node.get("enum")
-        if isinstance(enum, list) and not all(isinstance(v, str) for v in enum):
+        if is_array(enum) and not all(isinstance(v, str) for v in enum):
             problems.append((f"{pointer}/enum", "enum", "enum values that are not strings"))
         problems += [
             (f"{pointer}/{escape(k)}", "keyword", f"{k!r} is not supported")

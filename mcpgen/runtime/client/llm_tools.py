@@ -89,7 +89,9 @@ class AnthropicOptions:
     `cache_control`: the breakpoint put on the last definition (True: `{"type": "ephemeral"}`).
     """
 
-    input_examples: Mapping[str, Sequence[Mapping[str, Any]]] = field(default_factory=dict)
+    input_examples: Mapping[str, Sequence[Mapping[str, Any]]] = field(
+        default_factory=dict[str, Sequence[Mapping[str, Any]]]
+    )
     defer_loading: bool | Collection[str] = False
     allowed_callers: Sequence[str] | Mapping[str, Sequence[str]] | None = None
     cache_control: bool | Mapping[str, Any] = False

@@ -9,7 +9,7 @@ headers (tokens) never appear in a generated file.
 from __future__ import annotations
 
 import contextlib
-from collections.abc import AsyncIterator, Iterator, Mapping
+from collections.abc import AsyncGenerator, Generator, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar, cast
 
@@ -42,7 +42,7 @@ class AsyncManyClientBase:
         config: Path,
         classes: Mapping[str, type[AsyncClientBase]],
         options: Mapping[str, Any],
-    ) -> AsyncIterator[dict[str, AsyncClientBase]]:
+    ) -> AsyncGenerator[dict[str, AsyncClientBase], None]:
         """Start every server (in namespace order); all of them are closed however this ends."""
         entries = read_servers_config(config, [cls._servers[ns] for ns in classes])
         async with contextlib.AsyncExitStack() as stack:
@@ -96,7 +96,7 @@ class SyncManyClientBase:
 
     @classmethod
     @contextlib.contextmanager
-    def _connect_sync(cls, connecting: contextlib.AbstractAsyncContextManager[Any]) -> Iterator[Any]:
+    def _connect_sync(cls, connecting: contextlib.AbstractAsyncContextManager[Any]) -> Generator[Any, None, None]:
         with _hold(connecting) as (inner, runner):
             clients = {ns: sync_cls(inner._clients[ns], runner) for ns, sync_cls in cls._sync_classes.items()}
             yield cls(inner, clients, runner)

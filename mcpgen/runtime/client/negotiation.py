@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any, cast
 
 from ..core import jsonrpc
 from ..core.errors import McpError, ProtocolError, RequestTimeout, RpcError
-from ..core.jsonrpc import JSONObject
+from ..core.jsonrpc import JSONObject, is_array, is_object
 from ..core.protocol import (
     ERA_LEGACY,
     ERA_MODERN,
@@ -113,9 +113,9 @@ class Negotiation:
     async def _take_discover(self, result: Any, version: str, *, fallback: bool) -> None:
         """A server/discover answer: the modern era at the best mutual version, or (probing) the
         handshake for a server that lists only handshake versions."""
-        if not isinstance(result, dict):
+        if not is_object(result):
             raise ProtocolError("server/discover returned a non-object result")
-        versions = result.get("supportedVersions") or []
+        versions: list[Any] = result.get("supportedVersions") or []
         mutual = [v for v in MODERN_VERSIONS if v in versions]
         if not mutual:
             if fallback:
@@ -128,7 +128,7 @@ class Negotiation:
         client.protocol_version = mutual[0]
         self._tell_transport()
         client.server_capabilities = dict(result.get("capabilities") or {})
-        meta = result.get("_meta") or {}
+        meta: JSONObject = result.get("_meta") or {}
         client.server_info = dict(meta.get("io.modelcontextprotocol/serverInfo") or {})
         client.instructions = result.get("instructions")
 
@@ -157,8 +157,8 @@ class Negotiation:
             handshake_refused = initialize in done and initialize.exception() is not None
             if discover in done and discover.exception() is None and (initialize not in done or handshake_refused):
                 result = discover.result()
-                versions = result.get("supportedVersions") if isinstance(result, dict) else None
-                if isinstance(versions, list) and any(v in MODERN_VERSIONS for v in versions):
+                versions = result.get("supportedVersions") if is_object(result) else None
+                if is_array(versions) and any(v in MODERN_VERSIONS for v in versions):
                     return result
             await initialize  # the handshake era decides (its error, if any, is the caller's)
             initialize = None
@@ -178,7 +178,7 @@ class Negotiation:
             "clientInfo": client.client_info,
         }
         result = await client.session.request("initialize", params, cancellable=False)
-        if not isinstance(result, dict):
+        if not is_object(result):
             raise ProtocolError("initialize returned a non-object result")
         agreed = result.get("protocolVersion")
         if agreed not in HANDSHAKE_VERSIONS:
@@ -208,6 +208,6 @@ class Negotiation:
 
 
 def _supported_versions(data: Any) -> list[str]:
-    if isinstance(data, dict) and isinstance(data.get("supported"), list):
+    if is_object(data) and is_array(data.get("supported")):
         return [v for v in data["supported"] if isinstance(v, str)]
     return []

@@ -13,7 +13,7 @@ from typing import cast
 
 from ..core.errors import ProtocolError
 from ..core.headers import param_headers_of
-from ..core.jsonrpc import JSONObject
+from ..core.jsonrpc import JSONObject, is_object
 from ..core.transport import EraAwareTransport, Transport
 
 log = logging.getLogger("mcpgen.runtime.client")
@@ -50,7 +50,7 @@ class ToolHeaders:
         if not self.active:
             return
         for tool in tools:
-            if isinstance(tool, dict):
+            if is_object(tool):
                 self._learn(tool, live=False)
 
     def check_callable(self, name: str) -> None:

@@ -27,6 +27,7 @@ import warnings
 from typing import TYPE_CHECKING
 
 from ..core.errors import McpError, SchemaDriftWarning, ToolChangedError
+from ..core.jsonrpc import is_object
 from ..core.protocol import ERA_MODERN
 from .drift import Drift, compare_tools
 
@@ -78,7 +79,7 @@ class ToolPins:
         """2026-07-28 sends tools/list_changed only on a listen stream: under strict, open one when
         the server says its tool list can change (a failure is logged; calls go on unwatched)."""
         tools = self.session.server_capabilities.get("tools")
-        if self.mode != "strict" or self.session.era != ERA_MODERN or not isinstance(tools, dict):
+        if self.mode != "strict" or self.session.era != ERA_MODERN or not is_object(tools):
             return
         if tools.get("listChanged") is not True:
             return

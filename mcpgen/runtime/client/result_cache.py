@@ -19,7 +19,7 @@ from collections import OrderedDict
 from collections.abc import Callable
 from typing import Any
 
-from ..core.jsonrpc import JSONObject
+from ..core.jsonrpc import JSONObject, is_object
 
 CACHEABLE = frozenset({"tools/list", "prompts/list", "resources/list", "resources/templates/list", "resources/read"})
 MAX_ENTRIES = 256
@@ -59,7 +59,7 @@ class ResultCache:
 
     def put(self, key: tuple[str, str], result: Any) -> None:
         """Keep result for its ttlMs (not at all for 0, a missing or a malformed hint)."""
-        ttl = result.get("ttlMs") if isinstance(result, dict) else None
+        ttl = result.get("ttlMs") if is_object(result) else None
         if isinstance(ttl, bool) or not isinstance(ttl, (int, float)) or not ttl > 0:
             return
         try:

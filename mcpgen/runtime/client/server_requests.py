@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any
 from ..core import jsonrpc
 from ..core.callbacks import ProgressCallback
 from ..core.errors import ProtocolError, RpcError
-from ..core.jsonrpc import JSONObject
+from ..core.jsonrpc import JSONObject, is_object
 from . import url_elicitation
 from .options import ConnectOptions
 
@@ -63,22 +63,23 @@ async def complete_input_rounds(
         if kind != "input_required":
             raise ProtocolError(f"{method} returned an unknown resultType {kind!r}")
         answers: JSONObject = {}
-        for key, embedded in (result.get("inputRequests") or {}).items():
+        requests: JSONObject = result.get("inputRequests") or {}
+        for key, embedded in requests.items():
             answers[key] = await answer_embedded(client, embedded)
         retry = {k: v for k, v in params.items() if k not in ("inputResponses", "requestState")}
         retry["inputResponses"] = answers
         if "requestState" in result:
             retry["requestState"] = result["requestState"]
         result = await client.session.request(method, retry, timeout=timeout, progress=progress)
-        if not isinstance(result, dict):
+        if not is_object(result):
             raise ProtocolError(f"{method} returned a non-object result")
     raise ProtocolError(f"{method} asked for input more than {MAX_INPUT_ROUNDS} times")
 
 
 async def answer_embedded(client: ClientSession, embedded: Any) -> Any:
     """The answer to one input request, from the session's callbacks."""
-    if not isinstance(embedded, dict):
+    if not is_object(embedded):
         raise ProtocolError("an input request is not an object")
     method = embedded.get("method")
     params = embedded.get("params")
-    return await answer(client.options, str(method), params if isinstance(params, dict) else {})
+    return await answer(client.options, str(method), params if is_object(params) else {})

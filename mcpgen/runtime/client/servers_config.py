@@ -12,9 +12,10 @@ import os
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 from ..core.errors import ServersConfigError
+from ..core.jsonrpc import is_array, is_object
 
 MAX_CONFIG_BYTES = 1 << 20  # a config file is small; a huge one is a mistake, not read into memory
 
@@ -33,11 +34,14 @@ class ServerEntry:
 
 
 def _strings(value: Any) -> bool:
-    return isinstance(value, dict) and all(isinstance(k, str) and isinstance(v, str) for k, v in value.items())
+    if not isinstance(value, dict):
+        return False
+    # (checked just above; its keys and values are anything a config file holds, checked here)
+    return all(isinstance(k, str) and isinstance(v, str) for k, v in cast("dict[object, object]", value).items())
 
 
 def _entry(where: str, name: str, raw: Any) -> ServerEntry:
-    if not isinstance(raw, dict):
+    if not is_object(raw):
         raise ServersConfigError(f"{where}: no server named {name!r}")
     command, url = raw.get("command"), raw.get("url")
     if command is not None and url is not None:
@@ -47,7 +51,7 @@ def _entry(where: str, name: str, raw: Any) -> ServerEntry:
     args, env, cwd = raw.get("args", []), raw.get("env", {}), raw.get("cwd")
     if not isinstance(command, str) or not command:
         raise ServersConfigError(f"{where}: server {name!r} has no 'command' (a stdio server) or 'url' (HTTP)")
-    if not isinstance(args, list) or not all(isinstance(a, str) for a in args):
+    if not is_array(args) or not all(isinstance(a, str) for a in args):
         raise ServersConfigError(f"{where}: server {name!r}: 'args' must be a list of strings")
     if not _strings(env):
         raise ServersConfigError(f"{where}: server {name!r}: 'env' must map names to strings")
@@ -78,8 +82,8 @@ def read_servers_config(path: str | os.PathLike[str], names: Sequence[str]) -> d
         doc = json.loads(data)
     except (ValueError, UnicodeDecodeError) as exc:
         raise ServersConfigError(f"{where}: not JSON: {exc}") from None
-    servers = doc.get("mcpServers", doc.get("servers")) if isinstance(doc, dict) else None
-    if not isinstance(servers, dict):
+    servers = doc.get("mcpServers", doc.get("servers")) if is_object(doc) else None
+    if not is_object(servers):
         raise ServersConfigError(f"{where}: no 'mcpServers' object")
     return {name: _entry(where, name, servers.get(name)) for name in names}
 

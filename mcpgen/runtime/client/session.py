@@ -16,7 +16,7 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from ..core.errors import ConnectionClosed, ProtocolError, RequestTimeout, RpcError, SessionExpired
-from ..core.jsonrpc import JSONObject, RequestId
+from ..core.jsonrpc import JSONObject, RequestId, is_array, is_object
 from ..core.protocol import ERA_LEGACY, ERA_MODERN, LATEST_HANDSHAKE, SUBSCRIPTION_ACKNOWLEDGED
 from ..core.session import Session
 from ..core.trace_context import outgoing_trace_context
@@ -180,7 +180,7 @@ class ClientSession:
         if trace is not None:  # W3C trace context in _meta (core/trace_context.py); the caller's keys win
             params = dict(params or {})
             given = params.get("_meta")
-            params["_meta"] = {**trace.as_meta(), **given} if isinstance(given, dict) else trace.as_meta()
+            params["_meta"] = {**trace.as_meta(), **given} if is_object(given) else trace.as_meta()
         if self.era == ERA_MODERN:
             params = dict(params or {})
             given = params.get("_meta")
@@ -192,7 +192,7 @@ class ClientSession:
             # The server dropped our HTTP session: a new handshake, then the same request once more.
             await self._negotiation.initialize(self.protocol_version or LATEST_HANDSHAKE)
             result = await self.session.request(method, params, timeout=timeout, progress=progress)
-        if self.era == ERA_MODERN and isinstance(result, dict) and not server_requests.completed(result):
+        if self.era == ERA_MODERN and is_object(result) and not server_requests.completed(result):
             result = await server_requests.complete_input_rounds(self, method, params or {}, result, timeout, progress)
         return result
 
@@ -207,15 +207,16 @@ class ClientSession:
         seen: set[str] = set()
         for _ in range(MAX_LIST_PAGES):
             result = await self.request(method, {"cursor": cursor} if cursor is not None else None)
-            page = result.get(key) if isinstance(result, dict) else None
-            if not isinstance(page, list):
+            page = result.get(key) if is_object(result) else None
+            if not is_array(page):
                 raise ProtocolError(f"{method} returned no {key!r} list")
             items.extend(page)
-            cursor = result.get("nextCursor")
-            if cursor is None:
+            next_cursor: object = result.get("nextCursor")  # (the server's: anything)
+            if next_cursor is None:
                 return items
-            if not isinstance(cursor, str):
-                raise ProtocolError(f"{method} returned a nextCursor that is not a string: {cursor!r:.60}")
+            if not isinstance(next_cursor, str):
+                raise ProtocolError(f"{method} returned a nextCursor that is not a string: {next_cursor!r:.60}")
+            cursor = next_cursor
             if cursor in seen:
                 raise ProtocolError(f"{method} returned the cursor {cursor!r:.60} twice (a list that never ends)")
             seen.add(cursor)
@@ -250,7 +251,7 @@ class ClientSession:
         self._tool_headers.check_callable(name)
         params: JSONObject = {"name": name, "arguments": dict(arguments or {})}
         result = await self.request("tools/call", params, timeout=timeout, progress=progress)
-        if not isinstance(result, dict):
+        if not is_object(result):
             raise ProtocolError("tools/call returned a non-object result")
         if result.get("resultType") == "task":
             # A server that made a task unasked (we never declared the extension): wait for it.
@@ -274,7 +275,7 @@ class ClientSession:
         """The MCP Apps UI of the tool `name` (its `_meta.ui.resourceUri`, read and checked:
         apps.py); None for a tool without one. LookupError if the server has no such tool."""
         for tool in await self.list_tools():
-            if isinstance(tool, dict) and tool.get("name") == name:
+            if is_object(tool) and tool.get("name") == name:
                 return await apps.read_app(self, tool)
         raise LookupError(f"the server has no tool {name!r:.80}")
 

@@ -34,7 +34,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from ..core.errors import SkillVerificationError
-from ..core.jsonrpc import JSONObject
+from ..core.jsonrpc import JSONObject, is_array, is_object
 from ..core.skills import (
     DIGEST_PATTERN,
     DIRECTORY_MIME_TYPE,
@@ -79,7 +79,7 @@ class Skill:
     description: str
     frontmatter: Mapping[str, Any] = field(repr=False)
     files: tuple[SkillFile, ...] | None
-    meta: Mapping[str, Any] = field(default_factory=dict, repr=False)
+    meta: Mapping[str, Any] = field(default_factory=dict[str, Any], repr=False)
 
     @property
     def root(self) -> str:
@@ -135,7 +135,7 @@ def capability() -> JSONObject:
 
 def server_declares(session: ClientSession) -> bool:
     extensions = session.server_capabilities.get("extensions")
-    return isinstance(extensions, dict) and isinstance(extensions.get(EXTENSION_ID), dict)
+    return is_object(extensions) and is_object(extensions.get(EXTENSION_ID))
 
 
 def _require(session: ClientSession) -> None:
@@ -161,7 +161,7 @@ async def get_skill(session: ClientSession, name_or_uri: str) -> Skill:
             raise LookupError(f"{len(found)} skills are named {name_or_uri!r:.80} (URIs: {uris:.400})")
         return found[0]
     result = await session.request("skills/get", {"uri": name_or_uri})
-    raw = result.get("skill") if isinstance(result, dict) else None
+    raw = result.get("skill") if is_object(result) else None
     skill = parse_entry(raw)
     if skill.uri != name_or_uri:
         raise SkillVerificationError(name_or_uri, None, f"skills/get answered with another skill, {skill.uri!r:.200}")
@@ -193,8 +193,8 @@ async def read_skill_directory(session: ClientSession, skill: Skill, path: str =
     folder's URI), checked (see the module docstring) before any is returned."""
     _require(session)
     extensions = session.server_capabilities.get("extensions")
-    settings = extensions.get(EXTENSION_ID) if isinstance(extensions, dict) else None
-    if not isinstance(settings, dict) or settings.get("directoryRead") is not True:
+    settings = extensions.get(EXTENSION_ID) if is_object(extensions) else None
+    if not is_object(settings) or settings.get("directoryRead") is not True:
         raise LookupError(f"the server does not declare directoryRead in its {EXTENSION_ID} extension")
     given = path.rstrip("/")
     folder = given if given == skill.root or given.startswith(skill.root + "/") else f"{skill.root}/{given}"
@@ -207,17 +207,18 @@ async def read_skill_directory(session: ClientSession, skill: Skill, path: str =
     for _ in range(MAX_DIRECTORY_PAGES):
         params: JSONObject = {"uri": folder} if cursor is None else {"uri": folder, "cursor": cursor}
         result = await session.request("resources/directory/read", params)
-        page = result.get("resources") if isinstance(result, dict) else None
-        if not isinstance(page, list):
+        page = result.get("resources") if is_object(result) else None
+        if not is_array(page):
             raise SkillVerificationError(skill.uri, folder, "was answered with no resources list")
         raw.extend(page)
         if len(raw) > MAX_FILES:
             raise SkillVerificationError(skill.uri, folder, f"has over {MAX_FILES} entries")
-        cursor = result.get("nextCursor")
-        if cursor is None:
+        next_cursor: object = result.get("nextCursor")
+        if next_cursor is None:
             return _directory_entries(skill, folder, raw)
-        if not isinstance(cursor, str):
+        if not isinstance(next_cursor, str):
             raise SkillVerificationError(skill.uri, folder, "was answered with a nextCursor that is not a string")
+        cursor = next_cursor
     raise SkillVerificationError(skill.uri, folder, f"still had a nextCursor after {MAX_DIRECTORY_PAGES} pages")
 
 
@@ -226,7 +227,7 @@ def _directory_entries(skill: Skill, folder: str, raw: list[Any]) -> list[SkillD
     entries: list[SkillDirectoryEntry] = []
     seen: set[str] = set()
     for item in raw:
-        uri = item.get("uri") if isinstance(item, dict) else None
+        uri = item.get("uri") if is_object(item) else None
         if (
             not isinstance(uri, str)
             or len(uri) > MAX_URI_CHARS
@@ -235,7 +236,7 @@ def _directory_entries(skill: Skill, folder: str, raw: list[Any]) -> list[SkillD
         ):
             raise SkillVerificationError(skill.uri, str(uri)[:200], f"is no direct entry of the folder {folder!r:.200}")
         name, mime = item.get("name"), item.get("mimeType")
-        if name != uri[len(folder) + 1 :]:
+        if not isinstance(name, str) or name != uri[len(folder) + 1 :]:
             raise SkillVerificationError(skill.uri, uri, "is listed under another name than its own")
         if mime is not None and (not isinstance(mime, str) or len(mime) > 200 or not mime.isprintable()):
             raise SkillVerificationError(skill.uri, uri, "is listed with a MIME type that is not a short string")
@@ -257,8 +258,8 @@ def _dynamic_uri(skill: Skill, path: str) -> str:
 
 def _content_of(result: Any, uri: str, skill: Skill, bound: int) -> tuple[bytes, str | None]:
     """The one content of `uri` in a resources/read result, decoded, never past `bound` bytes."""
-    contents = result.get("contents") if isinstance(result, dict) else None
-    mine = [c for c in contents if isinstance(c, dict) and c.get("uri") == uri] if isinstance(contents, list) else []
+    contents = result.get("contents") if is_object(result) else None
+    mine = [c for c in contents if is_object(c) and c.get("uri") == uri] if is_array(contents) else []
     if len(mine) != 1:
         raise SkillVerificationError(skill.uri, uri, f"came back as {len(mine)} contents of its URI, not one")
     content = mine[0]
@@ -303,13 +304,13 @@ def _verify_frontmatter(skill: Skill, data: bytes) -> None:
 
 def parse_entry(raw: Any) -> Skill:
     """A skills/list or skills/get entry as a Skill, or a SkillVerificationError saying why not."""
-    if not isinstance(raw, dict):
+    if not is_object(raw):
         raise SkillVerificationError("?", None, "the skill entry is not an object")
     uri = raw.get("uri")
     if not isinstance(uri, str) or not uri.isprintable() or len(uri) > MAX_URI_CHARS or "://" not in uri:
         raise SkillVerificationError(repr(uri)[:200], None, "the skill entry has no usable uri")
     frontmatter = raw.get("frontmatter")
-    if not isinstance(frontmatter, dict):
+    if not is_object(frontmatter):
         raise SkillVerificationError(uri, None, "the skill entry has no frontmatter object")
     name, description = frontmatter.get("name"), frontmatter.get("description")
     if not isinstance(name, str) or not isinstance(description, str) or not name or not description:
@@ -320,13 +321,13 @@ def parse_entry(raw: Any) -> Skill:
         raise SkillVerificationError(uri, None, f"the skill's URI does not end in /{shown}/{SKILL_MD}")
     meta = raw.get("_meta")
     files = _manifest(uri, raw.get("resources"))
-    return Skill(uri, name, description, dict(frontmatter), files, dict(meta) if isinstance(meta, dict) else {})
+    return Skill(uri, name, description, dict(frontmatter), files, dict(meta) if is_object(meta) else {})
 
 
 def _manifest(uri: str, resources: Any) -> tuple[SkillFile, ...] | None:
     if resources == "dynamic":
         return None
-    if not isinstance(resources, list):
+    if not is_array(resources):
         raise SkillVerificationError(uri, None, 'the skill\'s resources are neither a list nor "dynamic"')
     if len(resources) > MAX_FILES:
         raise SkillVerificationError(uri, None, f"the skill has {len(resources)} files, over the {MAX_FILES} allowed")
@@ -335,7 +336,7 @@ def _manifest(uri: str, resources: Any) -> tuple[SkillFile, ...] | None:
     seen: set[str] = set()
     total = 0
     for item in resources:
-        file_uri = item.get("uri") if isinstance(item, dict) else None
+        file_uri = item.get("uri") if is_object(item) else None
         if not isinstance(file_uri, str) or len(file_uri) > MAX_URI_CHARS or not _within(root, file_uri):
             raise SkillVerificationError(uri, str(file_uri)[:200], "is not a file within the skill's folder")
         digest, size = item.get("digest"), item.get("size")

@@ -10,7 +10,7 @@ import math
 from typing import TYPE_CHECKING, Any
 
 from ..core.errors import ProtocolError, RequestTimeout
-from ..core.jsonrpc import JSONObject, RequestId
+from ..core.jsonrpc import JSONObject, RequestId, is_object
 from ..core.protocol import ERA_MODERN, META_SUBSCRIPTION_ID, SUBSCRIPTION_ACKNOWLEDGED
 from .negotiation import stateless_meta
 
@@ -62,7 +62,7 @@ class Subscription:
     def on_frame(self, method: str, params: JSONObject) -> None:
         if method == SUBSCRIPTION_ACKNOWLEDGED:
             honored = params.get("notifications")
-            self.honored = honored if isinstance(honored, dict) else {}
+            self.honored = honored if is_object(honored) else {}
             if not self.acknowledged.done():
                 self.acknowledged.set_result(self.honored)
         elif self._collect:
@@ -191,7 +191,7 @@ class Listens:
     def route(self, method: str, params: JSONObject) -> None:
         """A notification tagged with a listen request's id goes to that stream."""
         meta = params.get("_meta")
-        tag = meta.get(META_SUBSCRIPTION_ID) if isinstance(meta, dict) else None
+        tag = meta.get(META_SUBSCRIPTION_ID) if is_object(meta) else None
         subscription = self._streams.get(tag) if isinstance(tag, (int, str)) else None
         if subscription is not None:
             subscription.on_frame(method, params)

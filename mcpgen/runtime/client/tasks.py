@@ -23,7 +23,7 @@ from collections.abc import Awaitable, Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
 from ..core.errors import ProtocolError, RequestTimeout, TaskFailed
-from ..core.jsonrpc import JSONObject
+from ..core.jsonrpc import JSONObject, is_object
 from ..core.protocol import ERA_MODERN, EXTENSION_TASKS, META_CLIENT_CAPABILITIES
 from . import server_requests
 from .negotiation import stateless_meta
@@ -64,7 +64,7 @@ async def start_tool(
         return ToolTask(client, name, None, result=await client.call_tool(name, arguments, timeout=timeout))
     params: JSONObject = {"name": name, "arguments": dict(arguments or {}), "_meta": task_meta(client)}
     result = await client.session.request("tools/call", params, timeout=timeout, progress=progress)
-    if not isinstance(result, dict):
+    if not is_object(result):
         raise ProtocolError("tools/call returned a non-object result")
     if not server_requests.completed(result):
         # Input gathered first (plain input_required rounds); the last round may create the task.
@@ -134,12 +134,12 @@ class ToolTask:
         self.ttl_ms = ttl if isinstance(ttl, int) and not isinstance(ttl, bool) else None
         result, error = task.get("result"), task.get("error")
         if self.status == "completed":
-            if not isinstance(result, dict):
+            if not is_object(result):
                 raise ProtocolError(f"task {self.task_id} completed without a result")
             result.pop("resultType", None)
             self._result = result
         elif self.status == "failed":
-            self._error = error if isinstance(error, dict) else {}
+            self._error = error if is_object(error) else {}
 
     async def _ask(self, method: str, params: JSONObject) -> Any:
         params = {**params, "taskId": self.task_id, "_meta": task_meta(self.client)}
@@ -151,11 +151,11 @@ class ToolTask:
         if self.task_id is None or self.done:
             return self.status
         task = await self._ask("tasks/get", {})
-        if not isinstance(task, dict):
+        if not is_object(task):
             raise ProtocolError("tasks/get returned a non-object result")
         self.apply(task)
         requests = task.get("inputRequests")
-        if self.status == "input_required" and isinstance(requests, dict) and requests:
+        if self.status == "input_required" and is_object(requests) and requests:
             await self._answer(requests)
         return self.status
 

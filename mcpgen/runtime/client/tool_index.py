@@ -22,7 +22,7 @@ class ToolInfo:
     summary: str  # one line
     signature: str  # `async def name(*, arg: type, ...) -> result`
     doc: str  # the function's docstring
-    hints: Mapping[str, bool] = field(default_factory=dict)  # readOnlyHint, destructiveHint, ...
+    hints: Mapping[str, bool] = field(default_factory=dict[str, bool])  # readOnlyHint, destructiveHint, ...
     # Its module under tools/: the name, unless that is too long for a file name or one Windows
     # keeps for a device ("" in packages generated before the two could differ: the name).
     module: str = ""

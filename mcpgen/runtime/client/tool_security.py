@@ -15,7 +15,9 @@ from __future__ import annotations
 import json
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, cast
+
+from ..core.jsonrpc import is_array, is_object
 
 # The behaviour hints of MCP tool annotations, with the spec's defaults for a tool that does not
 # set them (schema.ts ToolAnnotations: readOnlyHint false, destructiveHint true, openWorldHint
@@ -47,7 +49,9 @@ class SecurityChange:
 def hints(tool: Mapping[str, Any]) -> dict[str, bool]:
     """The tool's behaviour hints, defaults filled in (a non-boolean value counts as absent)."""
     annotations = tool.get("annotations")
-    given = annotations if isinstance(annotations, Mapping) else {}
+    given: Mapping[str, Any] = {}
+    if isinstance(annotations, Mapping):
+        given = cast("Mapping[str, Any]", annotations)  # (checked just above; a JSON object)
     return {k: given[k] if isinstance(given.get(k), bool) else default for k, default in HINT_DEFAULTS.items()}
 
 
@@ -58,9 +62,9 @@ def may_write(tool: Mapping[str, Any]) -> bool:
 
 def without_prose(node: Any, names: bool = False) -> Any:
     """A schema minus its documentation keywords (the keys of a name map are kept: they are names)."""
-    if isinstance(node, list):
+    if is_array(node):
         return [without_prose(v) for v in node]
-    if not isinstance(node, dict):
+    if not is_object(node):
         return node
     if names:
         return {k: without_prose(v) for k, v in node.items()}
@@ -146,8 +150,8 @@ def _description_changes(
 ) -> Iterator[tuple[str, Any, Any]]:
     """(pointer, old text, new text) of every `description` that differs between two schemas,
     walked side by side (past _MAX_DEPTH: the pointer and the two subtrees)."""
-    if not isinstance(old, dict) or not isinstance(new, dict):
-        if isinstance(old, list) and isinstance(new, list) and depth < _MAX_DEPTH:
+    if not is_object(old) or not is_object(new):
+        if is_array(old) and is_array(new) and depth < _MAX_DEPTH:
             for i, (a, b) in enumerate(zip(old, new, strict=False)):
                 yield from _description_changes(a, b, f"{where}/{i}", depth + 1)
         return
@@ -163,7 +167,7 @@ def _description_changes(
         child = f"{where}/{key.replace('~', '~0').replace('/', '~1')}"
         yield from _description_changes(old[key], new[key], child, depth + 1, names=not names and key in NAME_MAPS)
     for key in sorted(new.keys() - old.keys()):  # a new argument's description is new text too
-        if names and isinstance(new[key], dict) and "description" in new[key]:
+        if names and is_object(new[key]) and "description" in new[key]:
             yield f"{where}/{key.replace('~', '~0').replace('/', '~1')}/description", None, new[key]["description"]
 
 

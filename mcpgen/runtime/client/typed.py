@@ -17,7 +17,7 @@ import types
 import typing
 import warnings
 import weakref
-from collections.abc import AsyncIterator, Callable, Coroutine, Iterator, Mapping, Sequence
+from collections.abc import AsyncGenerator, Callable, Coroutine, Generator, Mapping, Sequence
 from dataclasses import dataclass
 from types import ModuleType
 from typing import TYPE_CHECKING, Any, ClassVar, Concatenate, Generic, ParamSpec, TypeVar, cast
@@ -32,6 +32,7 @@ from ..core.errors import (
     ToolOutputWarning,
 )
 from ..core.exact_schemas import NO_SCHEMAS
+from ..core.jsonrpc import is_object
 from ..core.results import ToolResult, Unset, structured_of
 from ..core.tables import ToolRow
 from ..core.validation import (
@@ -147,7 +148,7 @@ class AsyncClientBase(AsyncFeatures, LlmToolsMixin):
         *,
         options: StdioOptions | ConnectOptions | None = None,
         **overrides: Unpack[ClientStdioKwargs],
-    ) -> AsyncIterator[_A]:
+    ) -> AsyncGenerator[_A, None]:
         """Start `command args` as a stdio MCP server and connect to it.
 
         Takes the runtime's connection options (StdioOptions: `timeout`, `connect_timeout`,
@@ -174,7 +175,7 @@ class AsyncClientBase(AsyncFeatures, LlmToolsMixin):
         *,
         options: HttpOptions | ConnectOptions | None = None,
         **overrides: Unpack[ClientHttpKwargs],
-    ) -> AsyncIterator[_A]:
+    ) -> AsyncGenerator[_A, None]:
         """Connect to an MCP server at `url` (Streamable HTTP, or the legacy HTTP+SSE transport).
 
         Takes the runtime's connection options (HttpOptions: `headers`, which go on every
@@ -197,7 +198,7 @@ class AsyncClientBase(AsyncFeatures, LlmToolsMixin):
         *,
         options: ConnectOptions | None = None,
         **overrides: Unpack[ClientMemoryKwargs],
-    ) -> AsyncIterator[_A]:
+    ) -> AsyncGenerator[_A, None]:
         """Connect to a server object in this process: a generated server's
         `build_server(Handlers())`, a `runtime.server.Server`, or a mock. No subprocess, no
         socket, either era (`protocol="legacy"` or a version); the fastest way to test handlers
@@ -356,7 +357,7 @@ class AsyncClientBase(AsyncFeatures, LlmToolsMixin):
         if model is None:
             return ToolResult.from_raw(raw)
         data = structured_of(raw)
-        if binding.wrapped and isinstance(data, dict) and "result" in data:
+        if binding.wrapped and is_object(data) and "result" in data:
             data = data["result"]
         mode = per_call.validate_output
         # "off" skips the JSON Schema check; pydantic still builds the typed value.
@@ -381,7 +382,7 @@ def _meta_result(
     """A discovery meta-tool's answer, or the problem with its call, as a result the model reads."""
     try:
         given = json.loads(arguments or "{}") if isinstance(arguments, str) else dict(arguments or {})
-        if not isinstance(given, dict):
+        if not is_object(given):
             raise ValueError("arguments must be a JSON object")
         return ToolResult.of([{"type": "text", "text": discovery.answer(catalog, meta, given)}])
     except ValueError as exc:
@@ -514,7 +515,7 @@ class LoopThread:
 
 
 @contextlib.contextmanager
-def _hold(cm: contextlib.AbstractAsyncContextManager[_A]) -> Iterator[tuple[_A, LoopThread]]:
+def _hold(cm: contextlib.AbstractAsyncContextManager[_A]) -> Generator[tuple[_A, LoopThread], None, None]:
     """Enter and exit the async context in ONE task on the loop thread (cancel scopes need that)."""
     import asyncio
     from concurrent.futures import Future
@@ -578,7 +579,7 @@ class SyncClientBase(SyncFeatures, LlmToolsMixin, Generic[_A]):
         *,
         options: StdioOptions | ConnectOptions | None = None,
         **overrides: Unpack[ClientStdioKwargs],
-    ) -> Iterator[_S]:
+    ) -> Generator[_S, None, None]:
         """Start `command args` as a stdio MCP server and connect to it (see AsyncClient.connect_stdio;
         callbacks run on the loop thread)."""
         with _hold(cls._async_client.connect_stdio(command, args, options=options, **overrides)) as (inner, runner):
@@ -592,7 +593,7 @@ class SyncClientBase(SyncFeatures, LlmToolsMixin, Generic[_A]):
         *,
         options: HttpOptions | ConnectOptions | None = None,
         **overrides: Unpack[ClientHttpKwargs],
-    ) -> Iterator[_S]:
+    ) -> Generator[_S, None, None]:
         """Connect to an MCP server at `url` (see AsyncClient.connect_http; callbacks run on the loop thread)."""
         with _hold(cls._async_client.connect_http(url, options=options, **overrides)) as (inner, runner):
             yield cls(inner, runner)
@@ -605,7 +606,7 @@ class SyncClientBase(SyncFeatures, LlmToolsMixin, Generic[_A]):
         *,
         options: ConnectOptions | None = None,
         **overrides: Unpack[ClientMemoryKwargs],
-    ) -> Iterator[_S]:
+    ) -> Generator[_S, None, None]:
         """Connect to a server object in this process (see AsyncClient.connect_memory); the server's
         handlers and the client's callbacks run on the client's loop thread."""
         with _hold(cls._async_client.connect_memory(server, options=options, **overrides)) as (inner, runner):
@@ -615,7 +616,7 @@ class SyncClientBase(SyncFeatures, LlmToolsMixin, Generic[_A]):
     @contextlib.contextmanager
     def connect(
         cls: type[_S], *, options: ConnectOptions | None = None, **overrides: Unpack[ClientConnectKwargs]
-    ) -> Iterator[_S]:
+    ) -> Generator[_S, None, None]:
         """Connect the way this client was generated: the same stdio command, or the same URL."""
         with _hold(cls._async_client.connect(options=options, **overrides)) as (inner, runner):
             yield cls(inner, runner)

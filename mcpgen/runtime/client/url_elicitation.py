@@ -18,7 +18,7 @@ from urllib.parse import urlsplit
 
 from ..core import jsonrpc
 from ..core.errors import RpcError
-from ..core.jsonrpc import JSONObject
+from ..core.jsonrpc import JSONObject, is_array, is_object
 
 if TYPE_CHECKING:
     from .options import ConnectOptions
@@ -56,7 +56,7 @@ async def ask(options: ConnectOptions, params: JSONObject) -> JSONObject:
     if not handles_urls(options) or options.on_elicitation is None:
         raise RpcError(jsonrpc.INVALID_PARAMS, "this client did not declare URL-mode elicitation")
     result = await options.on_elicitation(url_params(params))
-    action = result.get("action") if isinstance(result, dict) else None
+    action = result.get("action") if is_object(result) else None
     if action not in ACTIONS:
         raise RpcError(jsonrpc.INTERNAL_ERROR, "the elicitation callback returned no accept/decline/cancel action")
     return {"action": action}
@@ -68,10 +68,10 @@ async def satisfied(options: ConnectOptions, error: RpcError) -> bool:
     URLs, or the error lists none, or too many, or a malformed one (the error is then raised)."""
     if error.code != jsonrpc.URL_ELICITATION_REQUIRED or not handles_urls(options):
         return False
-    listed = error.data.get("elicitations") if isinstance(error.data, dict) else None
-    if not isinstance(listed, list) or not 0 < len(listed) <= MAX_ELICITATIONS:
+    listed = error.data.get("elicitations") if is_object(error.data) else None
+    if not is_array(listed) or not 0 < len(listed) <= MAX_ELICITATIONS:
         return False
-    if not all(isinstance(entry, dict) for entry in listed):
+    if not all(is_object(entry) for entry in listed):
         return False
     try:
         for entry in listed:

@@ -14,6 +14,7 @@ import json
 from collections.abc import Mapping, Sequence
 from typing import Any, Protocol
 
+from .jsonrpc import is_object
 from .tables import ResultMode
 
 # The key a wrapped result's schema declares its value under ({"result": X}).
@@ -73,11 +74,11 @@ class ExactSchemas:
         texts = self._tools_json
         if position < len(texts):
             tool = json.loads(texts[position])
-            if isinstance(tool, dict) and tool.get("name") == wire:
+            if is_object(tool) and tool.get("name") == wire:
                 return tool
         for text in texts:
             tool = json.loads(text)
-            if isinstance(tool, dict) and tool.get("name") == wire:
+            if is_object(tool) and tool.get("name") == wire:
                 return tool
         return {}
 

@@ -6,7 +6,7 @@ import base64
 import re
 from typing import Any
 
-from .jsonrpc import JSONObject
+from .jsonrpc import JSONObject, is_object
 
 _TOKEN = re.compile(r"^[!#$%&'*+.^_`|~0-9A-Za-z-]+$")
 
@@ -34,12 +34,12 @@ def encode_header_value(value: Any) -> str | None:
 def param_headers_of(tool: JSONObject) -> dict[str, str] | None:
     """{argument: header} from `x-mcp-header` on top-level properties; None if any is invalid."""
     schema = tool.get("inputSchema")
-    properties = schema.get("properties") if isinstance(schema, dict) else None
+    properties = schema.get("properties") if is_object(schema) else None
     found: dict[str, str] = {}
-    if not isinstance(properties, dict):
+    if not is_object(properties):
         return found
     for name, prop in properties.items():
-        if not isinstance(prop, dict) or "x-mcp-header" not in prop:
+        if not is_object(prop) or "x-mcp-header" not in prop:
             continue
         header = prop["x-mcp-header"]
         if not isinstance(header, str) or not _TOKEN.match(header):

@@ -4,7 +4,10 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
-from typing import Any, Final, TypeGuard
+from typing import TYPE_CHECKING, Any, Final, TypeGuard
+
+if TYPE_CHECKING:  # (typing_extensions, which pydantic requires, at type-checking time only)
+    from typing_extensions import TypeIs
 
 JSONObject = dict[str, Any]
 RequestId = int | str
@@ -197,6 +200,18 @@ def error_response(request_id: RequestId | None, code: int, message: str, data: 
     return {"jsonrpc": "2.0", "id": request_id, "error": error}
 
 
+def is_object(value: object) -> TypeIs[JSONObject]:
+    """`isinstance(value, dict)`, typed as what it is wherever the runtime asks: a JSON object,
+    whose keys are strings (every decoder the runtime uses, json and msgspec, makes them so) and
+    whose members are JSON values (Any), rather than a dict of unknowns."""
+    return isinstance(value, dict)
+
+
+def is_array(value: object) -> TypeIs[list[Any]]:
+    """`isinstance(value, list)`, typed as a JSON array (its items JSON values)."""
+    return isinstance(value, list)
+
+
 def is_valid_id(value: Any) -> TypeGuard[RequestId]:
     # bool is an int subclass but not a valid id; null is never valid for a request.
     return isinstance(value, str) or (isinstance(value, int) and not isinstance(value, bool))
@@ -204,7 +219,7 @@ def is_valid_id(value: Any) -> TypeGuard[RequestId]:
 
 def classify(message: Any) -> str:
     """'request', 'notification', 'response', 'error' or 'invalid'."""
-    if not isinstance(message, dict) or message.get("jsonrpc") != "2.0":
+    if not is_object(message) or message.get("jsonrpc") != "2.0":
         return "invalid"
     method = message.get("method")
     if method is not None:
@@ -218,6 +233,6 @@ def classify(message: Any) -> str:
         return "request" if is_valid_id(message["id"]) else "invalid"
     if "result" in message and "id" in message:
         return "response"
-    if isinstance(message.get("error"), dict) and "id" in message:
+    if is_object(message.get("error")) and "id" in message:
         return "error"
     return "invalid"

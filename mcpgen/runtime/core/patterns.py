@@ -40,6 +40,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from .jsonrpc import is_object
+
 # The longest pattern compiled at all (RE2's own memory budget refuses most hostile ones sooner).
 MAX_PATTERN_CHARS = 10_000
 
@@ -95,9 +97,10 @@ def compile_pattern(source: str) -> Pattern:
 
 def _compile_re2(translated: str) -> Callable[[str], Any]:
     try:
-        import re2  # type: ignore[import-untyped]  # (google-re2 ships no type information)
+        import re2 as untyped  # type: ignore[import-untyped]  # (google-re2 ships no type information)
     except ImportError:
         raise _Refused("google-re2 is not installed (pip install google-re2)") from None
+    re2: Any = untyped  # (what it is for pyright too: members without types)
     options = re2.Options()
     options.log_errors = False  # (RE2 prints every refusal on stderr otherwise)
     try:
@@ -274,7 +277,7 @@ def _pattern(validator: Any, pattern: Any, instance: Any, schema: Any) -> Any:
 def _pattern_properties(validator: Any, patterns: Any, instance: Any, schema: Any) -> Any:
     from jsonschema.exceptions import ValidationError
 
-    if not isinstance(instance, dict) or not isinstance(patterns, dict):
+    if not is_object(instance) or not is_object(patterns):
         return
     for pattern, subschema in patterns.items():
         compiled = compile_pattern(pattern)
@@ -290,12 +293,12 @@ def _pattern_properties(validator: Any, patterns: Any, instance: Any, schema: An
 def _additional_properties(validator: Any, additional: Any, instance: Any, schema: Any) -> Any:
     from jsonschema.exceptions import ValidationError
 
-    if not isinstance(instance, dict):
+    if not is_object(instance):
         return
     known = schema.get("properties", {})
     patterns = [compile_pattern(p) for p in schema.get("patternProperties", {}) if isinstance(p, str)]
     extras = [k for k in instance if k not in known and not any(p.search(k) for p in patterns)]
-    if isinstance(additional, dict):
+    if is_object(additional):
         for extra in extras:
             yield from validator.descend(instance[extra], additional, path=extra)
     elif additional is False and extras:
@@ -310,7 +313,7 @@ def linear_validator(cls: Any) -> Any:
     """jsonschema's validator class `cls` with its pattern keywords matched by `compile_pattern`."""
     from jsonschema import validators
 
-    keywords = {"pattern": _pattern, "patternProperties": _pattern_properties}
+    keywords: dict[str, Callable[..., Any]] = {"pattern": _pattern, "patternProperties": _pattern_properties}
     if "additionalProperties" in cls.VALIDATORS:
         keywords["additionalProperties"] = _additional_properties
     unevaluated = cls.VALIDATORS.get("unevaluatedProperties")

@@ -8,6 +8,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, Final, Union
 
+from .jsonrpc import is_array, is_object
+
 
 class Unset:
     """Marks an optional argument the caller left out: it is not sent at all (not `null`)."""
@@ -32,7 +34,7 @@ UNSET: Final = Unset()
 @dataclass
 class TextContent:
     text: str
-    raw: dict[str, Any] = field(default_factory=dict, repr=False)
+    raw: dict[str, Any] = field(default_factory=dict[str, Any], repr=False)
     type: str = "text"
 
 
@@ -40,7 +42,7 @@ class TextContent:
 class ImageContent:
     data: str  # base64
     mime_type: str
-    raw: dict[str, Any] = field(default_factory=dict, repr=False)
+    raw: dict[str, Any] = field(default_factory=dict[str, Any], repr=False)
     type: str = "image"
 
 
@@ -48,7 +50,7 @@ class ImageContent:
 class AudioContent:
     data: str  # base64
     mime_type: str
-    raw: dict[str, Any] = field(default_factory=dict, repr=False)
+    raw: dict[str, Any] = field(default_factory=dict[str, Any], repr=False)
     type: str = "audio"
 
 
@@ -59,7 +61,7 @@ class ResourceLink:
     title: str | None = None
     description: str | None = None
     mime_type: str | None = None
-    raw: dict[str, Any] = field(default_factory=dict, repr=False)
+    raw: dict[str, Any] = field(default_factory=dict[str, Any], repr=False)
     type: str = "resource_link"
 
 
@@ -69,7 +71,7 @@ class EmbeddedResource:
     mime_type: str | None = None
     text: str | None = None
     blob: str | None = None  # base64
-    raw: dict[str, Any] = field(default_factory=dict, repr=False)
+    raw: dict[str, Any] = field(default_factory=dict[str, Any], repr=False)
     type: str = "resource"
 
 
@@ -78,48 +80,50 @@ class UnknownContent:
     """A content block of a type this client does not know; `raw` has all of it."""
 
     type: str
-    raw: dict[str, Any] = field(default_factory=dict, repr=False)
+    raw: dict[str, Any] = field(default_factory=dict[str, Any], repr=False)
 
 
 ContentBlock = Union[TextContent, ImageContent, AudioContent, ResourceLink, EmbeddedResource, UnknownContent]
 
 
-def _s(value: Any) -> str:
+def str_or_empty(value: Any) -> str:
+    """A peer's field as text: "" when it is not a string."""
     return value if isinstance(value, str) else ""
 
 
-def _opt(value: Any) -> str | None:
+def str_or_none(value: Any) -> str | None:
+    """A peer's optional field as text: None when it is not a string."""
     return value if isinstance(value, str) else None
 
 
 def parse_block(raw: Any) -> ContentBlock:
     """Lenient: a malformed block becomes UnknownContent rather than an exception."""
-    if not isinstance(raw, dict):
+    if not is_object(raw):
         return UnknownContent(type="invalid", raw={"value": raw})
     kind = raw.get("type")
     if kind == "text":
-        return TextContent(text=_s(raw.get("text")), raw=raw)
+        return TextContent(text=str_or_empty(raw.get("text")), raw=raw)
     if kind == "image":
-        return ImageContent(data=_s(raw.get("data")), mime_type=_s(raw.get("mimeType")), raw=raw)
+        return ImageContent(data=str_or_empty(raw.get("data")), mime_type=str_or_empty(raw.get("mimeType")), raw=raw)
     if kind == "audio":
-        return AudioContent(data=_s(raw.get("data")), mime_type=_s(raw.get("mimeType")), raw=raw)
+        return AudioContent(data=str_or_empty(raw.get("data")), mime_type=str_or_empty(raw.get("mimeType")), raw=raw)
     if kind == "resource_link":
         return ResourceLink(
-            uri=_s(raw.get("uri")),
-            name=_s(raw.get("name")),
-            title=_opt(raw.get("title")),
-            description=_opt(raw.get("description")),
-            mime_type=_opt(raw.get("mimeType")),
+            uri=str_or_empty(raw.get("uri")),
+            name=str_or_empty(raw.get("name")),
+            title=str_or_none(raw.get("title")),
+            description=str_or_none(raw.get("description")),
+            mime_type=str_or_none(raw.get("mimeType")),
             raw=raw,
         )
     if kind == "resource":
         res = raw.get("resource")
-        res = res if isinstance(res, dict) else {}
+        res = res if is_object(res) else {}
         return EmbeddedResource(
-            uri=_s(res.get("uri")),
-            mime_type=_opt(res.get("mimeType")),
-            text=_opt(res.get("text")),
-            blob=_opt(res.get("blob")),
+            uri=str_or_empty(res.get("uri")),
+            mime_type=str_or_none(res.get("mimeType")),
+            text=str_or_none(res.get("text")),
+            blob=str_or_none(res.get("blob")),
             raw=raw,
         )
     return UnknownContent(type=str(kind), raw=raw)
@@ -127,7 +131,7 @@ def parse_block(raw: Any) -> ContentBlock:
 
 def block_to_wire(block: ContentBlock | dict[str, Any]) -> dict[str, Any]:
     """A content block as sent: its raw dict when it came from one, else built from its fields."""
-    if isinstance(block, dict):
+    if is_object(block):
         return block  # a handler written for the older, dict-based ToolResult
     if block.raw:
         return block.raw
@@ -158,10 +162,10 @@ class ToolResult:
     (`ToolResult.of([...blocks as dicts...], is_error=True)`) to say exactly what is sent.
     """
 
-    content: list[ContentBlock] = field(default_factory=list)
+    content: list[ContentBlock] = field(default_factory=list[ContentBlock])
     structured_content: Any = None
     is_error: bool = False
-    raw: dict[str, Any] = field(default_factory=dict, repr=False)
+    raw: dict[str, Any] = field(default_factory=dict[str, Any], repr=False)
 
     @property
     def text(self) -> str:
@@ -171,7 +175,7 @@ class ToolResult:
     @classmethod
     def from_raw(cls, raw: dict[str, Any]) -> ToolResult:
         content = raw.get("content")
-        blocks = [parse_block(b) for b in content] if isinstance(content, list) else []
+        blocks = [parse_block(b) for b in content] if is_array(content) else []
         return cls(blocks, raw.get("structuredContent"), bool(raw.get("isError")), raw)
 
     @classmethod
@@ -204,7 +208,7 @@ def structured_of(raw: dict[str, Any]) -> Any:
     if raw.get("structuredContent") is not None:
         return raw["structuredContent"]
     content = raw.get("content")
-    if isinstance(content, list) and len(content) == 1 and isinstance(content[0], dict):
+    if is_array(content) and len(content) == 1 and is_object(content[0]):
         text = content[0].get("text")
         if isinstance(text, str):
             try:

@@ -26,7 +26,7 @@ from . import jsonrpc
 from .callbacks import ProgressCallback as ProgressCallback
 from .deadlines import Deadlines
 from .errors import ConnectionClosed, McpError, RequestTimeout, RpcError
-from .jsonrpc import JSONObject, RequestId
+from .jsonrpc import JSONObject, RequestId, is_array, is_object
 from .transport import Transport
 
 # (method, params, request id) -> result; raise RpcError to answer with an error.
@@ -397,7 +397,7 @@ class Session:
 
     def dispatch(self, message: Any) -> None:
         """Route one decoded message (also used by transports that deliver objects)."""
-        if isinstance(message, list):
+        if is_array(message):
             if self.on_batch is not None:
                 _spawn(self.on_batch(message))
             else:
@@ -430,12 +430,12 @@ class Session:
                 self._hold_reading()
         else:
             log.warning("ignoring an invalid JSON-RPC message: %.200r", message)
-            if self.answer_invalid and (not isinstance(message, dict) or "method" in message):
+            if self.answer_invalid and (not is_object(message) or "method" in message):
                 # Not a request object at all (42, "x", null, {"method": 7}): -32600, id null unless usable.
-                raw_id = message.get("id") if isinstance(message, dict) else None
+                raw_id = message.get("id") if is_object(message) else None
                 rid = raw_id if jsonrpc.is_valid_id(raw_id) else None
                 _spawn(self._send_quietly(jsonrpc.error_response(rid, jsonrpc.INVALID_REQUEST, "Invalid request")))
-            elif isinstance(message, dict) and "method" in message and "id" in message:
+            elif is_object(message) and "method" in message and "id" in message:
                 # A broken request still gets an answer; its id only if that id is usable.
                 rid = message["id"] if jsonrpc.is_valid_id(message["id"]) else None
                 _spawn(self._send_quietly(jsonrpc.error_response(rid, jsonrpc.INVALID_REQUEST, "Invalid request")))
@@ -508,7 +508,7 @@ class Session:
     def _on_notification(self, message: JSONObject) -> None:
         method = message["method"]
         params = message.get("params")
-        if not isinstance(params, dict):
+        if not is_object(params):
             params = {}
         if method == "notifications/progress":
             self._on_progress(params)
@@ -550,7 +550,7 @@ class Session:
         request_id = message["id"]
         current_request.set(request_id)
         params = message.get("params")
-        if not isinstance(params, dict):
+        if not is_object(params):
             params = {}
         try:
             try:
@@ -594,7 +594,7 @@ class Session:
         try:
             if self.on_request is None:
                 raise RpcError(jsonrpc.METHOD_NOT_FOUND, f"Method not found: {message['method']}")
-            result = await self.on_request(message["method"], params if isinstance(params, dict) else {}, request_id)
+            result = await self.on_request(message["method"], params if is_object(params) else {}, request_id)
             return jsonrpc.response(request_id, result)
         except asyncio.CancelledError:
             if entry.cancels == 0:

@@ -21,6 +21,8 @@ import json
 import re
 from typing import Any
 
+from .jsonrpc import is_object
+
 EXTENSION_ID = "io.modelcontextprotocol/skills"
 SKILL_MD = "SKILL.md"
 # SEP-2640: hosts MUST support skills up to these bounds; servers SHOULD NOT exceed them.
@@ -63,7 +65,7 @@ def split_frontmatter(text: str) -> tuple[dict[str, Any], str]:
         raise ValueError(f"the frontmatter is over {MAX_FRONTMATTER_CHARS} characters")
     lines = [line for line in block.splitlines() if line.strip() and not line.lstrip().startswith("#")]
     value, rest = _block(lines, 0, 0, 0)
-    if rest != len(lines) or not isinstance(value, dict):
+    if rest != len(lines) or not is_object(value):
         raise ValueError("the frontmatter is not a YAML mapping")
     for key in ("name", "description"):
         if not isinstance(value.get(key), str) or not value[key]:

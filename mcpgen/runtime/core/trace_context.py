@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import contextlib
 import re
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Generator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -127,7 +127,7 @@ def outgoing_trace_context(source: TraceContextSource | None) -> TraceContext | 
 
 
 @contextlib.contextmanager
-def otel_context(trace: TraceContext | None) -> Iterator[None]:
+def otel_context(trace: TraceContext | None) -> Generator[None, None, None]:
     """`trace` as OpenTelemetry's current context inside the block (nothing without OTel or a trace)."""
     extract, attach, detach = _otel("extract"), _otel("attach"), _otel("detach")
     if trace is None or extract is None:

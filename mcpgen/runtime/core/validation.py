@@ -13,10 +13,11 @@ import math
 import weakref
 from collections.abc import Callable, Mapping, Sized
 from dataclasses import dataclass
-from typing import Any, get_args
+from typing import Any, cast, get_args
 
 from .errors import SchemaMismatch
 from .exact_schemas import ExactSchemas
+from .jsonrpc import is_array, is_object
 from .patterns import compile_pattern, linear_validator
 
 Check = Callable[[Any], "str | None"]
@@ -63,8 +64,14 @@ def compile_problems(schema: dict[str, Any] | bool, *, formats: bool = True) -> 
     # registry (jsonschema adds the bundled meta-schemas) has no retrieval: a $ref outside
     # the document fails instead of reading a file or fetching a URL.
     # Its pattern keywords run in linear time (patterns.py): a schema is a peer's or an author's.
-    cls = linear_validator(jsonschema.validators.validator_for(schema, default=jsonschema.Draft202012Validator))
-    kwargs: dict[str, Any] = {"registry": referencing.Registry()}
+    # (jsonschema's own annotations leave parts of these unknown: they are read as Any)
+    exceptions: Any = jsonschema.exceptions
+    validators: Any = jsonschema.validators
+    best_match: Callable[..., Any] = exceptions.best_match
+    found_cls: Any = validators.validator_for(schema, default=validators.Draft202012Validator)
+    cls = linear_validator(found_cls)
+    registry: referencing.Registry[Any] = referencing.Registry()
+    kwargs: dict[str, Any] = {"registry": registry}
     if formats:
         kwargs["format_checker"] = cls.FORMAT_CHECKER
     validator = cls(schema, **kwargs)
@@ -76,7 +83,7 @@ def compile_problems(schema: dict[str, Any] | bool, *, formats: bool = True) -> 
         found: list[SchemaProblem] = []
         try:
             for error in validator.iter_errors(instance):
-                found += _explain(jsonschema.exceptions.best_match([error]) or error)
+                found += _explain(best_match([error]) or error)
                 if len(found) > MAX_PROBLEMS:
                     break
         except RecursionError:
@@ -112,18 +119,18 @@ def _explain(error: Any) -> list[SchemaProblem]:
     """One jsonschema error as problems: a missing or unexpected property gets its own path."""
     path = tuple(_clip_part(p) for p in list(error.absolute_path)[:32])
     instance, schema = error.instance, error.schema
-    if error.validator == "required" and isinstance(instance, dict) and isinstance(error.validator_value, list):
+    if error.validator == "required" and is_object(instance) and is_array(error.validator_value):
         missing = [n for n in error.validator_value if isinstance(n, str) and n not in instance]
         named = [n for n in missing if error.message.startswith(repr(n))] or missing[:1]
         return [SchemaProblem((*path, _clip_part(n)), "required, but missing") for n in named]
-    if error.validator == "additionalProperties" and isinstance(instance, dict) and isinstance(schema, dict):
+    if error.validator == "additionalProperties" and is_object(instance) and is_object(schema):
         known = schema.get("properties")
         patterns = schema.get("patternProperties")
         extra = [
             k
             for k in instance
-            if not (isinstance(known, dict) and k in known)
-            and not (isinstance(patterns, dict) and any(_search(p, k) for p in patterns))
+            if not (is_object(known) and k in known)
+            and not (is_object(patterns) and any(_search(p, k) for p in patterns))
         ]
         if extra:
             return [SchemaProblem((*path, _clip_part(k)), "not allowed here (no such property)") for k in extra[:5]]
@@ -185,11 +192,11 @@ class _Unsupported(Exception):
 
 
 def _is_object(v: Any) -> bool:
-    return isinstance(v, dict)
+    return is_object(v)
 
 
 def _is_array(v: Any) -> bool:
-    return isinstance(v, list)
+    return is_array(v)
 
 
 def _is_string(v: Any) -> bool:
@@ -230,12 +237,10 @@ def _equal(a: Any, b: Any) -> bool:
         return isinstance(a, bool) and isinstance(b, bool) and a == b
     if isinstance(a, str) or isinstance(b, str):
         return isinstance(a, str) and isinstance(b, str) and a == b
-    if isinstance(a, dict) or isinstance(b, dict):
-        return (
-            isinstance(a, dict) and isinstance(b, dict) and a.keys() == b.keys() and all(_equal(a[k], b[k]) for k in a)
-        )
-    if isinstance(a, list) or isinstance(b, list):
-        return isinstance(a, list) and isinstance(b, list) and len(a) == len(b) and all(map(_equal, a, b))
+    if is_object(a) or is_object(b):
+        return is_object(a) and is_object(b) and a.keys() == b.keys() and all(_equal(a[k], b[k]) for k in a)
+    if is_array(a) or is_array(b):
+        return is_array(a) and is_array(b) and len(a) == len(b) and all(map(_equal, a, b))
     if a is None or b is None:
         return a is None and b is None
     if isinstance(a, (int, float)) and isinstance(b, (int, float)):
@@ -253,19 +258,19 @@ def _keyword(key: str, value: Any, schema: dict[str, Any], formats: bool) -> Pre
     """The check one keyword makes (None: it never fails); raises _Unsupported."""
     if key == "type":
         names = [value] if isinstance(value, str) else value
-        if not isinstance(names, list) or not names or not all(n in _TYPES for n in names):
+        if not is_array(names) or not names or not all(n in _TYPES for n in names):
             raise _Unsupported(key)
         tests = [_TYPES[n] for n in names]
         if len(tests) == 1:
             return tests[0]
         return lambda v: any(t(v) for t in tests)
     if key == "properties":
-        if not isinstance(value, dict):
+        if not is_object(value):
             raise _Unsupported(key)
         props = tuple((name, _compile(sub, formats)) for name, sub in value.items())
 
         def properties(v: Any) -> bool:
-            if isinstance(v, dict):
+            if is_object(v):
                 for name, check in props:
                     if name in v and not check(v[name]):
                         return False
@@ -273,12 +278,12 @@ def _keyword(key: str, value: Any, schema: dict[str, Any], formats: bool) -> Pre
 
         return properties
     if key == "required":
-        if not isinstance(value, list) or not all(isinstance(n, str) for n in value):
+        if not is_array(value) or not all(isinstance(n, str) for n in value):
             raise _Unsupported(key)
         names = tuple(value)
 
         def required(v: Any) -> bool:
-            if isinstance(v, dict):
+            if is_object(v):
                 for name in names:
                     if name not in v:
                         return False
@@ -288,13 +293,13 @@ def _keyword(key: str, value: Any, schema: dict[str, Any], formats: bool) -> Pre
     if key == "additionalProperties":
         if "patternProperties" in schema:
             raise _Unsupported(key)
-        known = frozenset(schema.get("properties") or ())
+        known: frozenset[str] = frozenset(schema.get("properties") or ())
         if value is True:
             return None
         extra = None if value is False else _compile(value, formats)
 
         def additional(v: Any) -> bool:
-            if isinstance(v, dict):
+            if is_object(v):
                 for name in v:
                     if name not in known and (extra is None or not extra(v[name])):
                         return False
@@ -302,12 +307,12 @@ def _keyword(key: str, value: Any, schema: dict[str, Any], formats: bool) -> Pre
 
         return additional
     if key == "items":
-        if isinstance(value, list):
+        if is_array(value):
             raise _Unsupported("items as a list")
         item = _compile(value, formats)
 
         def items(v: Any) -> bool:
-            if isinstance(v, list):
+            if is_array(v):
                 for x in v:
                     if not item(x):
                         return False
@@ -315,7 +320,7 @@ def _keyword(key: str, value: Any, schema: dict[str, Any], formats: bool) -> Pre
 
         return items
     if key == "enum":
-        if not isinstance(value, list):
+        if not is_array(value):
             raise _Unsupported(key)
         options = list(value)
         return lambda v: any(_equal(v, o) for o in options)
@@ -348,7 +353,7 @@ def _keyword(key: str, value: Any, schema: dict[str, Any], formats: bool) -> Pre
     if key == "format" and not formats:
         return None  # an annotation unless formats are checked
     if key in ("anyOf", "allOf"):  # (not oneOf: a False that only means "ask jsonschema" would miscount)
-        if not isinstance(value, list) or not value:
+        if not is_array(value) or not value:
             raise _Unsupported(key)
         subs = [_compile(sub, formats) for sub in value]
         if key == "anyOf":
@@ -368,7 +373,7 @@ _OBJECT_KEYWORDS = frozenset({"type", "properties", "required", "additionalPrope
 def _object(schema: dict[str, Any], formats: bool) -> Predicate:
     """`type: object` with its properties, required and additionalProperties, as one predicate."""
     value = schema.get("properties", {})
-    if not isinstance(value, dict):
+    if not is_object(value):
         raise _Unsupported("properties")
     # A property whose whole check is its JSON type is checked by isinstance in the loop below
     # (no predicate call: one per property of every call's arguments).
@@ -377,7 +382,7 @@ def _object(schema: dict[str, Any], formats: bool) -> Predicate:
         compiled = _compile(sub, formats)
         props.append((name, _KINDS.get(compiled), compiled))
     names = schema.get("required", [])
-    if not isinstance(names, list) or not all(isinstance(n, str) for n in names):
+    if not is_array(names) or not all(isinstance(n, str) for n in names):
         raise _Unsupported("required")
     required = tuple(names)
     additional = schema.get("additionalProperties", True)
@@ -388,7 +393,7 @@ def _object(schema: dict[str, Any], formats: bool) -> Predicate:
     extra = None if additional is True or additional is False else _compile(additional, formats)
 
     def check(v: Any) -> bool:
-        if not isinstance(v, dict):
+        if not is_object(v):
             return False
         for name in required:
             if name not in v:
@@ -416,7 +421,7 @@ _KINDS: dict[Predicate, type] = {_is_object: dict, _is_array: list, _is_string: 
 def _compile(schema: Any, formats: bool) -> Predicate:
     if schema is True:
         return _always
-    if not isinstance(schema, dict):
+    if not is_object(schema):
         raise _Unsupported("false or malformed schema")
     checks: list[Predicate] = []
     merged: frozenset[str] = frozenset()
@@ -448,7 +453,7 @@ def fast_check(schema: Any, *, formats: bool = True) -> Predicate | None:
     """A predicate that is True only for instances the schema certainly accepts, or None when
     the schema uses something the fast path does not handle (then jsonschema decides alone)."""
     if (
-        isinstance(schema, dict)
+        is_object(schema)
         and schema.get("$schema", "https://json-schema.org/draft/2020-12/schema").rstrip("#") not in _FAST_DIALECTS
     ):
         return None
@@ -494,9 +499,10 @@ def check_exact(schema_json: str, data: Any, context: Any = None, wrap: str | No
 def _skips_check(context: Any) -> bool:
     if context is None:
         return False
-    if type(context) is dict:  # (the usual case, without the Mapping ABC check)
-        return context.get(EXACT_CONTEXT_KEY) is False
-    return isinstance(context, Mapping) and context.get(EXACT_CONTEXT_KEY) is False
+    if type(context) is dict or isinstance(context, Mapping):  # (dict first: no Mapping ABC check)
+        mapping = cast("Mapping[str, Any]", context)  # (checked just above; pydantic's context has str keys)
+        return mapping.get(EXACT_CONTEXT_KEY) is False
+    return False
 
 
 def _checked(problems: Problems, plain: Any, wrap: str | None) -> Any:
@@ -530,8 +536,9 @@ class ExactModel:
         if not self.wire_of or type(data) is not dict:
             return data
         wires = self.wires
-        out = {k: v for k, v in data.items() if k in wires}
-        for key, value in data.items():
+        given = cast("dict[str, Any]", data)  # (checked just above; a JSON object: string keys)
+        out = {k: v for k, v in given.items() if k in wires}
+        for key, value in given.items():
             if key not in wires:
                 out.setdefault(self.wire_of.get(key, key), value)  # both spellings given: the wire name's wins
         return out
@@ -592,7 +599,8 @@ def _wire_names(cls: type) -> dict[str, str]:
     if not isinstance(fields, Mapping):
         return {}
     wire_of: dict[str, str] = {}
-    for name, info in fields.items():
+    named = cast("Mapping[str, Any]", fields)  # (checked above: pydantic's model_fields, by field name)
+    for name, info in named.items():
         alias = getattr(info, "serialization_alias", None) or getattr(info, "alias", None)
         if isinstance(alias, str) and alias != name:
             wire_of[name] = alias
@@ -604,7 +612,8 @@ def _renames_below(model: Any, seen: set[Any]) -> bool:
     fields = getattr(model, "model_fields", None)
     if not isinstance(fields, Mapping):
         return False
-    todo = [getattr(info, "annotation", None) for info in fields.values()]
+    infos = cast("Mapping[str, Any]", fields)  # (checked above: pydantic's model_fields, by field name)
+    todo = [getattr(info, "annotation", None) for info in infos.values()]
     while todo:
         annotation = todo.pop()
         todo.extend(get_args(annotation))
@@ -630,7 +639,7 @@ def is_plain_json(value: Any, depth: int = 0) -> bool:
     """Is `value` JSON exactly as it goes on the wire: dicts with string keys, lists, strings,
     ints, finite floats, booleans and None, and nothing else (no model, tuple, enum member or
     subclass), so that checking it checks what is sent? Deeper than 64 levels counts as no."""
-    kind = type(value)
+    kind: type[Any] = type(cast(object, value))
     if kind in _LEAVES:
         return True
     if kind is float:
@@ -660,9 +669,10 @@ _SCALARS = frozenset({str, int, float, bool, type(None)})
 
 
 def _is_model(value: Any) -> bool:
-    if type(value) in _SCALARS or type(value) is dict or type(value) is list:
+    kind: type[Any] = type(cast(object, value))
+    if kind in _SCALARS or kind is dict or kind is list:
         return False
-    return callable(getattr(value, "model_dump", None)) and hasattr(type(value), "model_fields")
+    return callable(getattr(value, "model_dump", None)) and hasattr(kind, "model_fields")
 
 
 def _plain(value: Any) -> Any:
@@ -671,8 +681,9 @@ def _plain(value: Any) -> Any:
         return value
     if _is_model(value):
         return value.model_dump(mode="json", by_alias=True, exclude_unset=True)
-    if isinstance(value, dict):
+    if is_object(value):
         return {k: _plain(v) for k, v in value.items()}
     if isinstance(value, (list, tuple)):
-        return [_plain(v) for v in value]
+        # (to pyright, items of unknown type: JSON-shaped, as everything this walks)
+        return [_plain(v) for v in cast(Any, value)]
     return value

@@ -23,7 +23,7 @@ import pydantic
 
 from ..core.errors import RpcError, SchemaMismatch, ServerSetupError, ToolError
 from ..core.exact_schemas import NO_SCHEMAS
-from ..core.jsonrpc import INTERNAL_ERROR, INVALID_PARAMS, JSONObject, dumps
+from ..core.jsonrpc import INTERNAL_ERROR, INVALID_PARAMS, JSONObject, dumps, is_object
 from ..core.protocol import ERA_MODERN
 from ..core.results import ToolResult
 from ..core.tables import HandledItem, HandledTool, ResultMode
@@ -132,7 +132,7 @@ def server_identity(handlers: object, tables: ServerTables) -> tuple[JSONObject,
     info.update(name=tables.SERVER_NAME, version=tables.SERVER_VERSION)
     override = getattr(handlers, "SERVER_INFO", None)
     if isinstance(override, Mapping):
-        info.update(override)
+        info.update(cast("Mapping[str, Any]", override))  # (checked just above; handlers.py's mapping)
     instructions = getattr(handlers, "INSTRUCTIONS", tables.INSTRUCTIONS)
     return info, instructions if isinstance(instructions, str) else None
 
@@ -210,7 +210,7 @@ def _served_tools(
     tools = _by_key(tables.TOOLS_JSON, "name")
     # handlers.py's TASK_SUPPORT {"tool": "optional" | "required"} runs tools as tasks without
     # touching the schemas; TASK_INPUT_FIRST names those that gather input first (tasks.py).
-    runs_as_task = getattr(handlers, "TASK_SUPPORT", None) or {}
+    runs_as_task: dict[str, Any] = getattr(handlers, "TASK_SUPPORT", None) or {}
     unknown = sorted(set(runs_as_task) - set(tools))
     if unknown:
         raise ServerSetupError(f"TASK_SUPPORT names {unknown[0]!r}, which is no tool of this server")
@@ -341,9 +341,12 @@ def _plain_output(value: Any) -> JSONObject:
         return value.to_wire()
     if isinstance(value, str):
         return {"content": _text(value), "isError": False}
-    if isinstance(value, (list, tuple)) and all(isinstance(block, dict) for block in value):
-        return {"content": list(value), "isError": False}
-    raise TypeError(f"a handler returned {type(value).__name__}; expected str, content blocks or ToolResult")
+    if isinstance(value, (list, tuple)):
+        blocks: list[object] = list(cast("list[object] | tuple[object, ...]", value))  # (checked just above)
+        if all(is_object(block) for block in blocks):
+            return {"content": blocks, "isError": False}
+    kind = type(cast(object, value)).__name__  # (any value: what the handler gave)
+    raise TypeError(f"a handler returned {kind}; expected str, content blocks or ToolResult")
 
 
 def _structured_output(structured: Any) -> JSONObject:
@@ -433,13 +436,13 @@ def _template(definition: JSONObject, method: Method, model: Callable[[], type[p
 def _prompt_result(value: PromptOutput) -> JSONObject:
     if isinstance(value, str):
         return {"messages": [{"role": "user", "content": {"type": "text", "text": value}}]}
-    if isinstance(value, dict):
+    if is_object(value):
         return value
     return {"messages": list(value)}
 
 
 def _resource_result(uri: str, mime: Any, value: ResourceOutput) -> JSONObject:
-    if isinstance(value, dict):
+    if is_object(value):
         return value
     if isinstance(value, str):
         item: JSONObject = {"uri": uri, "text": value}
@@ -463,7 +466,7 @@ def _by_key(definitions_json: Sequence[str], key: str) -> dict[str, JSONObject]:
     """The declarations, one JSON text each, by their name, URI or URI template."""
     found: dict[str, JSONObject] = {}
     for definition in json.loads("[" + ",".join(definitions_json) + "]"):  # one parse for all
-        if isinstance(definition, dict) and isinstance(definition.get(key), str):
+        if is_object(definition) and isinstance(definition.get(key), str):
             found[definition[key]] = definition
     return found
 

@@ -27,10 +27,10 @@ import inspect
 import os
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 from ..core.errors import RpcError, ServerSetupError
-from ..core.jsonrpc import INTERNAL_ERROR, JSONObject
+from ..core.jsonrpc import INTERNAL_ERROR, JSONObject, is_object
 from ..core.protocol import APP_MIME_TYPE
 
 SCHEME = "ui://"
@@ -66,11 +66,12 @@ def tool_uis(handlers: object, tool_names: set[str], package: Path | None = None
         raise ServerSetupError(f"TOOL_UI must map tool names to ui:// URIs, not {type(declared).__name__}")
     folder = _folder_of(type(handlers), package) / UI_FOLDER
     out: dict[str, tuple[str, Path]] = {}
-    for tool, uri in declared.items():
+    # (checked just above; its keys are checked against tool_names, its values below)
+    for tool, uri in cast("Mapping[str, object]", declared).items():
         if tool not in tool_names:
             raise ServerSetupError(f"TOOL_UI names {tool!r:.80}, which is no tool of this server")
         problem = ui_uri_problem(uri)
-        if problem is not None:
+        if problem is not None or not isinstance(uri, str):  # (a problem whenever uri is no str)
             raise ServerSetupError(f"TOOL_UI[{tool!r:.80}] {problem}")
         out[tool] = (uri, _page_file(folder, uri[len(SCHEME) :], tool))
     return out
@@ -106,9 +107,9 @@ def with_ui(definition: JSONObject, uri: str) -> JSONObject:
     """The tool's definition with `_meta.ui.resourceUri` (its other `_meta` kept)."""
     out = copy.deepcopy(definition)
     meta = out.get("_meta")
-    meta = dict(meta) if isinstance(meta, dict) else {}
+    meta = dict(meta) if is_object(meta) else {}
     ui = meta.get("ui")
-    meta["ui"] = {**(ui if isinstance(ui, dict) else {}), "resourceUri": uri}
+    meta["ui"] = {**(ui if is_object(ui) else {}), "resourceUri": uri}
     out["_meta"] = meta
     return out
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Literal
+from typing import Literal, cast
 
 from ..core.jsonrpc import JSONObject
 
@@ -31,7 +31,8 @@ class CacheHint:
     scope: CacheScope = "public"
 
     def __post_init__(self) -> None:
-        if isinstance(self.ttl_ms, bool) or not isinstance(self.ttl_ms, int) or not 0 <= self.ttl_ms <= MAX_TTL_MS:
+        ttl_ms = cast(object, self.ttl_ms)  # (a caller's value, whatever its annotation says)
+        if isinstance(ttl_ms, bool) or not isinstance(ttl_ms, int) or not 0 <= ttl_ms <= MAX_TTL_MS:
             raise ValueError(f"a cache hint's ttl_ms must be an integer from 0 to {MAX_TTL_MS}, not {self.ttl_ms!r}")
         if self.scope not in ("public", "private"):
             raise ValueError(f"a cache hint's scope must be 'public' or 'private', not {self.scope!r}")
@@ -47,7 +48,7 @@ def hints_by_method(configured: Mapping[str, CacheHint] | None) -> dict[str, JSO
         raise ValueError(f"cache_hints names {unknown[0]!r}; cacheable are {', '.join(CACHEABLE)}")
     hints = {method: CacheHint().fields() for method in CACHEABLE}
     for method, hint in (configured or {}).items():
-        if not isinstance(hint, CacheHint):
+        if not isinstance(cast(object, hint), CacheHint):  # (a caller's value, whatever its annotation says)
             raise TypeError(f"cache_hints[{method!r}] must be a CacheHint, not {type(hint).__name__}")
         hints[method] = hint.fields()
     return hints

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..core import jsonrpc, trace_context
 from ..core.errors import InputRequired, McpError, RpcError
-from ..core.jsonrpc import JSONObject, RequestId
+from ..core.jsonrpc import JSONObject, RequestId, is_object
 from ..core.protocol import (
     BATCH_VERSION,
     ERA_LEGACY,
@@ -58,8 +58,8 @@ class ConnectionState:
 
     protocol_version: str | None = None
     initialized: bool = False
-    client_capabilities: JSONObject = field(default_factory=dict)
-    client_info: JSONObject = field(default_factory=dict)
+    client_capabilities: JSONObject = field(default_factory=dict[str, Any])
+    client_info: JSONObject = field(default_factory=dict[str, Any])
     log_level: str | None = None
 
 
@@ -113,7 +113,7 @@ class ServerConnection:
             return None
         if kind != "request":
             return jsonrpc.error_response(None, jsonrpc.INVALID_REQUEST, "Invalid request")
-        params = item.get("params") if isinstance(item.get("params"), dict) else {}
+        params: JSONObject = item.get("params") if is_object(item.get("params")) else {}
         try:
             return jsonrpc.response(item["id"], await self.handle_request(item["method"], params, item["id"]))
         except RpcError as exc:
@@ -129,8 +129,8 @@ class ServerConnection:
     def handle_request(self, method: str, params: JSONObject, request_id: RequestId) -> Awaitable[Any]:
         """The answer to one request (a coroutine: this only picks the era that serves it)."""
         meta = params.get("_meta")
-        if self.stateless_only or (isinstance(meta, dict) and META_PROTOCOL_VERSION in meta and method != "initialize"):
-            return self._modern(method, params, meta if isinstance(meta, dict) else None, request_id)
+        if self.stateless_only or (is_object(meta) and META_PROTOCOL_VERSION in meta and method != "initialize"):
+            return self._modern(method, params, meta if is_object(meta) else None, request_id)
         return self._legacy(method, params, request_id)
 
     # -- the stateless era ---------------------------------------------------------
@@ -150,7 +150,7 @@ class ServerConnection:
                 {"supported": [*MODERN_VERSIONS, *HANDSHAKE_VERSIONS], "requested": version},
             )
         capabilities = meta.get(META_CLIENT_CAPABILITIES)
-        if not isinstance(capabilities, dict):
+        if not is_object(capabilities):
             raise RpcError(jsonrpc.INVALID_PARAMS, f"params._meta must carry {META_CLIENT_CAPABILITIES}")
         level = meta.get(META_LOG_LEVEL)
         carried = open_request_state(method, params) if method != "server/discover" else {}
@@ -187,7 +187,7 @@ class ServerConnection:
             hints = self.server.cache_hints.get(method)
             if hints is not None:
                 result = {**hints, **result}
-        if isinstance(result, dict):
+        if is_object(result):
             # One copy: the handler's dict may be one it keeps (and answers with again).
             meta = result.get("_meta")
             result = {
@@ -213,7 +213,7 @@ class ServerConnection:
         are delivered by subscriptions/listen there (resources/subscribe is gone)."""
         caps = self.server.capabilities()
         resources = caps.get("resources")
-        if isinstance(resources, dict) and resources.get("subscribe") and not self._serves("subscriptions/listen"):
+        if is_object(resources) and resources.get("subscribe") and not self._serves("subscriptions/listen"):
             caps["resources"] = {**resources, "subscribe": False}
         return caps
 
@@ -271,8 +271,8 @@ class ServerConnection:
         self.server.subscriptions.add_legacy(self)
         self.state = ConnectionState(
             protocol_version=str(version),
-            client_capabilities=caps if isinstance(caps, dict) else {},
-            client_info=info if isinstance(info, dict) else {},
+            client_capabilities=caps if is_object(caps) else {},
+            client_info=info if is_object(info) else {},
         )
         result: JSONObject = {
             "protocolVersion": version,
@@ -317,10 +317,10 @@ class ServerConnection:
         tool = self.server._tools.get(name) if isinstance(name, str) else None
         if tool is None:
             raise RpcError(jsonrpc.INVALID_PARAMS, f"Unknown tool: {name}")
-        arguments = params.get("arguments")
+        arguments: object = params.get("arguments")
         if arguments is None:
             arguments = {}
-        if not isinstance(arguments, dict):
+        if not is_object(arguments):
             return error_result("Invalid arguments: expected an object")
         support = task_support(tool.definition)
         if support is not None:

@@ -9,7 +9,7 @@ from typing import Any
 
 from ..core import jsonrpc, trace_context
 from ..core.errors import InputRequired, McpError, RpcError
-from ..core.jsonrpc import JSONObject, RequestId
+from ..core.jsonrpc import JSONObject, RequestId, is_array, is_object
 from ..core.protocol import ERA_MODERN, LIST_KINDS, LOG_LEVELS
 from ..core.session import Session
 from .auth.info import AuthInfo, current_auth
@@ -43,7 +43,7 @@ class RequestContext:
         # The caller's verified access token on a protected HTTP server; None otherwise.
         self.auth: AuthInfo | None = current_auth.get()
         meta = params.get("_meta")
-        self.meta: JSONObject = meta if isinstance(meta, dict) else {}
+        self.meta: JSONObject = meta if is_object(meta) else {}
         self.trace = trace_context.trace_context_of(self.meta)  # W3C trace context, checked (or None)
         token = self.meta.get("progressToken")
         # A token is a string or an integer; anything else (NaN, 1.5, an object) means no progress.
@@ -52,7 +52,7 @@ class RequestContext:
         # Answers to input requests: earlier rounds' (carried in the signed requestState), then
         # this retry's inputResponses. Only those a handler actually used go into the next state.
         responses = params.get("inputResponses")
-        if isinstance(responses, dict):
+        if is_object(responses):
             self._responses: JSONObject = {**carried, **responses} if carried else dict(responses)
         else:
             self._responses = dict(carried) if carried else {}
@@ -165,7 +165,7 @@ class RequestContext:
             }
         # No server->client requests in the stateless era: answers come with a retry of this
         # very request (inputResponses), which runs the handler again from the start.
-        answers = {key: self._responses[key] for key in requests if isinstance(self._responses.get(key), dict)}
+        answers = {key: self._responses[key] for key in requests if is_object(self._responses.get(key))}
         # Kept even when some are still missing: the retry will answer only the missing ones.
         self.answered.update(answers)
         unanswered = {key: dict(r) for key, r in requests.items() if key not in answers}
@@ -186,8 +186,8 @@ class RequestContext:
     async def list_roots(self, *, key: str | None = None) -> list[JSONObject]:
         """roots/list; `key` names the input request in the stateless era."""
         result = await self._ask_client("roots", "roots/list", None, key)
-        roots = result.get("roots") if isinstance(result, dict) else None
-        return roots if isinstance(roots, list) else []
+        roots = result.get("roots") if is_object(result) else None
+        return roots if is_array(roots) else []
 
 
 # Which client capability each client input method needs.

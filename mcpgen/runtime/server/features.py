@@ -14,7 +14,7 @@ from urllib.parse import unquote
 
 from ..core import jsonrpc
 from ..core.errors import RpcError
-from ..core.jsonrpc import JSONObject
+from ..core.jsonrpc import JSONObject, is_object
 from ..core.protocol import ERA_MODERN, is_app_mime_type
 
 if TYPE_CHECKING:
@@ -53,9 +53,13 @@ class _Template:
 
 @dataclass
 class Features:
-    prompts: dict[str, tuple[JSONObject, PromptHandler]] = field(default_factory=dict)
-    resources: dict[str, tuple[JSONObject, ResourceHandler]] = field(default_factory=dict)
-    templates: list[_Template] = field(default_factory=list)
+    prompts: dict[str, tuple[JSONObject, PromptHandler]] = field(
+        default_factory=dict[str, tuple[JSONObject, PromptHandler]]
+    )
+    resources: dict[str, tuple[JSONObject, ResourceHandler]] = field(
+        default_factory=dict[str, tuple[JSONObject, ResourceHandler]]
+    )
+    templates: list[_Template] = field(default_factory=list[_Template])
     completion: CompletionHandler | None = None
     subscribe: SubscribeHandler | None = None
 
@@ -119,12 +123,11 @@ class Features:
         if entry is None:
             raise RpcError(jsonrpc.INVALID_PARAMS, f"Unknown prompt: {name}")
         definition, handler = entry
-        arguments = params.get("arguments") or {}
-        if not isinstance(arguments, dict) or not all(isinstance(v, str) for v in arguments.values()):
+        arguments: object = params.get("arguments") or {}
+        if not is_object(arguments) or not all(isinstance(v, str) for v in arguments.values()):
             raise RpcError(jsonrpc.INVALID_PARAMS, "Prompt arguments must be an object of strings")
-        missing = [
-            a["name"] for a in definition.get("arguments") or [] if a.get("required") and a.get("name") not in arguments
-        ]
+        declared: list[JSONObject] = definition.get("arguments") or []
+        missing = [a["name"] for a in declared if a.get("required") and a.get("name") not in arguments]
         if missing:
             raise RpcError(jsonrpc.INVALID_PARAMS, f"Missing required prompt arguments: {', '.join(missing)}")
         return await handler(arguments, ctx)

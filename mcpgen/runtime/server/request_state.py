@@ -32,7 +32,7 @@ import time
 
 from ..core import jsonrpc
 from ..core.errors import RpcError
-from ..core.jsonrpc import JSONObject
+from ..core.jsonrpc import JSONObject, is_object
 
 # How long an issued requestState stays good, and the most a client may send back.
 STATE_TTL_SECONDS = 3600
@@ -93,14 +93,14 @@ def open_request_state(method: str, params: JSONObject) -> JSONObject:
         payload = json.loads(base64.urlsafe_b64decode(body + "=" * (-len(body) % 4)))
     except (ValueError, binascii.Error):
         raise _invalid() from None
-    if not isinstance(payload, dict) or payload.get("s") != _subject(method, params):
+    if not is_object(payload) or payload.get("s") != _subject(method, params):
         raise _invalid()
     issued = payload.get("t")
     # A minute of leeway: another worker's clock may run slightly ahead of this one's.
     if not isinstance(issued, int) or not -60 <= time.time() - issued <= STATE_TTL_SECONDS:
         raise RpcError(jsonrpc.INVALID_PARAMS, "Expired requestState: start the request again")
     answers = payload.get("a")
-    return answers if isinstance(answers, dict) else {}
+    return answers if is_object(answers) else {}
 
 
 def _invalid() -> RpcError:

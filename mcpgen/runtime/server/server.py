@@ -152,7 +152,7 @@ class Server:
     def offered_kinds(self) -> set[str]:
         """What a listen filter can ask for here: the kinds of things this server serves."""
         methods = self.features.methods()
-        kinds = {"tools"} if self._tools else set()
+        kinds: set[str] = {"tools"} if self._tools else set()
         if "prompts/list" in methods:
             kinds.add("prompts")
         if "resources/list" in methods:

@@ -72,7 +72,7 @@ class _Skill:
     frontmatter: JSONObject
     files: list[_File]
     # Directory URI -> its direct children (what resources/directory/read answers).
-    directories: dict[str, list[JSONObject]] = field(default_factory=dict)
+    directories: dict[str, list[JSONObject]] = field(default_factory=dict[str, list[JSONObject]])
 
     def entry(self) -> JSONObject:
         return {
@@ -87,7 +87,7 @@ def scan_skills(folder: str | os.PathLike[str]) -> list[_Skill]:
     top = Path(folder)
     if top.is_symlink() or not top.is_dir():
         raise ValueError(f"the skills folder {str(top)!r:.200} is not a folder (links are not followed)")
-    skills = []
+    skills: list[_Skill] = []
     for child in sorted(os.scandir(top), key=lambda e: e.name):
         if child.name.startswith(".") or not child.is_dir(follow_symlinks=False):
             if child.is_symlink():
@@ -105,7 +105,7 @@ def _scan_skill(folder: Path) -> _Skill:
         raise ValueError(f"{where}: {name!r:.80} breaks the skill naming rule (a-z, 0-9, single inner hyphens)")
     found = _walk(folder, where)
     root = SCHEME + name
-    files = []
+    files: list[_File] = []
     for path, size in found:
         relative = path.relative_to(folder).as_posix()
         data = _read(path, size)

@@ -18,7 +18,7 @@ from collections.abc import Awaitable, Callable
 from typing import Any
 
 from ..core.errors import McpError
-from ..core.jsonrpc import JSONObject, RequestId
+from ..core.jsonrpc import JSONObject, RequestId, is_array, is_object
 from ..core.protocol import LIST_KINDS, META_SUBSCRIPTION_ID
 from ..core.session import Session, current_request
 
@@ -30,13 +30,13 @@ log = logging.getLogger("mcpgen.runtime.subscriptions")
 
 def honored_filter(requested: Any, offered: set[str]) -> JSONObject:
     """The part of a listen filter the server will honor; `offered` holds the kinds it serves."""
-    wanted: JSONObject = requested if isinstance(requested, dict) else {}
+    wanted: JSONObject = requested if is_object(requested) else {}
     honored: JSONObject = {}
     for kind in LIST_KINDS:
         if wanted.get(f"{kind}ListChanged") is True and kind in offered:
             honored[f"{kind}ListChanged"] = True
     uris = wanted.get("resourceSubscriptions")
-    if "resources" in offered and isinstance(uris, list):
+    if "resources" in offered and is_array(uris):
         kept = [u for u in dict.fromkeys(uris) if isinstance(u, str)]
         if kept:
             honored["resourceSubscriptions"] = kept

@@ -32,7 +32,7 @@ from typing import TYPE_CHECKING, Any, TypeGuard
 
 from ..core import jsonrpc
 from ..core.errors import RpcError
-from ..core.jsonrpc import JSONObject
+from ..core.jsonrpc import JSONObject, is_object
 from ..core.protocol import EXTENSION_TASKS
 from .store.base import MAX_TASK_BYTES, MAX_TASK_MESSAGE_BYTES, Store
 from .store.memory import MemoryStore
@@ -79,7 +79,7 @@ class TaskLimits:
 def task_support(definition: Mapping[str, Any]) -> str | None:
     """ "optional" or "required" when the tool may run as a task; None for a plain tool."""
     execution = definition.get("execution")
-    value = execution.get("taskSupport") if isinstance(execution, dict) else None
+    value = execution.get("taskSupport") if is_object(execution) else None
     return value if value in TASK_SUPPORT_VALUES else None
 
 
@@ -91,13 +91,13 @@ def with_task_support(definition: JSONObject, value: object) -> JSONObject:
     if value not in TASK_SUPPORT_VALUES:
         raise ValueError(f"TASK_SUPPORT[{definition.get('name')!r}] must be 'optional' or 'required', not {value!r}")
     execution = definition.get("execution")
-    return {**definition, "execution": {**(execution if isinstance(execution, dict) else {}), "taskSupport": value}}
+    return {**definition, "execution": {**(execution if is_object(execution) else {}), "taskSupport": value}}
 
 
 def declares_tasks(capabilities: Mapping[str, Any]) -> bool:
     """Whether the client's capabilities include the Tasks extension."""
     extensions = capabilities.get("extensions")
-    return isinstance(extensions, dict) and isinstance(extensions.get(EXTENSION_TASKS), dict)
+    return is_object(extensions) and is_object(extensions.get(EXTENSION_TASKS))
 
 
 def missing_tasks_capability(what: str) -> RpcError:
@@ -124,7 +124,7 @@ class TaskRecord:
     poll_ms: int = 0
     beat: float = 0.0  # wall clock of the running worker's last write
     message: str | None = None
-    input_requests: JSONObject = field(default_factory=dict)
+    input_requests: JSONObject = field(default_factory=dict[str, Any])
     result: JSONObject | None = None
     error: JSONObject | None = None
 
@@ -153,7 +153,7 @@ class TaskRecord:
             data = json.loads(raw)
         except (ValueError, UnicodeDecodeError, RecursionError):
             return None
-        if not isinstance(data, dict) or not isinstance(data.get("status"), str) or data["status"] not in _STATUSES:
+        if not is_object(data) or not isinstance(data.get("status"), str) or data["status"] not in _STATUSES:
             return None
         task_id, created, updated, message = (
             data.get("id"),
@@ -169,7 +169,7 @@ class TaskRecord:
         if not 0 <= beat < 1e12:  # a wall-clock time (NaN or infinity would keep it "working" forever)
             return None
         inputs, result, error = data.get("inputs"), data.get("result"), data.get("error")
-        if not isinstance(inputs, dict) or not all(v is None or isinstance(v, dict) for v in (result, error)):
+        if not is_object(inputs) or not all(v is None or is_object(v) for v in (result, error)):
             return None
         shown = message if isinstance(message, str) else None
         return cls(task_id, data["status"], created, updated, ttl, poll, float(beat), shown, inputs, result, error)
@@ -211,10 +211,10 @@ def _answers_of(raw: bytes) -> tuple[bool, JSONObject]:
         data = json.loads(raw)
     except (ValueError, UnicodeDecodeError, RecursionError):
         return False, {}
-    if not isinstance(data, dict):
+    if not is_object(data):
         return False, {}
     answers = data.get("answers")
-    return data.get("cancel") is True, answers if isinstance(answers, dict) else {}
+    return data.get("cancel") is True, answers if is_object(answers) else {}
 
 
 class TaskRun:
@@ -275,7 +275,7 @@ class TaskRun:
             if self.job is not None:
                 self.job.cancel()
             return
-        used = {key: value for key, value in answers.items() if key in self._pending and isinstance(value, dict)}
+        used = {key: value for key, value in answers.items() if key in self._pending and is_object(value)}
         if not used:
             return
         for key in used:
@@ -448,7 +448,7 @@ class TaskManager:
     async def update(self, params: JSONObject, context: RequestContext) -> JSONObject:
         record = await self._record(params, context, "tasks/update")
         responses = params.get("inputResponses")
-        if not isinstance(responses, dict):
+        if not is_object(responses):
             raise RpcError(jsonrpc.INVALID_PARAMS, "tasks/update needs an inputResponses object")
         if record.status not in TERMINAL:
             await self._post(record.task_id, {"answers": responses})

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 from ..core import jsonrpc
 from ..core.errors import ConnectionClosed, HttpError, McpError, MessageTooLarge, ProtocolError, SessionExpired
 from ..core.headers import encode_header_value
-from ..core.jsonrpc import JSONObject, RequestId
+from ..core.jsonrpc import JSONObject, RequestId, is_array, is_object
 from ..core.protocol import META_PROTOCOL_VERSION
 from . import guard, sse
 from .auth_hook import AuthHook
@@ -138,7 +138,7 @@ class StreamableHttpTransport:
     async def send(self, message: JSONObject | list[JSONObject]) -> None:
         if self._closed:
             raise ConnectionClosed("the HTTP connection is closed")
-        if isinstance(message, list):
+        if is_array(message):
             raise ProtocolError("batches are not sent over HTTP")
         data = jsonrpc.encode(message)
         if self._wire:
@@ -146,7 +146,7 @@ class StreamableHttpTransport:
         method = message.get("method")
         if method == "notifications/cancelled" and self.modern:
             # Stateless era: closing the request's stream is the cancellation.
-            params = message.get("params") or {}
+            params: JSONObject = message.get("params") or {}
             cancelled = params.get("requestId")
             task = self._posts.get(cancelled) if isinstance(cancelled, (int, str)) else None
             if task is not None:
@@ -174,12 +174,14 @@ class StreamableHttpTransport:
             task.add_done_callback(functools.partial(self._post_done, request_id))
             return
         # Notifications and our responses: accepted with 202, no body.
+        status = 0  # (the last attempt's; there is always one)
         try:
             for attempt in range(_AUTH_ATTEMPTS):
                 async with self._client.stream(
                     "POST", self.url, follow_redirects=False, content=data, headers=await self._authorized(headers)
                 ) as response:
                     await guard.read_body(response, self.max_message_bytes)
+                status = response.status_code
                 challenge = self._challenge_of(response)
                 if challenge is None or attempt == _AUTH_ATTEMPTS - 1 or not await self._retry_after(challenge):
                     break
@@ -187,10 +189,10 @@ class StreamableHttpTransport:
             raise ConnectionClosed(f"the server's answer to a {method or 'response'} POST: {exc}") from None
         except Exception as exc:  # httpx errors: refused, reset, timeout: the caller gets a runtime error
             raise ConnectionClosed(f"HTTP POST failed: {type(exc).__name__}: {exc}") from None
-        if response.status_code == 404 and self.session_id is not None:
+        if status == 404 and self.session_id is not None:
             raise SessionExpired("the server ended the session")
-        if response.status_code >= 400:
-            log.warning("the server refused a %s with HTTP %d", method or "response", response.status_code)
+        if status >= 400:
+            log.warning("the server refused a %s with HTTP %d", method or "response", status)
 
     async def _authorized(self, headers: dict[str, str], method: str = "POST") -> dict[str, str]:
         """headers with the auth object's Authorization, and its DPoP proof where it makes
@@ -231,9 +233,9 @@ class StreamableHttpTransport:
             **self.headers,
         }
         raw_params = message.get("params")
-        params: JSONObject = raw_params if isinstance(raw_params, dict) else {}
+        params: JSONObject = raw_params if is_object(raw_params) else {}
         raw_meta = params.get("_meta")
-        meta: JSONObject = raw_meta if isinstance(raw_meta, dict) else {}
+        meta: JSONObject = raw_meta if is_object(raw_meta) else {}
         version = meta.get(META_PROTOCOL_VERSION) or self.protocol_version
         if version and message.get("method") != "initialize":
             headers["mcp-protocol-version"] = str(version)
@@ -246,7 +248,7 @@ class StreamableHttpTransport:
             if field is not None and isinstance(params.get(field), str):
                 headers["mcp-name"] = encode_header_value(params[field]) or ""
             if method == "tools/call":
-                arguments = params.get("arguments") or {}
+                arguments: JSONObject = params.get("arguments") or {}
                 for arg, header in self.param_headers.get(str(params.get("name")), {}).items():
                     value = encode_header_value(arguments.get(arg))
                     if value is not None:
@@ -374,9 +376,9 @@ class StreamableHttpTransport:
             raise HttpError(status, "a JSON body nested too deep to parse") from None
         except (ValueError, UnicodeDecodeError):
             raise HttpError(status, _describe_bad_body(body, kind)) from None
-        if isinstance(message, dict) and "error" in message and message.get("id") is None:
+        if is_object(message) and "error" in message and message.get("id") is None:
             message = {**message, "id": request_id}  # an error for "the request" of this POST
-        if not isinstance(message, dict) or message.get("id") != request_id:
+        if not is_object(message) or message.get("id") != request_id:
             raise HttpError(status, "the body is not a JSON-RPC answer to this request")
         if jsonrpc.classify(message) not in ("response", "error"):
             # An OAuth error body (RFC 6750: {"error": "invalid_token"}) or other JSON that is no
@@ -427,7 +429,7 @@ class StreamableHttpTransport:
             except (ValueError, RecursionError):
                 self._push(data)  # the session reports what is not JSON
                 continue
-            if isinstance(message, dict) and "method" not in message and message.get("id") == request_id:
+            if is_object(message) and "method" not in message and message.get("id") == request_id:
                 answered = True
             self._deliver(message, data)
         return answered, last_id, retry_ms

@@ -175,6 +175,7 @@ class LeanResponse:
         mode: str,
         length: int,
         timeout: float | None,
+        reusable: bool = True,
     ) -> None:
         self.status_code = status
         self.headers = headers
@@ -184,7 +185,9 @@ class LeanResponse:
         self._left = length  # bytes left in the body ("length")
         self._timeout = timeout
         self._done = mode == "length" and length == 0
-        self._reusable = True
+        self._reusable = reusable  # False: the server said it closes the connection
+        if self._done:
+            self._release()  # an empty body: the connection goes back at once
 
     async def _chunks(self) -> AsyncIterator[bytes]:
         """The body's bytes as they arrive; the connection goes back to the pool at the end."""
@@ -230,7 +233,7 @@ class LeanResponse:
                     self._done = True
                     break
                 if len(buf) >= size + 2:  # the usual case: the whole chunk is here
-                    if buf[size : size + 2] != b"\r\n":
+                    if not buf.startswith(b"\r\n", size):
                         raise LeanHttpError("malformed chunk")
                     data = bytes(buf[:size])
                     del buf[: size + 2]
@@ -246,7 +249,7 @@ class LeanResponse:
                     yield data
                 while len(buf) < 2:
                     await conn.wait(timeout)
-                if buf[:2] != b"\r\n":
+                if not buf.startswith(b"\r\n"):
                     raise LeanHttpError("malformed chunk")
                 del buf[:2]
         self._release()
@@ -305,9 +308,9 @@ class LeanResponse:
         if conn is None:
             return
         if self._done and self._reusable and not conn.closed and not conn.buffer:
-            self._pool._put_back(conn)
+            self._pool.put_back(conn)
         else:
-            self._pool._discard(conn)
+            self._pool.discard(conn)
 
     def aclose(self) -> None:
         """Give the connection back if the body was read to its end, else close it."""
@@ -346,7 +349,7 @@ class LeanPool:
                 handed = await waiter
             except BaseException:
                 if waiter.done() and not waiter.cancelled() and waiter.result() is not None:
-                    self._put_back(waiter.result())  # type: ignore[arg-type]
+                    self.put_back(waiter.result())  # type: ignore[arg-type]
                 raise
             if handed is not None:
                 return handed, True
@@ -369,9 +372,9 @@ class LeanPool:
             raise
         return conn
 
-    def _put_back(self, conn: _Connection) -> None:
+    def put_back(self, conn: _Connection) -> None:
         if self._closed:
-            self._discard(conn)
+            self.discard(conn)
             return
         while self._waiters:
             waiter = self._waiters.popleft()
@@ -380,7 +383,7 @@ class LeanPool:
                 return
         self._idle.append(conn)
 
-    def _discard(self, conn: _Connection) -> None:
+    def discard(self, conn: _Connection) -> None:
         conn.close()
         self._open -= 1
         self._wake_waiter(None)
@@ -408,12 +411,12 @@ class LeanPool:
                 conn.transport.write(request)
                 return await self._read_head(conn, timeout)
             except _StaleConnection:
-                self._discard(conn)
+                self.discard(conn)
                 if attempt or not reused:
                     raise LeanHttpError("the server closed the connection without answering") from None
                 continue  # a kept-alive connection the server had just closed: once more, fresh
             except BaseException:
-                self._discard(conn)
+                self.discard(conn)
                 raise
         raise AssertionError("unreachable")
 
@@ -462,11 +465,7 @@ class LeanPool:
             mode = "length"
         else:
             mode, length, keep = "close", 0, False
-        response = LeanResponse(self, conn, status, headers, mode, length, timeout)
-        response._reusable = keep
-        if response._done:
-            response._release()
-        return response
+        return LeanResponse(self, conn, status, headers, mode, length, timeout, reusable=keep)
 
     async def aclose(self) -> None:
         self._closed = True

@@ -533,7 +533,7 @@ class StdioServerTransport(_LineEnds):
             self._file_reader = loop.create_task(self._read_file(self._in_fd))
         try:
             transport, _ = await loop.connect_write_pipe(
-                lambda: _FlowControl(self), os.fdopen(self._out_fd, "wb", 0, closefd=False)
+                lambda: _FlowControl(self._pause, self._resume), os.fdopen(self._out_fd, "wb", 0, closefd=False)
             )
             self._writer = transport
         except ValueError:
@@ -554,6 +554,9 @@ class StdioServerTransport(_LineEnds):
             waiter: asyncio.Future[None] = asyncio.get_running_loop().create_future()
             self._drain_waiters.append(waiter)
             await waiter
+
+    def _pause(self) -> None:
+        self._paused = True
 
     def _resume(self) -> None:
         self._paused = False
@@ -594,17 +597,17 @@ class StdioServerTransport(_LineEnds):
 class _FlowControl(asyncio.Protocol):
     """Pauses senders while the stdout pipe is full, so a slow reader cannot balloon memory."""
 
-    def __init__(self, owner: StdioServerTransport) -> None:
-        self._owner = owner
+    def __init__(self, pause: Callable[[], None], resume: Callable[[], None]) -> None:
+        self._pause, self._resume = pause, resume  # (the transport's, which owns the senders)
 
     def pause_writing(self) -> None:
-        self._owner._paused = True
+        self._pause()
 
     def resume_writing(self) -> None:
-        self._owner._resume()
+        self._resume()
 
     def connection_lost(self, exc: Exception | None) -> None:
-        self._owner._resume()
+        self._resume()
 
 
 def _pollable(fd: int) -> bool:

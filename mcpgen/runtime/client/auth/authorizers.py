@@ -32,9 +32,11 @@ _PAGE = (
 class Authorizer(Protocol):
     async def redirect_uri(self) -> str:
         """Where the authorization server sends the browser back to (registered with the client)."""
+        ...
 
     async def authorize(self, authorization_url: str) -> str:
         """Have the user visit authorization_url; return the full URL it redirected to."""
+        ...
 
 
 class LoopbackBrowser:

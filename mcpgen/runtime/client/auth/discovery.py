@@ -16,6 +16,7 @@ from urllib.parse import urlsplit, urlunsplit
 
 from ...core.binding import same_origin
 from ...core.errors import AuthError
+from ...core.jsonrpc import is_array, is_object
 from ...transports import guard
 
 if TYPE_CHECKING:
@@ -46,7 +47,7 @@ class ServerMetadata:
     code_challenge_methods_supported: list[str] | None = None
     client_id_metadata_document_supported: bool = False
     iss_parameter_supported: bool = False
-    raw: dict[str, Any] = field(default_factory=dict, repr=False)
+    raw: dict[str, Any] = field(default_factory=dict[str, Any], repr=False)
 
 
 def _optional_endpoint(data: dict[str, Any], name: str) -> str | None:
@@ -108,11 +109,11 @@ async def get_json(client: httpx.AsyncClient, url: str) -> dict[str, Any] | None
         data = json.loads(body)
     except ValueError:
         return None
-    return data if isinstance(data, dict) else None
+    return data if is_object(data) else None
 
 
 def _strings(value: Any) -> list[str] | None:
-    if not isinstance(value, list):
+    if not is_array(value):
         return None
     return [v for v in value if isinstance(v, str)][:256]
 

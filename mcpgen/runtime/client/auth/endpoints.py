@@ -15,6 +15,7 @@ from urllib.parse import quote
 
 from ...core.binding import Binding, may_send
 from ...core.errors import AuthError
+from ...core.jsonrpc import is_object
 from ...transports import guard
 from .discovery import ServerMetadata
 from .tokens import Client
@@ -164,7 +165,7 @@ def json_object(body: bytes) -> dict[str, Any]:
         data = json.loads(body)
     except ValueError:
         return {}
-    return data if isinstance(data, dict) else {}
+    return data if is_object(data) else {}
 
 
 def _what(client: Client, body: dict[str, str]) -> str:

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, cast
 
 from ...core.errors import AuthError
 from ...core.redaction import scrub
@@ -47,7 +47,7 @@ class IdentityProvider:
 
 def current(value: str | Callable[[], str]) -> str:
     """A configured token, or the current one its function returns (tokens expire)."""
-    token = value() if callable(value) else value
+    token = cast(object, value() if callable(value) else value)  # (a user's function may return anything)
     if not isinstance(token, str) or not token:
         raise AuthError("the configured assertion is empty")
     return token

@@ -29,6 +29,7 @@ from urllib.parse import parse_qs, urlencode, urlsplit
 
 from ...core.binding import Binding, may_send
 from ...core.errors import AuthError
+from ...core.jsonrpc import is_array
 from ...core.redaction import scrub
 from ...transports.content_coding import ACCEPT_ENCODING
 from .authorizers import Authorizer, LoopbackBrowser
@@ -65,6 +66,11 @@ Grant = Literal["authorization_code", "client_credentials", "device_code", "jwt_
 # The grants where the client (or its workload) is the principal: no user, no browser.
 _MACHINE_GRANTS = ("client_credentials", "jwt_bearer", "enterprise")
 _DEVICE_GRANT = "urn:ietf:params:oauth:grant-type:device_code"
+
+
+def _held(login: Login) -> Tokens | None:
+    """login's tokens as they are now: a refresh may have replaced or dropped them."""
+    return login.tokens
 
 
 class OAuth:
@@ -177,7 +183,7 @@ class OAuth:
                 return None
             if login.tokens.expiring():
                 await self._refresh(login)
-            tokens = login.tokens
+            tokens = _held(login)
             if tokens is None:
                 return None
             may_send("the access token", resource, Binding(resource, bound_to=login.resource))
@@ -227,7 +233,8 @@ class OAuth:
                 refused = previous.tokens.access_token
                 previous.tokens.expires_at = 0.0
                 await self._refresh(previous, refused=refused)
-                if previous.tokens is not None and previous.tokens.access_token != refused:
+                renewed = _held(previous)
+                if renewed is not None and renewed.access_token != refused:
                     return previous
             tokens = await self._obtain(http, metadata, login, target, scope, binding)
             login.tokens = tokens
@@ -490,14 +497,14 @@ class OAuth:
     ) -> Tokens:
         key = self._dpop_key(metadata, previous)
         endpoint = metadata.token_endpoint
-        for attempt in range(2):
+        for attempt in (0, 1):
             request = self._authenticate(client, metadata, body, binding)
             if key is not None:
                 request.headers["dpop"] = proof(key, "POST", endpoint, nonce=self._nonces.get(endpoint))
             status, answer, nonce = await post_form_noting_nonce(http, endpoint, request)
             # RFC 9449 §8: the server wants its nonce in the proof: one retry, with a new nonce only.
             asks_nonce = key is not None and status == 400 and answer.get("error") == "use_dpop_nonce"
-            if not (asks_nonce and attempt == 0 and self._nonces.note(endpoint, nonce)):
+            if attempt == 1 or not (asks_nonce and self._nonces.note(endpoint, nonce)):
                 break
         if status != 200:
             # A hostile server may echo what it was sent, in any encoding: no secret of the request
@@ -520,7 +527,7 @@ class OAuth:
         if previous is not None and previous.dpop_key is not None:
             return previous.dpop_key
         algorithms = metadata.raw.get("dpop_signing_alg_values_supported")
-        offered = supported(algorithms if isinstance(algorithms, list) else None)
+        offered = supported(algorithms if is_array(algorithms) else None)
         return new_key() if self.dpop or (self.dpop is None and offered) else None
 
     async def _refresh(self, login: Login, refused: str | None = None) -> None:

@@ -16,11 +16,12 @@ import os
 import stat
 import sys
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Generator
 from pathlib import Path
 from typing import Any, Protocol
 
 from ...core.errors import AuthError
+from ...core.jsonrpc import is_array
 from .tokens import Login
 
 _SERVICE = "mcpgen"
@@ -116,7 +117,7 @@ class FileTokenStore:
 
     def resources(self) -> list[str]:
         check_private(self.directory)
-        found = []
+        found: list[str] = []
         for path in sorted(self.directory.glob("*.json")):
             with contextlib.suppress(OSError, ValueError):
                 login = Login.from_json(json.loads(path.read_text(encoding="utf-8")))
@@ -159,10 +160,10 @@ class KeyringTokenStore:
     def resources(self) -> list[str]:
         raw = self._keyring.get_password(_SERVICE, _INDEX)
         try:
-            names = json.loads(raw) if raw else []
+            names = json.loads(raw or "[]")
         except ValueError:
             return []
-        return sorted(str(n) for n in names) if isinstance(names, list) else []
+        return sorted(str(n) for n in names) if is_array(names) else []
 
 
 def check_private(directory: Path) -> None:
@@ -208,7 +209,7 @@ def default_store() -> TokenStore:
 
 
 @contextlib.contextmanager
-def refresh_lock(resource: str, timeout: float = 60.0) -> Iterator[None]:
+def refresh_lock(resource: str, timeout: float = 60.0) -> Generator[None, None, None]:
     """Held while a process refreshes (or logs in to) one resource; blocks other processes."""
     from filelock import FileLock
 

@@ -7,6 +7,8 @@ import time
 from dataclasses import asdict, dataclass, field, fields
 from typing import Any
 
+from ...core.jsonrpc import is_object
+
 # A token this close to its expiry is refreshed before it is used (clocks drift, requests take time).
 REFRESH_MARGIN = 60.0
 # The longest lifetime believed (a year); a longer, negative, NaN or infinite one is a hostile or
@@ -90,7 +92,7 @@ class Login:
     client: Client | None = None
     tokens: Tokens | None = None
     scope: str | None = None
-    extra: dict[str, Any] = field(default_factory=dict)
+    extra: dict[str, Any] = field(default_factory=dict[str, Any])
 
     def to_json(self) -> dict[str, Any]:
         return asdict(self)
@@ -98,7 +100,7 @@ class Login:
     @classmethod
     def from_json(cls, data: Any) -> Login | None:
         """The stored record, or None when it is not one (a corrupt or foreign file loses nothing)."""
-        if not isinstance(data, dict):
+        if not is_object(data):
             return None
         try:
             client = data.get("client")
@@ -106,8 +108,8 @@ class Login:
             return cls(
                 resource=str(data["resource"]),
                 issuer=str(data["issuer"]),
-                client=Client(**_known(Client, client)) if isinstance(client, dict) else None,
-                tokens=Tokens(**_known(Tokens, tokens)) if isinstance(tokens, dict) else None,
+                client=Client(**_known(Client, client)) if is_object(client) else None,
+                tokens=Tokens(**_known(Tokens, tokens)) if is_object(tokens) else None,
                 scope=data.get("scope") if isinstance(data.get("scope"), str) else None,
             )
         except (KeyError, TypeError):

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from contextvars import ContextVar
 from dataclasses import dataclass, field
-from typing import Any, TypeVar
+from typing import Any, TypeVar, cast
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -27,7 +27,7 @@ class AuthInfo:
     issuer: str
     audience: tuple[str, ...]
     expires_at: int | None
-    claims: Mapping[str, Any] = field(default_factory=dict, repr=False)
+    claims: Mapping[str, Any] = field(default_factory=dict[str, Any], repr=False)
 
     def has_scopes(self, *scopes: str) -> bool:
         return set(scopes) <= self.scopes
@@ -67,4 +67,7 @@ def is_scope_token(text: str) -> bool:
 def scopes_of(handler: object) -> frozenset[str]:
     """The scopes `requires_scopes` declared on a handler (a function or a bound method)."""
     declared: object = getattr(handler, SCOPES_ATTRIBUTE, None)
-    return frozenset(s for s in declared if isinstance(s, str)) if isinstance(declared, frozenset) else frozenset()
+    if not isinstance(declared, frozenset):
+        return frozenset()
+    members = cast("frozenset[object]", declared)  # (checked just above; only its strings count)
+    return frozenset(s for s in members if isinstance(s, str))

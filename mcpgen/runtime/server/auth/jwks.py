@@ -11,6 +11,7 @@ from joserfc.errors import JoseError
 from joserfc.jwk import ECKey, OKPKey, RSAKey
 
 from ...core.errors import AuthServerUnavailable
+from ...core.jsonrpc import is_array, is_object
 from .remote import discover_jwks_url, fetch_json
 
 PublicKey = RSAKey | ECKey | OKPKey
@@ -75,10 +76,10 @@ class JwksCache:
 def _public_keys(entries: Any) -> dict[str | None, PublicKey]:
     """The signing keys of a JWKS: asymmetric, public, meant for signatures; others are skipped."""
     keys: dict[str | None, PublicKey] = {}
-    if not isinstance(entries, list):
+    if not is_array(entries):
         return keys
     for entry in entries[:MAX_KEYS]:
-        if not isinstance(entry, dict) or entry.get("use", "sig") != "sig" or "d" in entry:
+        if not is_object(entry) or entry.get("use", "sig") != "sig" or "d" in entry:
             continue
         kind = _KEY_TYPES.get(str(entry.get("kty")))
         if kind is None:

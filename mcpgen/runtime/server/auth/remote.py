@@ -8,6 +8,7 @@ from typing import Any
 import httpx
 
 from ...core.errors import AuthServerUnavailable, MessageTooLarge, ProtocolError
+from ...core.jsonrpc import is_object
 from ...transports import guard
 
 MAX_DOCUMENT_BYTES = 256 * 1024  # a JWKS, a metadata document or an introspection answer
@@ -43,7 +44,7 @@ async def fetch_json(
         document = json.loads(body)
     except ValueError:
         raise AuthServerUnavailable(f"{url} did not send JSON") from None
-    if not isinstance(document, dict):
+    if not is_object(document):
         raise AuthServerUnavailable(f"{url} did not send a JSON object")
     return document
 
@@ -60,7 +61,7 @@ async def discover_jwks_url(client: httpx.AsyncClient, issuer: str) -> str:
     if path:
         candidates.append(f"{origin}/.well-known/openid-configuration{path}")
     candidates.append(f"{base}/.well-known/openid-configuration")
-    problems = []
+    problems: list[str] = []
     for url in candidates:
         try:
             metadata = await fetch_json(client, "GET", url)

@@ -13,6 +13,7 @@ from urllib.parse import urlsplit
 import httpx
 
 from ...core.errors import AuthServerUnavailable, InvalidToken
+from ...core.jsonrpc import is_array, is_object
 from ...transports.content_coding import ACCEPT_ENCODING
 from ..http.request_body import content_encoding_of, parse_request, refuse_unparsed
 from ..server import Server
@@ -139,7 +140,7 @@ class ProtectedResource:
         description: str | None = None,
         scope: Any = (),
     ) -> None:
-        params = []
+        params: list[str] = []
         if error:
             params.append(f'error="{error}"')
         if description:
@@ -182,13 +183,13 @@ def _tool_names(message: object) -> list[str]:
     refuses batches, but a scope check must not depend on that). Anything that is not a string
     name is no tool: the app refuses such a call, and any other method needs only the server's
     scopes."""
-    items = message if isinstance(message, list) else [message]
-    names = []
+    items = message if is_array(message) else [message]
+    names: list[str] = []
     for item in items:
-        if not isinstance(item, dict) or item.get("method") != "tools/call":
+        if not is_object(item) or item.get("method") != "tools/call":
             continue
         params = item.get("params")
-        name: object = params.get("name") if isinstance(params, dict) else None
+        name: object = params.get("name") if is_object(params) else None
         if isinstance(name, str):
             names.append(name)
     return names

@@ -12,11 +12,12 @@ import sys
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 from urllib.parse import urlsplit
 
 from ...core.binding import Binding, may_send
 from ...core.errors import AuthError
+from ...core.jsonrpc import is_object
 from .info import is_scope_token
 
 # Asymmetric signatures only: a shared-secret (HS*) or unsigned ("none") token is never accepted.
@@ -131,9 +132,12 @@ def _settings(raw: dict[str, tuple[Any, str]]) -> AuthSettings:
         if name not in raw:
             return None
         value, source = raw[name]
-        if not isinstance(value, (list, tuple)) or not all(isinstance(v, str) and is_scope_token(v) for v in value):
+        if not isinstance(value, (list, tuple)):
             raise SystemExit(f"{source} must be a list of words (printable ASCII, no spaces or quotes)")
-        return tuple(value)
+        listed = cast("list[object] | tuple[object, ...]", value)  # (checked just above; items: anything)
+        if not all(isinstance(v, str) and is_scope_token(v) for v in listed):
+            raise SystemExit(f"{source} must be a list of words (printable ASCII, no spaces or quotes)")
+        return tuple(v for v in listed if isinstance(v, str))
 
     issuer = _url(text("issuer"), raw["issuer"][1])
     resource_text = text("resource")
@@ -232,8 +236,8 @@ def _project_table(start: Path) -> dict[str, Any]:
             raise SystemExit(f"{candidate}: cannot read it: {exc}") from None
         if "mcpgen" not in tool:
             continue
-        table = tool["mcpgen"].get("auth", {}) if isinstance(tool["mcpgen"], dict) else {}
-        if not isinstance(table, dict):
+        table: object = tool["mcpgen"].get("auth", {}) if is_object(tool["mcpgen"]) else {}
+        if not is_object(table):
             raise SystemExit(f"{candidate} [tool.mcpgen.auth] must be a table")
         unknown = sorted(set(table) - {key for _f, _v, key, _t in _OPTIONS.values() if key} - {"client_secret"})
         if unknown:

@@ -16,6 +16,7 @@ from joserfc import jwt
 from joserfc.errors import JoseError
 
 from ...core.errors import InvalidToken
+from ...core.jsonrpc import is_array, is_object
 from .info import AuthInfo
 from .jwks import JwksCache
 from .remote import fetch_json
@@ -119,7 +120,7 @@ def checked_claims(claims: Mapping[str, Any], settings: AuthSettings, now: float
     audience = claims.get("aud")
     # A string or a list of strings (RFC 7519 section 4.1.3); anything else names no audience:
     # a number must not raise, and an object's keys are not audiences.
-    listed = audience if isinstance(audience, list) else ()
+    listed = audience if is_array(audience) else ()
     audiences = (audience,) if isinstance(audience, str) else tuple(a for a in listed if isinstance(a, str))
     if _canonical(settings.resource) not in {_canonical(a) for a in audiences}:
         raise InvalidToken("the token is not meant for this server (audience)")
@@ -131,10 +132,10 @@ def checked_claims(claims: Mapping[str, Any], settings: AuthSettings, now: float
         raise InvalidToken("the token is not valid yet")
     scope = claims.get("scope")
     if isinstance(scope, str):
-        scopes = frozenset(scope.split())
+        scopes: frozenset[str] = frozenset(scope.split())
     else:  # some servers send a list, as `scp`
-        listed = claims.get("scp", scope)
-        scopes = frozenset(s for s in listed if isinstance(s, str)) if isinstance(listed, list) else frozenset()
+        scp: object = claims.get("scp", scope)
+        scopes = frozenset(s for s in scp if isinstance(s, str)) if is_array(scp) else frozenset()
     client_id = claims.get("client_id", claims.get("azp"))
     subject = claims.get("sub")
     return AuthInfo(
@@ -154,7 +155,7 @@ def _header(token: str) -> dict[str, Any]:
         header = json.loads(base64.urlsafe_b64decode(segment + "=" * (-len(segment) % 4)))
     except ValueError:
         raise InvalidToken("not a signed JWT") from None
-    if not isinstance(header, dict):
+    if not is_object(header):
         raise InvalidToken("not a signed JWT")
     return header
 

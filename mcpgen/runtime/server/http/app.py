@@ -16,6 +16,7 @@ from __future__ import annotations
 import contextlib
 
 from ...core import jsonrpc
+from ...core.jsonrpc import JSONObject, is_array, is_object
 from ...core.protocol import META_PROTOCOL_VERSION, MODERN_VERSIONS
 from ..server import Server
 from ..store import MemoryStore, Store, StoreUnavailable
@@ -141,17 +142,17 @@ class StreamableHttpApp:
             return
         message = parsed.message
         kind = jsonrpc.classify(message)
-        if isinstance(message, list):
+        if is_array(message):
             await refuse(send, 400, None, "Batches are not supported over HTTP")
             return
         if kind == "invalid":
             await refuse(send, 400, None, "Invalid request")
             return
-        params = message.get("params") if isinstance(message.get("params"), dict) else {}
-        meta = params.get("_meta") if isinstance(params, dict) else None
+        params: JSONObject = message.get("params") if is_object(message.get("params")) else {}
+        meta = params.get("_meta") if is_object(params) else None
         # The 2026-07-28 version header marks the request stateless even when its _meta is broken.
         header_modern = headers.get("mcp-protocol-version") in MODERN_VERSIONS
-        body_modern = isinstance(meta, dict) and META_PROTOCOL_VERSION in meta and message.get("method") != "initialize"
+        body_modern = is_object(meta) and META_PROTOCOL_VERSION in meta and message.get("method") != "initialize"
         loss = scope.get(LOSS_KEY)
         if header_modern or body_modern:
             await self.modern.post(message, kind, headers, accept, receive, send, loss)

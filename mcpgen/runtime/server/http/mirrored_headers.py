@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any
 
 from ...core import jsonrpc
 from ...core.headers import param_headers_of
-from ...core.jsonrpc import JSONObject
+from ...core.jsonrpc import JSONObject, is_object
 from ...core.protocol import HANDSHAKE_VERSIONS, META_PROTOCOL_VERSION, MODERN_VERSIONS
 
 if TYPE_CHECKING:
@@ -30,10 +30,10 @@ _NAME_OPTIONAL = frozenset({"tasks/get", "tasks/update", "tasks/cancel"})
 def header_problem(server: Server, message: JSONObject, headers: dict[str, str]) -> tuple[int, str] | None:
     """(JSON-RPC error code, message) when the headers are missing or disagree with the body."""
     raw_params = message.get("params")
-    params: JSONObject = raw_params if isinstance(raw_params, dict) else {}
+    params: JSONObject = raw_params if is_object(raw_params) else {}
     meta = params.get("_meta")
     version = headers.get("mcp-protocol-version")
-    body_version = meta.get(META_PROTOCOL_VERSION) if isinstance(meta, dict) else None
+    body_version = meta.get(META_PROTOCOL_VERSION) if is_object(meta) else None
     is_request = "id" in message
     # A missing body version is the body's own problem (-32602), reported by the server.
     if version is not None and body_version is not None and version != body_version:
@@ -61,7 +61,8 @@ def header_error(message: JSONObject, code: int, text: str) -> JSONObject:
     data = None
     if code == jsonrpc.UNSUPPORTED_PROTOCOL_VERSION:
         # The client steps down to a version named here, exactly as for the body check.
-        meta = (message.get("params") or {}).get("_meta") or {}
+        params: JSONObject = message.get("params") or {}
+        meta: JSONObject = params.get("_meta") or {}
         data = {"supported": [*MODERN_VERSIONS, *HANDSHAKE_VERSIONS], "requested": meta.get(META_PROTOCOL_VERSION)}
     return jsonrpc.error_response(message.get("id"), code, text, data)
 
@@ -88,7 +89,7 @@ def _param_problem(server: Server, params: JSONObject, headers: dict[str, str]) 
     tool = server.tool_definition(name) if isinstance(name, str) else None
     mirrored = param_headers_of(tool) if tool is not None else None
     raw_arguments = params.get("arguments")
-    arguments: JSONObject = raw_arguments if isinstance(raw_arguments, dict) else {}
+    arguments: JSONObject = raw_arguments if is_object(raw_arguments) else {}
     for argument, header in (mirrored or {}).items():
         raw = _field(headers, f"mcp-param-{header.lower()}")
         value = arguments.get(argument)

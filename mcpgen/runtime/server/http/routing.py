@@ -8,7 +8,7 @@ import contextlib
 import json
 
 from ...core import jsonrpc
-from ...core.jsonrpc import JSONObject, RequestId
+from ...core.jsonrpc import JSONObject, RequestId, is_object
 from ...core.protocol import LIST_KINDS
 from ..server import Server
 from ..store import StoreUnavailable
@@ -53,7 +53,7 @@ class WorkerRouter:
             return
         legacy = self.sessions.get(session_id)
         message = item.get("message")
-        if legacy is None or not isinstance(message, dict):
+        if legacy is None or not is_object(message):
             return
         kind = jsonrpc.classify(message)
         if kind in ("response", "error") and legacy.connection.session.awaits(message.get("id")):
@@ -73,7 +73,7 @@ class WorkerRouter:
         item = _unpack(data)
         method = item.get("method") if item else None
         params = item.get("params") if item else None
-        if not isinstance(method, str) or not isinstance(params, dict) or not _is_change_event(method, params):
+        if not isinstance(method, str) or not is_object(params) or not _is_change_event(method, params):
             return
         if method == "notifications/resources/updated":
             # Subscriptions may have been made through another worker: read them again for the
@@ -93,7 +93,7 @@ def cancelled_id(message: JSONObject) -> RequestId | None:
     if message.get("method") != "notifications/cancelled" or "id" in message:
         return None
     params = message.get("params")
-    request_id = params.get("requestId") if isinstance(params, dict) else None
+    request_id = params.get("requestId") if is_object(params) else None
     return request_id if jsonrpc.is_valid_id(request_id) else None
 
 
@@ -116,4 +116,4 @@ def _unpack(data: bytes) -> JSONObject | None:
         item = json.loads(data)
     except (ValueError, UnicodeDecodeError, RecursionError):
         return None
-    return item if isinstance(item, dict) else None
+    return item if is_object(item) else None

@@ -10,7 +10,7 @@ import logging
 import math
 import sys
 from collections.abc import Iterable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TextIO, cast
 
 from ...core.extras import install_hint, require_module
 from ..options import ServeOptions
@@ -98,7 +98,7 @@ def _access_log_to_stderr() -> None:
     access.setLevel(logging.INFO)
     for handler in access.handlers:
         if isinstance(handler, logging.StreamHandler):
-            handler.setStream(sys.stderr)
+            cast("logging.StreamHandler[TextIO]", handler).setStream(sys.stderr)  # (checked just above)
 
 
 def _announcing_server(base: type[Any], path: str) -> type[Any]:
@@ -106,7 +106,8 @@ def _announcing_server(base: type[Any], path: str) -> type[Any]:
 
     class AnnouncingServer(base):  # type: ignore[misc]
         async def startup(self, sockets: Any = None) -> None:
-            await super().startup(sockets=sockets)
+            uvicorn_server: Any = super()  # (uvicorn's Server, given as type[Any])
+            await uvicorn_server.startup(sockets=sockets)
             if self.should_exit:  # binding failed: uvicorn has logged why
                 return
             for url in _listening_urls(self.servers, path):
@@ -123,7 +124,8 @@ def _listening_urls(servers: Iterable[Any], path: str) -> list[str]:
             address = sock.getsockname()
             if not isinstance(address, tuple):
                 continue
-            host, port = str(address[0]), int(address[1])
+            fields = cast(Any, address)  # (checked just above: (host, port, ...))
+            host, port = str(fields[0]), int(fields[1])
             shown = f"[{host}]" if ":" in host else host
             urls.append(f"http://{shown}:{port}{path}")
     return urls

@@ -11,7 +11,7 @@ import time
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from ...core.jsonrpc import JSONObject
+from ...core.jsonrpc import JSONObject, is_object
 from ...core.protocol import HANDSHAKE_VERSIONS
 from ..auth.info import current_auth
 from ..connection import ConnectionState, ServerConnection
@@ -78,7 +78,7 @@ class SessionTable:
         """Connect the store on first use (in the server's event loop)."""
         if self.started:
             return
-        name = self.server.info.get("name") if isinstance(self.server.info, dict) else None
+        name = self.server.info.get("name") if is_object(self.server.info) else None
         await self.store.start(f"mcpgen:{name if isinstance(name, str) else 'server'}:")
         self.started = True
         if self.limits.session_idle_timeout > 0 and self._keeper is None:
@@ -233,7 +233,7 @@ def _record_of_initialize(params: JSONObject, owner: Owner | None) -> SessionRec
     caps, info = params.get("capabilities"), params.get("clientInfo")
     return SessionRecord(
         protocol_version=str(version),
-        client_capabilities=caps if isinstance(caps, dict) else {},
-        client_info=info if isinstance(info, dict) else {},
+        client_capabilities=caps if is_object(caps) else {},
+        client_info=info if is_object(info) else {},
         owner=list(owner) if owner is not None else None,
     )

@@ -11,7 +11,7 @@ from typing import Any
 
 from ...core import jsonrpc
 from ...core.errors import ConnectionClosed, RpcError
-from ...core.jsonrpc import JSONObject, RequestId
+from ...core.jsonrpc import JSONObject, RequestId, is_array, is_object
 from ..connection import ServerConnection
 from ..server import Server
 from .asgi import Receive, Send, json_body, json_reply, plain, sse_event, start_sse, status_of
@@ -161,7 +161,7 @@ class StatelessTransport:
         if exchange is None:
             log.debug("dropping a message sent outside any request: %.200r", message)
             return
-        for item in message if isinstance(message, list) else (message,):
+        for item in message if is_array(message) else (message,):
             await exchange.emit(item)
 
     async def receive(self) -> bytes | None:
@@ -184,7 +184,7 @@ async def _reply(connection: ServerConnection, message: JSONObject) -> JSONObjec
     method = message["method"]
     params = message.get("params")
     try:
-        result = await connection.handle_request(method, params if isinstance(params, dict) else {}, request_id)
+        result = await connection.handle_request(method, params if is_object(params) else {}, request_id)
     except RpcError as exc:
         return jsonrpc.error_response(request_id, exc.code, exc.message, exc.data)
     except Exception:

@@ -18,6 +18,8 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 from urllib.parse import urlsplit, urlunsplit
 
+from ...core.jsonrpc import is_array, is_object
+
 # An SSE stream keeps this many events for resumption (older ones are trimmed).
 EVENT_LOG_LENGTH = 1000
 # A session record, an event, a published message: refused above these sizes.
@@ -47,10 +49,10 @@ class SessionRecord:
     """One handshake-era session, as every worker sees it."""
 
     protocol_version: str
-    client_capabilities: dict[str, Any] = field(default_factory=dict)
-    client_info: dict[str, Any] = field(default_factory=dict)
+    client_capabilities: dict[str, Any] = field(default_factory=dict[str, Any])
+    client_info: dict[str, Any] = field(default_factory=dict[str, Any])
     log_level: str | None = None
-    subscribed: list[str] = field(default_factory=list)
+    subscribed: list[str] = field(default_factory=list[str])
     # The verified caller (issuer, subject, client id) on a protected server: not a secret, and
     # what binds the session to its user. Tokens are never stored.
     owner: list[str | None] | None = None
@@ -80,20 +82,20 @@ class SessionRecord:
             data = json.loads(raw)
         except (ValueError, UnicodeDecodeError, RecursionError):
             return None
-        if not isinstance(data, dict):
+        if not is_object(data):
             return None
         version, caps, info = data.get("v"), data.get("caps"), data.get("info")
         level, subs, owner = data.get("level"), data.get("subs"), data.get("owner")
         if not isinstance(version, str) or len(version) > 32:
             return None
-        if not isinstance(caps, dict) or not isinstance(info, dict):
+        if not is_object(caps) or not is_object(info):
             return None
         if level is not None and (not isinstance(level, str) or len(level) > 32):
             return None
-        if not isinstance(subs, list) or len(subs) > MAX_SUBSCRIPTIONS or not all(isinstance(s, str) for s in subs):
+        if not is_array(subs) or len(subs) > MAX_SUBSCRIPTIONS or not all(isinstance(s, str) for s in subs):
             return None
         if owner is not None and (
-            not isinstance(owner, list) or len(owner) != 3 or not all(o is None or isinstance(o, str) for o in owner)
+            not is_array(owner) or len(owner) != 3 or not all(o is None or isinstance(o, str) for o in owner)
         ):
             return None
         return cls(version, caps, info, level, list(subs), owner)

@@ -15,7 +15,7 @@ import asyncio
 import logging
 import math
 import time
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
 from ...core.errors import StoreUnavailable
@@ -129,7 +129,8 @@ class RedisStore:
         """Ping the server once, synchronously (at start-up): StoreUnavailable if it does not answer."""
         import redis
 
-        client = redis.Redis.from_url(self._url, socket_timeout=TIMEOUT, socket_connect_timeout=TIMEOUT)
+        sync_redis: Any = redis.Redis  # (redis-py's annotations leave parts of from_url unknown)
+        client = sync_redis.from_url(self._url, socket_timeout=TIMEOUT, socket_connect_timeout=TIMEOUT)
         try:
             client.ping()
         except (redis.RedisError, OSError) as exc:
@@ -155,7 +156,8 @@ class RedisStore:
             from redis.backoff import NoBackoff
 
             self._namespace = f"{self._prefix}{namespace}"
-            self._client = redis.asyncio.Redis.from_url(
+            async_redis: Any = redis.asyncio.Redis  # (redis-py's annotations: parts of from_url unknown)
+            client: redis.asyncio.Redis = async_redis.from_url(
                 self._url,
                 socket_timeout=TIMEOUT,
                 socket_connect_timeout=TIMEOUT,
@@ -163,9 +165,10 @@ class RedisStore:
                 retry=Retry(NoBackoff(), 1),
                 max_connections=1000,
             )
-            self._open_script = self._client.register_script(_OPEN)
-            self._touch_script = self._client.register_script(_TOUCH)
-            self._post_script = self._client.register_script(_POST)
+            self._client = client
+            self._open_script = client.register_script(_OPEN)
+            self._touch_script = client.register_script(_TOUCH)
+            self._post_script = client.register_script(_POST)
             if self._handlers:
                 self._listener = asyncio.get_running_loop().create_task(self._listen())
 
@@ -240,7 +243,8 @@ class RedisStore:
         events: list[tuple[str, bytes]] = []
         for _name, entries in reply or ():
             for entry_id, values in entries:
-                data = values.get(b"d") if isinstance(values, dict) else None
+                # (a worker's entry is {b"d": bytes}; anything else is checked and skipped below)
+                data = cast("dict[bytes, object]", values).get(b"d") if isinstance(values, dict) else None
                 if not isinstance(data, bytes) or len(data) > MAX_EVENT_BYTES:
                     continue  # not written by a worker: skipped, never sent
                 events.append((entry_id.decode() if isinstance(entry_id, bytes) else str(entry_id), data))
@@ -278,7 +282,8 @@ class RedisStore:
     # -- pub/sub --------------------------------------------------------------------
 
     async def publish(self, channel: str, data: bytes) -> None:
-        await self._call(self._redis().publish(self._key(channel), data))
+        client: Any = self._redis()  # (redis-py's publish and pubsub are partly unannotated)
+        await self._call(client.publish(self._key(channel), data))
 
     def subscribe(self, channel: str, handler: Handler) -> None:
         self._handlers.setdefault(channel, []).append(handler)
@@ -291,7 +296,8 @@ class RedisStore:
         delay = _BACKOFF[0]
         names = {self._key(channel).encode(): channel for channel in self._handlers}
         while True:
-            pubsub = self._redis().pubsub(ignore_subscribe_messages=True)
+            client: Any = self._redis()  # (redis-py's publish and pubsub are partly unannotated)
+            pubsub = client.pubsub(ignore_subscribe_messages=True)
             try:
                 await pubsub.subscribe(*names)
                 delay = _BACKOFF[0]
@@ -317,7 +323,7 @@ class RedisStore:
                 delay = min(delay * 2, _BACKOFF[1])
             finally:
                 try:
-                    await pubsub.aclose()  # type: ignore[no-untyped-call]
+                    await pubsub.aclose()
                 except (redis.RedisError, OSError):
                     pass
 
