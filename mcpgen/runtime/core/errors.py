@@ -257,6 +257,10 @@ class ServerSetupError(McpError, ValueError):
     an exit, so a program building a server in-process can catch it; `serve_main` (a generated
     server's `python -m`) turns it into that line and exit status 1."""
 
+    def as_exit(self) -> SystemExit:
+        """The one line a command ends with (status 1) when it cannot build its server."""
+        return SystemExit(f"cannot start the server: {self}")
+
 
 class TaskFailed(McpError):
     """A task ended without a result: `status` "failed" (the server's error: `code`, `data`; a

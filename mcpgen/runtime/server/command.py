@@ -15,7 +15,6 @@ when called).
 from __future__ import annotations
 
 import argparse
-import functools
 import os
 import sys
 from collections.abc import Callable, Mapping, Sequence
@@ -48,18 +47,14 @@ def serve(build: Callable[[], Server], options: ServeOptions) -> None:
     """Serve as `options` say (blocking): stdio, or HTTP from `options.workers` processes. A
     server that cannot be built (ServerSetupError: a bad SKILLS_DIR, TOOL_UI, TASK_SUPPORT) ends
     the process with its one line and status 1 (each worker's, under a supervisor)."""
-    checked = functools.partial(_built, build)
-    if options.http:
-        serve_http_workers(checked, options)
-    else:
-        checked().run_stdio(wire_log=options.wire_log, max_in_flight=options.max_in_flight)
-
-
-def _built(build: Callable[[], Server]) -> Server:
+    if options.http:  # (serve_http_workers says a ServerSetupError once, however many workers)
+        serve_http_workers(build, options)
+        return
     try:
-        return build()
+        server = build()
     except ServerSetupError as refused:
-        raise SystemExit(f"cannot start the server: {refused}") from None
+        raise refused.as_exit() from None
+    server.run_stdio(wire_log=options.wire_log, max_in_flight=options.max_in_flight)
 
 
 def build_parser(prog: str) -> argparse.ArgumentParser:

@@ -126,11 +126,24 @@ def test_a_server_that_cannot_be_built_ends_with_its_one_line(monkeypatch: pytes
     expected = r"^cannot start the server: TOOL_UI names 'x', which is no tool of this server$"
     with pytest.raises(SystemExit, match=expected):
         serve_main(build, prog=PROG, argv=[])
-    handed: list[Any] = []
-    monkeypatch.setattr(command, "serve_http_workers", lambda b, options: handed.append(b))
-    serve_main(build, prog=PROG, argv=["--http", "--port", "0"])
-    with pytest.raises(SystemExit, match=expected):
-        handed[0]()
+    with pytest.raises(SystemExit, match=expected):  # one HTTP worker: this process
+        serve_main(build, prog=PROG, argv=["--http", "--port", "0"])
+
+
+def test_workers_that_cannot_build_the_server_end_the_supervisor_at_once(capfd: pytest.CaptureFixture[str]) -> None:
+    """Every worker would fail alike: each says its line once, then the supervisor gives up
+    (status 1) instead of restarting them until its crash limit."""
+
+    def build() -> Any:
+        raise ServerSetupError("SKILLS_DIR 'nowhere' is no folder")
+
+    with pytest.raises(SystemExit, match=r"^1$"):
+        serve_main(build, prog=PROG, argv=["--http", "--port", "0", "--workers", "2", "--stateless"])
+    lines = capfd.readouterr().err.splitlines()
+    refusals = [line for line in lines if line.endswith(": cannot start the server: SKILLS_DIR 'nowhere' is no folder")]
+    assert 1 <= len(refusals) <= 2, lines
+    assert lines[-1] == "a worker cannot build the server (its line above): giving up", lines
+    assert not [line for line in lines if "restarting" in line], lines
 
 
 def test_help_names_every_flag_under_prog(capsys: pytest.CaptureFixture[str]) -> None:

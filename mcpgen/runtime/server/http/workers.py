@@ -34,6 +34,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from types import FrameType
 
+from ...core.errors import ServerSetupError
 from ..options import ServeOptions
 from ..request_state import share_key_with_children
 from ..server import Server
@@ -41,6 +42,9 @@ from .serving import serve_http
 
 # The listen backlog uvicorn uses when it binds the socket itself.
 BACKLOG = 2048
+# A worker that cannot build its server (a ServerSetupError) exits with this status (sysexits'
+# EX_CONFIG): each one would fail alike, so the supervisor gives up at once instead of restarting.
+SETUP_FAILED = 78
 
 
 @dataclass(frozen=True)
@@ -68,7 +72,11 @@ def serve_http_workers(
     """
     options = options or ServeOptions()
     if options.workers <= 1:
-        serve_http(build(), options)
+        try:
+            server = build()
+        except ServerSetupError as refused:
+            raise refused.as_exit() from None
+        serve_http(server, options)
         return
     try:
         listener = _bind(options.host, options.port)
@@ -174,6 +182,8 @@ class _Supervisor:
             self.crashes.append(now)
             while self.crashes and self.crashes[0] < now - self.rules.crash_window:
                 self.crashes.popleft()
+            if os.WIFEXITED(status) and os.WEXITSTATUS(status) == SETUP_FAILED:
+                return "a worker cannot build the server (its line above): giving up"
             how = _describe_exit(status)
             if len(self.crashes) >= self.rules.crash_limit:
                 return (
@@ -210,6 +220,9 @@ class _Supervisor:
             watcher.start()
             self.serve()
             return 0
+        except ServerSetupError as refused:  # every worker would fail alike: the supervisor gives up
+            print(f"worker {os.getpid()}: {refused.as_exit().code}", file=sys.stderr, flush=True)
+            return SETUP_FAILED
         except SystemExit as exc:
             if exc.code is None or isinstance(exc.code, int):
                 return exc.code or 0
