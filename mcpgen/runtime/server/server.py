@@ -19,6 +19,7 @@ from typing import Any
 
 from ..core import jsonrpc, trace_context
 from ..core.errors import InputRequired, McpError, ProtocolError, RpcError
+from ..core.headers import param_headers_of
 from ..core.jsonrpc import JSONObject, RequestId
 from ..core.protocol import (
     BATCH_VERSION,
@@ -261,10 +262,19 @@ _CAPABILITY_OF = {
 }
 
 
-@dataclass
 class _Tool:
-    definition: JSONObject
-    handler: ToolHandler
+    """A registered tool. What every call would read again from its definition (whether it may
+    run as a task, which arguments 2026-07-28 mirrors in Mcp-Param-* headers) is read once, here:
+    the definition is this tool's own copy and never changes once registered."""
+
+    __slots__ = ("definition", "handler", "task_support", "param_headers")
+
+    def __init__(self, definition: JSONObject, handler: ToolHandler) -> None:
+        self.definition = definition
+        self.handler = handler
+        self.task_support = task_support(definition)
+        # {argument: header}; None when an x-mcp-header is invalid (core/headers.py's rule).
+        self.param_headers = param_headers_of(definition)
 
 
 class Server:
@@ -313,8 +323,8 @@ class Server:
             raise ValueError("a tool definition needs a string name")
         if name in self._tools:
             raise ValueError(f"tool {name!r} is registered twice")
-        self._tools[name] = _Tool(dict(definition), handler)
-        if task_support(definition) is not None:
+        tool = self._tools[name] = _Tool(dict(definition), handler)
+        if tool.task_support is not None:
             for method, serve in zip(TASK_METHODS, (self.tasks.get, self.tasks.update, self.tasks.cancel), strict=True):
                 self._methods.setdefault(method, serve)
 
@@ -334,6 +344,12 @@ class Server:
         """The advertised definition of a tool (the HTTP transport checks Mcp-Param-* by it)."""
         tool = self._tools.get(name)
         return tool.definition if tool is not None else None
+
+    def tool_param_headers(self, name: str) -> dict[str, str] | None:
+        """{argument: header} of a tool's `x-mcp-header` arguments (read once, at registration);
+        None for an unknown tool or an invalid annotation (then nothing is checked, as before)."""
+        tool = self._tools.get(name)
+        return tool.param_headers if tool is not None else None
 
     def add_prompt(self, definition: Mapping[str, Any], handler: PromptHandler) -> None:
         """A prompt advertised as given; the handler gets its string arguments."""
@@ -681,7 +697,7 @@ class ServerConnection:
             arguments = {}
         if not isinstance(arguments, dict):
             return error_result("Invalid arguments: expected an object")
-        support = task_support(tool.definition)
+        support = tool.task_support
         if support is not None:
             return await self.server.tasks.call(
                 functools.partial(run_tool, tool.handler, str(name)),
