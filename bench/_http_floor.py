@@ -161,8 +161,17 @@ def main() -> None:
 
     ap = argparse.ArgumentParser()
     ap.add_argument("--port", type=int, required=True)
+    ap.add_argument("--keep-alive-timeout", type=float, default=5.0, help="uvicorn's (default 5 s)")
     args = ap.parse_args()
-    uvicorn.run(app, host="127.0.0.1", port=args.port, log_level="warning", access_log=False, lifespan="off")
+    uvicorn.run(
+        app,
+        host="127.0.0.1",
+        port=args.port,
+        log_level="warning",
+        access_log=False,
+        lifespan="off",
+        timeout_keep_alive=args.keep_alive_timeout,
+    )
 
 
 if __name__ == "__main__":

@@ -163,16 +163,23 @@ def free_port() -> int:
 
 @contextmanager
 def http_server(
-    argv: list[str], port: int, *, cwd: Path | None = None, hidden: tuple[str, ...] = ()
+    argv: list[str],
+    port: int,
+    *,
+    cwd: Path | None = None,
+    hidden: tuple[str, ...] = (),
+    runner: tuple[str, ...] = (),
+    startup: float = 30.0,
 ) -> Iterator[tuple[str, int]]:
     """Start a server listening on `port`; yield its /mcp URL and pid once it accepts connections.
-    `hidden`: modules that cannot be imported in it (uvicorn falls back from them)."""
+    `hidden`: modules that cannot be imported in it (uvicorn falls back from them); `runner`: a
+    command the server runs under (valgrind), given `startup` seconds to listen."""
     env = {**os.environ, "PYTHONPATH": os.pathsep.join(p for p in (str(ROOT), os.environ.get("PYTHONPATH")) if p)}
     if hidden:
         argv = _hiding(argv, hidden)
-    proc = subprocess.Popen(argv, cwd=cwd, env=env, stdin=subprocess.DEVNULL)
+    proc = subprocess.Popen([*runner, *argv], cwd=cwd, env=env, stdin=subprocess.DEVNULL)
     try:
-        deadline = time.monotonic() + 30
+        deadline = time.monotonic() + startup
         while True:
             if proc.poll() is not None:
                 raise RuntimeError(f"{argv} exited with {proc.returncode} before listening")
@@ -181,7 +188,7 @@ def http_server(
                 break
             except OSError:
                 if time.monotonic() > deadline:
-                    raise RuntimeError(f"{argv} did not listen on port {port} within 30 s") from None
+                    raise RuntimeError(f"{argv} did not listen on port {port} within {startup:g} s") from None
                 time.sleep(0.05)
         yield f"http://127.0.0.1:{port}/mcp", proc.pid
     finally:

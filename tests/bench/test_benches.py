@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -14,6 +15,7 @@ from pathlib import Path
 import pytest
 
 from tests.cluster import needs_nginx
+from tests.serving import needs_peer
 
 BENCH = Path(__file__).resolve().parents[2] / "bench"
 
@@ -32,11 +34,15 @@ RUNS: dict[str, tuple[list[str], str]] = {
     "cold_start.py": (["--tools", "3", "--rounds", "1"], "server ours/fastmcp"),
     "big_catalog.py": (["--tools", "5", "--rounds", "1", "--memory-tools", "10"], "peak memory, 10 tools"),
     "asgi_servers.py": (["--n", "20", "--rounds", "1"], "generated server under uvicorn (guarded) vs granian"),
+    "http_instructions.py": (["--n", "20", "--setups", "default"], "Server instructions per tools/call"),
 }
 # Measurements without a target line.
-UNTARGETED = {"jsts_agreement.py", "instances_bench.py", "asgi_servers.py"}
+UNTARGETED = {"jsts_agreement.py", "instances_bench.py", "asgi_servers.py", "http_instructions.py"}
 # Peers a bench needs: skipped without them outside CI, failed in CI.
-PEERS = {"cluster_bench.py": [needs_nginx]}
+needs_valgrind = needs_peer(
+    shutil.which("callgrind_control") is None, "valgrind is not installed (apt-get install valgrind)"
+)
+PEERS = {"cluster_bench.py": [needs_nginx], "http_instructions.py": [needs_valgrind]}
 
 
 def test_every_bench_is_listed() -> None:

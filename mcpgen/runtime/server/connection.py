@@ -32,7 +32,6 @@ from ..core.transport import Transport
 from .context import RequestContext
 from .request_state import issue_request_state, open_request_state
 from .subscriptions import honored_filter
-from .tasks import task_support
 from .tool_serving import error_result, run_tool, tools_cursor, tools_cursor_offset
 
 if TYPE_CHECKING:
@@ -322,7 +321,7 @@ class ServerConnection:
             arguments = {}
         if not is_object(arguments):
             return error_result("Invalid arguments: expected an object")
-        support = task_support(tool.definition)
+        support = tool.task_support
         if support is not None:
             return await self.server.tasks.call(
                 functools.partial(run_tool, tool.handler, str(name)),

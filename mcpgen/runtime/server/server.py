@@ -14,10 +14,10 @@ import logging
 import signal
 import sys
 from collections.abc import Awaitable, Callable, Mapping
-from dataclasses import dataclass
 from typing import Any
 
 from ..core.errors import ProtocolError
+from ..core.headers import param_headers_of
 from ..core.jsonrpc import JSONObject
 from ..core.protocol import EXTENSION_TASKS, EXTENSION_UI, LIST_KINDS
 from ..core.transport import Transport
@@ -42,10 +42,19 @@ MAX_IN_FLIGHT = 1000
 TOOLS_PAGE_SIZE = 100
 
 
-@dataclass
 class _Tool:
-    definition: JSONObject
-    handler: ToolHandler
+    """A registered tool. What every call would read again from its definition (whether it may
+    run as a task, which arguments 2026-07-28 mirrors in Mcp-Param-* headers) is read once, here:
+    the definition is this tool's own copy and never changes once registered."""
+
+    __slots__ = ("definition", "handler", "task_support", "param_headers")
+
+    def __init__(self, definition: JSONObject, handler: ToolHandler) -> None:
+        self.definition = definition
+        self.handler = handler
+        self.task_support = task_support(definition)
+        # {argument: header}; None when an x-mcp-header is invalid (core/headers.py's rule).
+        self.param_headers = param_headers_of(definition)
 
 
 class Server:
@@ -94,8 +103,8 @@ class Server:
             raise ValueError("a tool definition needs a string name")
         if name in self._tools:
             raise ValueError(f"tool {name!r} is registered twice")
-        self._tools[name] = _Tool(dict(definition), handler)
-        if task_support(definition) is not None:
+        tool = self._tools[name] = _Tool(dict(definition), handler)
+        if tool.task_support is not None:
             for method, serve in zip(TASK_METHODS, (self.tasks.get, self.tasks.update, self.tasks.cancel), strict=True):
                 self._methods.setdefault(method, serve)
 
@@ -115,6 +124,12 @@ class Server:
         """The advertised definition of a tool (the HTTP transport checks Mcp-Param-* by it)."""
         tool = self._tools.get(name)
         return tool.definition if tool is not None else None
+
+    def tool_param_headers(self, name: str) -> dict[str, str] | None:
+        """{argument: header} of a tool's `x-mcp-header` arguments (read once, at registration);
+        None for an unknown tool or an invalid annotation (then nothing is checked, as before)."""
+        tool = self._tools.get(name)
+        return tool.param_headers if tool is not None else None
 
     def add_prompt(self, definition: Mapping[str, Any], handler: PromptHandler) -> None:
         """A prompt advertised as given; the handler gets its string arguments."""

@@ -32,6 +32,7 @@ from .asgi import (
     lifespan,
     plain,
     refuse,
+    remember,
     too_large,
 )
 from .handshake import HandshakeEra
@@ -71,6 +72,10 @@ class StreamableHttpApp:
         self.server = server
         self.limits = limits or HttpLimits()
         self.path = path.rstrip("/") or "/"
+        self._bare_path = self.path.rstrip("/")
+        # Host and Origin pairs judged already (HttpSecurity's verdict is a function of the two
+        # strings): bounded like asgi.py's memos, a client sending ever new ones only empties it.
+        self._allowed: dict[tuple[str | None, str | None], bool] = {}
         self.security = security or HttpSecurity()
         self.json_response = json_response
         # Sessions, stream logs and notifications shared with the other workers (memory: none).
@@ -97,10 +102,11 @@ class StreamableHttpApp:
             # Refused before the body is read or anything else is checked.
             await too_large(send)
             return
-        if not self.security.host_ok(headers.get("host")) or not self.security.origin_ok(headers.get("origin")):
+        if not self._host_and_origin_ok(headers.get("host"), headers.get("origin")):
             await plain(send, 403, "Forbidden: Host or Origin not allowed")
             return
-        if scope["path"].rstrip("/") != self.path.rstrip("/") and scope["path"] != self.path:
+        path = scope["path"]
+        if path != self.path and path.rstrip("/") != self._bare_path:
             await plain(send, 404, "Not found")
             return
         method = scope["method"]
@@ -122,6 +128,14 @@ class StreamableHttpApp:
             log.warning("%s", exc)
             with contextlib.suppress(Exception):
                 await json_reply(send, 503, jsonrpc.error_response(None, jsonrpc.INTERNAL_ERROR, str(exc)))
+
+    def _host_and_origin_ok(self, host: str | None, origin: str | None) -> bool:
+        key = (host, origin)
+        found = self._allowed.get(key)
+        if found is None:
+            found = self.security.host_ok(host) and self.security.origin_ok(origin)
+            remember(self._allowed, key, found, len(host or "") + len(origin or ""))
+        return found
 
     async def _post(self, scope: Scope, headers: dict[str, str], receive: Receive, send: Send) -> None:
         accept = headers.get("accept", "")

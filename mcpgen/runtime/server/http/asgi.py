@@ -4,7 +4,7 @@ JSON and SSE responses. Knows HTTP, not MCP (but for the JSON-RPC error -> statu
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, MutableMapping
-from typing import Any
+from typing import Any, TypeVar
 
 from ...core import jsonrpc
 from ...core.jsonrpc import JSONObject
@@ -22,6 +22,12 @@ _ERROR_STATUS = {
     jsonrpc.UNSUPPORTED_PROTOCOL_VERSION: 400,
     jsonrpc.INVALID_PARAMS: 400,
 }
+# Set (True) in an `http.response.start` whose whole body the app sends next without waiting on
+# anything (json_body): serve_http's protocol then writes head and body once the body is
+# sent, rather than at the end of the loop's step. Other ASGI servers ignore the key.
+WHOLE_KEY = "mcpgen.whole_response"
+K = TypeVar("K")
+V = TypeVar("V")
 SSE_HEADERS = {"content-type": "text/event-stream", "cache-control": "no-cache", "x-accel-buffering": "no"}
 
 
@@ -40,8 +46,34 @@ def declared_length(headers: dict[str, str]) -> int:
         return 0  # h11 refuses a malformed Content-Length before we see it
 
 
+# Header values whose verdict is remembered (Accept, Content-Type): a client sends the same few
+# on every request. Bounded: at most _MEMO_MAX values of at most _MEMO_CHARS each are kept, and a
+# client sending ever new ones only empties the memo again (each is then judged afresh).
+_MEMO_MAX = 64
+_MEMO_CHARS = 256
+_accepts_memo: dict[str, tuple[bool, bool]] = {}
+_is_json_memo: dict[str, bool] = {}
+
+
+def remember(memo: dict[K, V], key: K, value: V, size: int) -> None:
+    """`memo[key] = value` within the bounds above, `size` the characters of the header values
+    in `key` (never more than _MEMO_MAX keys, none of more than _MEMO_CHARS)."""
+    if size <= _MEMO_CHARS:
+        if len(memo) >= _MEMO_MAX:
+            memo.clear()
+        memo[key] = value
+
+
 def accepts(accept: str) -> tuple[bool, bool]:
     """(takes JSON, takes SSE) by an Accept header, wildcards included."""
+    found = _accepts_memo.get(accept)
+    if found is None:
+        found = _accepts(accept)
+        remember(_accepts_memo, accept, found, len(accept))
+    return found
+
+
+def _accepts(accept: str) -> tuple[bool, bool]:
     types = {part.split(";")[0].strip().lower() for part in accept.split(",")}
     anything = "*/*" in types
     return (
@@ -51,7 +83,11 @@ def accepts(accept: str) -> tuple[bool, bool]:
 
 
 def is_json(content_type: str) -> bool:
-    return content_type.split(";")[0].strip().lower() == "application/json"
+    found = _is_json_memo.get(content_type)
+    if found is None:
+        found = content_type.split(";")[0].strip().lower() == "application/json"
+        remember(_is_json_memo, content_type, found, len(content_type))
+    return found
 
 
 def status_of(message: JSONObject) -> int:
@@ -146,7 +182,8 @@ async def json_body(send: Send, status: int, body: bytes, extra: dict[str, str] 
     headers = [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode())]
     if extra:
         headers += header_list(extra)
-    await send({"type": "http.response.start", "status": status, "headers": headers})
+    # (The body follows at once: WHOLE_KEY.)
+    await send({"type": "http.response.start", "status": status, "headers": headers, WHOLE_KEY: True})
     await send({"type": "http.response.body", "body": body})
 
 

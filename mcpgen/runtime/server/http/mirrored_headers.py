@@ -5,10 +5,10 @@ from __future__ import annotations
 
 import base64
 import binascii
+import re
 from typing import TYPE_CHECKING, Any
 
 from ...core import jsonrpc
-from ...core.headers import param_headers_of
 from ...core.jsonrpc import JSONObject, is_object
 from ...core.protocol import HANDSHAKE_VERSIONS, META_PROTOCOL_VERSION, MODERN_VERSIONS
 
@@ -25,6 +25,8 @@ _NAME_HEADER_FOR = {
 # Methods whose Mcp-Name may be missing (checked only when sent): the official SDK's client, and
 # so FastMCP's, sends none on tasks/* yet.
 _NAME_OPTIONAL = frozenset({"tasks/get", "tasks/update", "tasks/cancel"})
+# A plain (not base64-encoded) mirrored value: visible ASCII, spaces and tabs (RFC 9110).
+_PLAIN_VALUE = re.compile(r"[\t -~]*")
 
 
 def header_problem(server: Server, message: JSONObject, headers: dict[str, str]) -> tuple[int, str] | None:
@@ -86,11 +88,13 @@ def _param_problem(server: Server, params: JSONObject, headers: dict[str, str]) 
     """Each `x-mcp-header` argument of the called tool is mirrored in its Mcp-Param-* header:
     present exactly when the argument is, and equal to it once decoded."""
     name = params.get("name")
-    tool = server.tool_definition(name) if isinstance(name, str) else None
-    mirrored = param_headers_of(tool) if tool is not None else None
+    # (The tool's `x-mcp-header` arguments, read once when it was registered.)
+    mirrored = server.tool_param_headers(name) if isinstance(name, str) else None
+    if not mirrored:
+        return None
     raw_arguments = params.get("arguments")
     arguments: JSONObject = raw_arguments if is_object(raw_arguments) else {}
-    for argument, header in (mirrored or {}).items():
+    for argument, header in mirrored.items():
         raw = _field(headers, f"mcp-param-{header.lower()}")
         value = arguments.get(argument)
         if raw is None:
@@ -131,6 +135,4 @@ def _decode_header(value: str) -> str | None:
         except (ValueError, binascii.Error):
             return None
     # Plain values are visible ASCII, spaces and tabs only (RFC 9110 field values).
-    if not all(c == "\t" or " " <= c <= "~" for c in value):
-        return None
-    return value
+    return value if _PLAIN_VALUE.fullmatch(value) is not None else None

@@ -12,6 +12,7 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
+from .asgi import WHOLE_KEY
 from .limits import HttpLimits
 from .logs import log
 from .streams import LOSS_KEY, ConnectionLoss
@@ -93,9 +94,20 @@ class _Guards:
         # The request just parsed writes its response through the coalescing writer, and hears
         # through the connection's loss hook when its client goes away.
         cycle = self.cycle
-        if cycle is not None and self._writer is not None and cycle.transport is self.transport:
-            cycle.transport = self._writer
+        writer = self._writer
+        if cycle is not None and writer is not None and cycle.transport is self.transport:
+            cycle.transport = writer
             cycle.scope[LOSS_KEY] = self._loss
+            base_send = cycle.send
+
+            async def send(message: Any) -> None:
+                # A head marked WHOLE_KEY has its whole body sent next, in the same step: the
+                # response's completion writes both (no flush scheduled, no extra loop turn).
+                if message.get(WHOLE_KEY) is True:
+                    writer.whole = True
+                await base_send(message)
+
+            cycle.send = send  # (what run_asgi hands the app: read once its task runs)
 
     def _arm(self) -> None:
         self._disarm()
@@ -126,6 +138,10 @@ class _Guards:
         self._write_through_one()
 
     def on_response_complete(self) -> None:
+        writer = self._writer
+        if writer is not None:  # the response is whole: out it goes, before anything else
+            writer.whole = False
+            writer.flush()
         # Armed first: a pipelined request handled inside super() disarms it again.
         if not self.transport.is_closing() and self.timeout_keep_alive > self.header_timeout:
             self._arm()
@@ -205,16 +221,19 @@ class OneWrite:
     the end of the step (before the loop reads the socket again), at once past ONE_WRITE_MAX bytes
     (uvicorn's write flow control then sees them), and before the connection is closed."""
 
-    __slots__ = ("transport", "loop", "pending", "size")
+    __slots__ = ("transport", "loop", "pending", "size", "whole")
 
     def __init__(self, transport: asyncio.Transport, loop: asyncio.AbstractEventLoop) -> None:
         self.transport = transport
         self.loop = loop
         self.pending: list[bytes] = []
         self.size = 0
+        # A whole response is being written in this step (its head said WHOLE_KEY): its
+        # completion flushes it (_Guards.on_response_complete), so no flush is scheduled.
+        self.whole = False
 
     def write(self, data: bytes) -> None:
-        if not self.pending:
+        if not self.pending and not self.whole:
             self.loop.call_soon(self.flush)
         self.pending.append(data)
         self.size += len(data)

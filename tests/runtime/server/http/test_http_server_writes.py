@@ -76,6 +76,27 @@ def test_close_sends_what_is_held_first_and_big_writes_leave_at_once() -> None:
     assert recorder.writes[1:] == [b"last"] and recorder.closed
 
 
+def test_a_whole_response_waits_for_its_completion_not_for_the_step_end() -> None:
+    # A head marked WHOLE_KEY (asgi.json_body) schedules no flush: the response's completion
+    # (the protocol's on_response_complete) writes head and body at once, in one write.
+    async def scenario() -> tuple[list[bytes], list[bytes]]:
+        recorder = _Recorder()
+        loop = asyncio.get_running_loop()
+        writer = OneWrite(recorder, loop)  # type: ignore[arg-type]
+        writer.whole = True
+        writer.write(b"HTTP/1.1 200 OK\r\ncontent-length: 2\r\n\r\n")
+        writer.write(b"{}")
+        await asyncio.sleep(0)
+        held = list(recorder.writes)  # no flush was scheduled
+        writer.whole = False
+        writer.flush()
+        return held, recorder.writes
+
+    held, written = run(scenario())
+    assert held == []
+    assert written == [b"HTTP/1.1 200 OK\r\ncontent-length: 2\r\n\r\n{}"]
+
+
 def test_nothing_is_written_to_a_closing_transport() -> None:
     async def scenario() -> list[bytes]:
         recorder = _Recorder()
