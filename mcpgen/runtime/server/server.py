@@ -11,6 +11,7 @@ import asyncio
 import contextlib
 import functools
 import logging
+import secrets
 import signal
 import sys
 from collections.abc import Awaitable, Callable, Mapping
@@ -123,6 +124,8 @@ class RequestContext:
         self._asks = 0
         # The task this call runs as (Tasks extension, tasks.py); None for a plain call.
         self.task: TaskRun | None = None
+        # The handshake-era connection's (session's) key: who owns its tasks (task_owner.py).
+        self.connection_key: str | None = None
 
     async def continue_as_task(self) -> None:
         """A `task_input_first` tool's input is gathered (plain input_required rounds): the rest
@@ -302,7 +305,7 @@ class Server:
         self.subscriptions = SubscriptionHub()
         # Tools whose definition allows running as a task (Tasks extension, tasks.py); those of
         # `task_input_first` gather input before they continue as a task (continue_as_task).
-        self.tasks = TaskManager()
+        self.tasks = TaskManager(publish=self.subscriptions.publish)
         self.task_input_first: set[str] = set()
 
     # -- registration --------------------------------------------------------------
@@ -435,6 +438,9 @@ class ServerConnection:
         # A request that declared the 2026-07-28 era by other means (the HTTP version header) is
         # served statelessly even when its _meta is missing or broken, so it gets that era's errors.
         self.stateless_only = stateless_only
+        # Whose tasks this handshake-era connection reaches (task_owner.py): its own, by default;
+        # an HTTP session's on any worker (sessions.py sets it to the session's).
+        self.owner_key = secrets.token_urlsafe(18)
         self.session = Session(
             transport,
             on_request=self.handle_request,
@@ -534,6 +540,7 @@ class ServerConnection:
                 result["instructions"] = self.server.instructions
         elif method == "subscriptions/listen":
             honored = honored_filter(params.get("notifications"), self.server.offered_kinds())
+            honored.update(await self.server.tasks.listen_filter(params.get("notifications"), context))
             result = await self.server.subscriptions.serve_listen(self.session, request_id, honored)
         else:
             try:
@@ -605,6 +612,7 @@ class ServerConnection:
             log_level=state.log_level,
             hub=self.server.subscriptions,
         )
+        context.connection_key = self.owner_key
         result = await self._dispatch(method, params, context)
         uri = params.get("uri")
         if method in ("resources/subscribe", "resources/unsubscribe") and isinstance(uri, str):
