@@ -4,6 +4,7 @@ generate from."""
 
 from __future__ import annotations
 
+import contextlib
 import importlib
 import json
 import sys
@@ -149,3 +150,16 @@ def mcpgen_cli(cwd: Path, *args: str, timeout: float = 300) -> None:
 
     done = subprocess.run([PY, "-m", "mcpgen.cli", *args], cwd=cwd, capture_output=True, text=True, timeout=timeout)
     assert done.returncode == 0, done.stderr
+
+
+@contextlib.contextmanager
+def importable(root: Path, *packages: str) -> Iterator[Path]:
+    """`root` on sys.path inside the block, so its generated `packages` import; afterwards they
+    are forgotten (sys.modules too), so another test can generate packages of the same names."""
+    sys.path.insert(0, str(root))
+    try:
+        yield root
+    finally:
+        sys.path.remove(str(root))
+        for name in [m for m in sys.modules if m.split(".")[0] in packages]:
+            del sys.modules[name]

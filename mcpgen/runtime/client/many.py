@@ -17,6 +17,7 @@ from ..core.results import ToolResult
 from .llm_tools import LlmFormat, definition_name, renamed
 from .servers_config import read_servers_config
 from .typed import AsyncClientBase, LoopThread, SyncClientBase, _hold
+from .typed_tasks import SyncTypedTask, TypedTask
 
 if TYPE_CHECKING:
     from .options import ClientHttpKwargs, ClientStdioKwargs
@@ -80,6 +81,16 @@ class AsyncManyClientBase:
         ns, wire = target
         return await self._clients[ns].dispatch(wire, arguments)
 
+    async def start(self, name: str, arguments: Mapping[str, Any] | None = None) -> TypedTask[Any]:
+        """Run a prefixed tool (`server__tool`) as a task on its server (Tasks extension), its
+        arguments by wire name, validated as its `start_<tool>` validates them (InvalidArguments);
+        the typed form is `c.<server>.start_<tool>(...)`. KeyError for a name no server has."""
+        target = self._tool_names.get(name)
+        if target is None:
+            raise KeyError(f"unknown tool {name!r}")
+        ns, wire = target
+        return await self._clients[ns]._start(wire, dict(arguments or {}))
+
 
 class SyncManyClientBase:
     """The synchronous twin: every server's sync client shares one loop thread."""
@@ -108,3 +119,7 @@ class SyncManyClientBase:
     def dispatch(self, name: str, arguments: Mapping[str, Any] | str | None = None) -> Any:
         """Run an LLM's call of a prefixed tool on its server."""
         return self._runner.run(self._inner.dispatch(name, arguments))
+
+    def start(self, name: str, arguments: Mapping[str, Any] | None = None) -> SyncTypedTask[Any]:
+        """Run a prefixed tool as a task on its server (see AsyncManyClientBase.start)."""
+        return SyncTypedTask(self._runner.run(self._inner.start(name, arguments)), self._runner)

@@ -356,6 +356,11 @@ class ClientSession:
         (its events are not queued: nobody reads them)."""
         return await self._listens.open({"toolsListChanged": True}, collect=False)
 
+    async def watch_tasks(self, task_ids: Sequence[str], meta: JSONObject, wake: asyncio.Event) -> Subscription:
+        """A listen stream (2026-07-28) for these tasks' status notifications (the Tasks
+        extension, which `meta` declares): each one sets `wake`, none is queued."""
+        return await self._listens.open({"taskIds": list(task_ids)}, collect=False, meta=meta, wake=wake)
+
     def listen_resource_updates(self) -> asyncio.Queue[str]:
         """A queue that receives the uri of every notifications/resources/updated from now on."""
         return self._listens.updates_queue()

@@ -46,8 +46,10 @@ class Subscription:
     no replay). `aclose()` (or leaving `async with`) cancels the listen request.
     """
 
-    def __init__(self, request_id: RequestId, *, collect: bool = True) -> None:
+    def __init__(self, request_id: RequestId, *, collect: bool = True, wake: asyncio.Event | None = None) -> None:
         self.request_id = request_id
+        # Set by every frame after the acknowledgement (a task handle's wait() wakes on it).
+        self.wake = wake
         self.honored: JSONObject = {}
         self.acknowledged: asyncio.Future[JSONObject] = asyncio.get_running_loop().create_future()
         self._collect = collect
@@ -65,8 +67,11 @@ class Subscription:
             self.honored = honored if is_object(honored) else {}
             if not self.acknowledged.done():
                 self.acknowledged.set_result(self.honored)
-        elif self._collect:
-            self._queue.put_nowait(ChangeEvent(method, params))
+        else:
+            if self.wake is not None:
+                self.wake.set()
+            if self._collect:
+                self._queue.put_nowait(ChangeEvent(method, params))
 
     def _ended(self, task: asyncio.Task[Any]) -> None:
         error: BaseException | None = None
@@ -123,8 +128,11 @@ class Listens:
         self._resource_stream: Subscription | None = None
         self._update_queues: set[asyncio.Queue[str]] = set()
 
-    async def open(self, wanted: JSONObject, *, collect: bool) -> Subscription:
-        """A listen stream for `wanted`, once the server acknowledged it."""
+    async def open(
+        self, wanted: JSONObject, *, collect: bool, meta: JSONObject | None = None, wake: asyncio.Event | None = None
+    ) -> Subscription:
+        """A listen stream for `wanted`, once the server acknowledged it (`meta`: the request's
+        `_meta`, when it must declare more than the session does)."""
         client = self.client
         if client.era != ERA_MODERN:
             raise ProtocolError(
@@ -133,9 +141,9 @@ class Listens:
             )
         session = client.session
         request_id = session.next_id()
-        subscription = Subscription(request_id, collect=collect)
+        subscription = Subscription(request_id, collect=collect, wake=wake)
         self._streams[request_id] = subscription
-        params: JSONObject = {"notifications": wanted, "_meta": stateless_meta(client)}
+        params: JSONObject = {"notifications": wanted, "_meta": meta or stateless_meta(client)}
         task = asyncio.get_running_loop().create_task(
             session.request("subscriptions/listen", params, timeout=math.inf, request_id=request_id)
         )

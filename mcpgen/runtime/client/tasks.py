@@ -5,7 +5,10 @@ as a task, behind one handle.
 `_meta` capabilities: nothing else the session sends changes) and returns a `ToolTask`. When the
 server runs the call as a task, the handle polls `tasks/get` (`refresh()`, `wait()`), answers its
 input requests with the session's own callbacks (elicitation, sampling, roots) through
-`tasks/update`, and `cancel()`s it; when the server answers at once (a plain tool, the
+`tasks/update`, and `cancel()`s it. `wait()` also listens for the task's status notifications
+(`notifications/tasks` on a `subscriptions/listen` stream, when the server agrees to send them):
+each one wakes it to poll at once, so polling is then only the fallback (at a slower pace, as a
+notification may be lost). When the server answers at once (a plain tool, the
 immediate-result shortcut, a handshake-era server) the handle is already completed. `wait()`
 returns the CallToolResult exactly as `call_tool` would; a failed or cancelled task raises
 TaskFailed. The wire shapes stay here, so generated code names only ToolTask (the result shape may
@@ -18,11 +21,12 @@ spec names, input rounds are bounded, and a task id is only sent back as it came
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import time
 from collections.abc import Awaitable, Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
-from ..core.errors import ProtocolError, RequestTimeout, TaskFailed
+from ..core.errors import McpError, ProtocolError, RequestTimeout, TaskFailed
 from ..core.jsonrpc import JSONObject, is_object
 from ..core.protocol import ERA_MODERN, EXTENSION_TASKS, META_CLIENT_CAPABILITIES
 from . import server_requests
@@ -31,6 +35,7 @@ from .options import ProgressCallback
 
 if TYPE_CHECKING:
     from .session import ClientSession
+    from .subscriptions import Subscription
 
 STATUSES = ("working", "input_required", "completed", "failed", "cancelled")
 TERMINAL = frozenset({"completed", "failed", "cancelled"})
@@ -39,6 +44,8 @@ POLL_BOUNDS = (0.05, 5.0)
 # Input rounds one task may ask for: past it the server is asking forever.
 MAX_TASK_INPUT_ROUNDS = 100
 _DEFAULT_POLL = 0.5
+# How often wait() still polls while the server sends the task's status notifications.
+_POLL_WHILE_NOTIFIED = POLL_BOUNDS[1]
 
 StatusCallback = Callable[["ToolTask"], Awaitable[None] | None]
 
@@ -168,23 +175,57 @@ class ToolTask:
         }
         await self._ask("tasks/update", {"inputResponses": answers})
 
-    async def wait(self, timeout: float | None = None, on_status: StatusCallback | None = None) -> JSONObject:
+    async def wait(
+        self, timeout: float | None = None, on_status: StatusCallback | None = None, *, notifications: bool = True
+    ) -> JSONObject:
         """Poll until the task ends: its CallToolResult (as call_tool returns it). TaskFailed
         when it failed or was cancelled; RequestTimeout after `timeout` seconds (the task goes
-        on: cancel() it if it should not). `on_status` hears every change of status or message."""
+        on: cancel() it if it should not). `on_status` hears every change of status or message.
+        With `notifications`, a status notification from the server wakes it at once."""
         deadline = None if timeout is None else time.monotonic() + timeout
         seen = (self.status, self.status_message)
-        while not self.done:
-            if deadline is not None and time.monotonic() + self.poll_interval > deadline:
-                raise RequestTimeout(f"task {self.task_id} did not end within {timeout:g}s")
-            await asyncio.sleep(self.poll_interval)
-            await self.refresh()
-            if on_status is not None and (self.status, self.status_message) != seen:
-                seen = (self.status, self.status_message)
-                called = on_status(self)
-                if called is not None:
-                    await called
+        woken = asyncio.Event()
+        stream = await self._watch(woken) if notifications else None
+        try:
+            if stream is not None:
+                await self.refresh()  # what changed before the stream was open is not notified
+            while not self.done:
+                pause = self.poll_interval if stream is None else max(self.poll_interval, _POLL_WHILE_NOTIFIED)
+                if deadline is not None:
+                    remaining = deadline - time.monotonic()
+                    if remaining <= 0:
+                        raise RequestTimeout(f"task {self.task_id} did not end within {timeout:g}s")
+                    pause = min(pause, remaining)
+                with contextlib.suppress(asyncio.TimeoutError):
+                    await asyncio.wait_for(woken.wait(), pause)
+                woken.clear()
+                await self.refresh()
+                if on_status is not None and (self.status, self.status_message) != seen:
+                    seen = (self.status, self.status_message)
+                    called = on_status(self)
+                    if called is not None:
+                        await called
+                if stream is not None and stream.closed and not self.done:
+                    stream = None  # the server ended the stream: back to polling alone
+        finally:
+            if stream is not None:
+                await stream.aclose()
         return self.result()
+
+    async def _watch(self, woken: asyncio.Event) -> Subscription | None:
+        """A listen stream for this task's status notifications, when the server agrees to send
+        them (2026-07-28, a server that serves subscriptions/listen and knows the task)."""
+        if self.task_id is None or self.done or self.client.era != ERA_MODERN:
+            return None
+        try:
+            stream = await self.client.watch_tasks([self.task_id], task_meta(self.client), woken)
+        except McpError:  # no subscriptions/listen there, or not for tasks: polling it is
+            return None
+        agreed = stream.honored.get("taskIds")
+        if not isinstance(agreed, list) or self.task_id not in agreed:
+            await stream.aclose()
+            return None
+        return stream
 
     def result(self) -> JSONObject:
         """The result of a completed task; TaskFailed for a failed or cancelled one."""

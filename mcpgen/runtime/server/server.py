@@ -92,7 +92,7 @@ class Server:
         self.subscriptions = SubscriptionHub()
         # Tools whose definition allows running as a task (Tasks extension, tasks.py); those of
         # `task_input_first` gather input before they continue as a task (continue_as_task).
-        self.tasks = TaskManager()
+        self.tasks = TaskManager(publish=self.subscriptions.publish)
         self.task_input_first: set[str] = set()
 
     # -- registration --------------------------------------------------------------

@@ -24,6 +24,9 @@ from ..core.session import Session, current_request
 
 # A stream whose client stopped reading is ended (it re-listens and refetches: no replay).
 MAX_BACKLOG = 1024
+# The Tasks extension's status notifications (tasks.py): only on listen streams that named the
+# task (the filter agreed only the caller's own tasks), never to handshake-era connections.
+TASK_STATUS = "notifications/tasks"
 
 log = logging.getLogger("mcpgen.runtime.subscriptions")
 
@@ -44,6 +47,8 @@ def honored_filter(requested: Any, offered: set[str]) -> JSONObject:
 
 
 def _wants(honored: JSONObject, method: str, params: JSONObject) -> bool:
+    if method == TASK_STATUS:
+        return params.get("taskId") in (honored.get("taskIds") or ())
     if method == "notifications/resources/updated":
         return params.get("uri") in (honored.get("resourceSubscriptions") or ())
     kind = method.removeprefix("notifications/").removesuffix("/list_changed")
@@ -57,10 +62,19 @@ class ListenStream:
         self.honored = honored
         # None ends the stream gracefully.
         self.queue: asyncio.Queue[tuple[str, JSONObject] | None] = asyncio.Queue(MAX_BACKLOG + 1)
+        # A task's status notification not sent yet: a newer one replaces it (one per task).
+        self.task_status: dict[str, JSONObject] = {}
 
     def offer(self, method: str, params: JSONObject) -> None:
         if not _wants(self.honored, method, params):
             return
+        if method == TASK_STATUS:
+            task_id = str(params["taskId"])
+            queued = task_id in self.task_status
+            self.task_status[task_id] = params
+            if queued:
+                return
+            params = {"taskId": task_id}  # the latest status is read when it is sent
         if self.queue.qsize() >= MAX_BACKLOG:
             log.warning("a listen stream's client is not reading; ending the stream")
             self.end()
@@ -97,6 +111,8 @@ class SubscriptionHub:
         """Hand an event to this process's listen streams and handshake-era connections."""
         for stream in list(self._streams):
             stream.offer(method, params)
+        if method == TASK_STATUS:
+            return
         for connection in list(self._legacy):
             await _outside_request(connection.deliver_legacy(method, params))
 
@@ -109,6 +125,8 @@ class SubscriptionHub:
             await session.notify("notifications/subscriptions/acknowledged", {"notifications": honored, "_meta": tag})
             while (item := await stream.queue.get()) is not None:
                 method, params = item
+                if method == TASK_STATUS:
+                    params = stream.task_status.pop(str(params["taskId"]), params)
                 await session.notify(method, {**params, "_meta": {**(params.get("_meta") or {}), **tag}})
         finally:
             self._streams.discard(stream)

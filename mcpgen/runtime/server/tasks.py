@@ -32,10 +32,11 @@ from typing import TYPE_CHECKING, Any, TypeGuard
 
 from ..core import jsonrpc
 from ..core.errors import RpcError
-from ..core.jsonrpc import JSONObject, is_object
+from ..core.jsonrpc import JSONObject, is_array, is_object
 from ..core.protocol import EXTENSION_TASKS
 from .store.base import MAX_TASK_BYTES, MAX_TASK_MESSAGE_BYTES, Store
 from .store.memory import MemoryStore
+from .task_owner import ANONYMOUS, may_reach, task_owner, valid_owner
 
 if TYPE_CHECKING:
     from .context import RequestContext
@@ -51,8 +52,17 @@ _STATUSES = frozenset({"working", "input_required", *TERMINAL})
 _TASK_ID = re.compile(r"[A-Za-z0-9_-]{16,64}")
 # How often the running worker reads its tasks' inboxes.
 _INBOX_POLL = 0.1
+# Status notifications (sent on subscriptions/listen streams whose filter named the task).
+NOTIFY_TASKS = "notifications/tasks"
+# A notification inlines the result, error or input requests up to this size; past it, it
+# carries the task's envelope (its status) and the client's tasks/get fetches the rest. So a
+# listen stream, which holds at most one pending notification per task, stays small.
+NOTIFY_INLINE_BYTES = 64 * 1024
+# Task ids one subscriptions/listen may ask notifications for (the rest are not agreed).
+MAX_LISTENED_TASKS = 64
 
 RunTool = Callable[[JSONObject, "RequestContext"], Awaitable[JSONObject]]
+Publish = Callable[[str, JSONObject], Awaitable[None]]
 
 
 @dataclass(frozen=True)
@@ -127,10 +137,12 @@ class TaskRecord:
     input_requests: JSONObject = field(default_factory=dict[str, Any])
     result: JSONObject | None = None
     error: JSONObject | None = None
+    owner: str = ANONYMOUS  # who may reach it (task_owner.py): checked on every read
 
     def encode(self) -> bytes:
         data = {
             "id": self.task_id,
+            "owner": self.owner,
             "status": self.status,
             "created": self.created_at,
             "updated": self.updated_at or self.created_at,
@@ -163,6 +175,9 @@ class TaskRecord:
         )
         if not isinstance(task_id, str) or not isinstance(created, str) or not isinstance(updated, str):
             return None
+        owner = data.get("owner")
+        if not valid_owner(owner):
+            return None
         ttl, poll, beat = data.get("ttl"), data.get("poll"), data.get("beat")
         if not (_count(ttl) and _count(poll)) or isinstance(beat, bool) or not isinstance(beat, (int, float)):
             return None
@@ -172,7 +187,9 @@ class TaskRecord:
         if not is_object(inputs) or not all(v is None or is_object(v) for v in (result, error)):
             return None
         shown = message if isinstance(message, str) else None
-        return cls(task_id, data["status"], created, updated, ttl, poll, float(beat), shown, inputs, result, error)
+        return cls(
+            task_id, data["status"], created, updated, ttl, poll, float(beat), shown, inputs, result, error, str(owner)
+        )
 
     def envelope(self) -> JSONObject:
         """The Task fields every answer about this task carries."""
@@ -187,6 +204,11 @@ class TaskRecord:
         if self.message is not None:
             task["statusMessage"] = self.message
         return task
+
+    def notification(self) -> JSONObject:
+        """notifications/tasks' params: the DetailedTask, or its envelope when that is too large."""
+        detailed = self.detailed()
+        return detailed if len(json.dumps(detailed)) <= NOTIFY_INLINE_BYTES else self.envelope()
 
     def detailed(self) -> JSONObject:
         """tasks/get's DetailedTask: the result, the error or the pending input requests inlined."""
@@ -223,16 +245,18 @@ class TaskRun:
     The handler's RequestContext points here (`context.task`): once the task exists, its input
     requests park the task in input_required instead of going to the client."""
 
-    def __init__(self, manager: TaskManager, task_id: str) -> None:
+    def __init__(self, manager: TaskManager, task_id: str, owner: str) -> None:
         self.manager = manager
         self.record = TaskRecord(
-            task_id, ttl_ms=int(manager.limits.ttl * 1000), poll_ms=manager.limits.poll_interval_ms
+            task_id, ttl_ms=int(manager.limits.ttl * 1000), poll_ms=manager.limits.poll_interval_ms, owner=owner
         )
         self.escalated = asyncio.Event()
         self.job: asyncio.Task[JSONObject | None] | None = None
         self._pending: JSONObject = {}
         self._answers: JSONObject = {}
         self._answered = asyncio.Event()
+        # What the last status notification said (status, pending input keys): sent on change.
+        self._announced: tuple[str, tuple[str, ...]] = (self.record.status, ())
 
     @property
     def active(self) -> bool:
@@ -257,6 +281,10 @@ class TaskRun:
         self.record.updated_at = _now_iso()
         self.record.beat = time.time()
         await self.manager.store.save_task(self.record.task_id, self.record.encode(), self.manager.limits.ttl)
+        now = (self.record.status, tuple(self.record.input_requests))
+        if now != self._announced:
+            self._announced = now
+            await self.manager.announce(self.record)
 
     async def request_inputs(self, requests: Mapping[str, JSONObject]) -> dict[str, Any]:
         """Park the task in input_required until tasks/update answered every one of `requests`."""
@@ -308,9 +336,11 @@ class TaskRun:
 class TaskManager:
     """The tasks of one server: creating them from tool calls, and tasks/get|update|cancel."""
 
-    def __init__(self, limits: TaskLimits | None = None) -> None:
+    def __init__(self, limits: TaskLimits | None = None, publish: Publish | None = None) -> None:
         self.limits = limits or TaskLimits()
         self.store: Store = MemoryStore()
+        # Where status notifications go (the server's SubscriptionHub: to every worker's streams).
+        self.publish = publish
         self._running: dict[str, TaskRun] = {}
         self._watcher: asyncio.Task[None] | None = None
 
@@ -328,7 +358,7 @@ class TaskManager:
             return await run_tool(arguments, context)
         if len(self._running) >= self.limits.max_running:
             raise RpcError(jsonrpc.INTERNAL_ERROR, f"too many tasks running (at most {self.limits.max_running})")
-        run = TaskRun(self, secrets.token_urlsafe(18))
+        run = TaskRun(self, secrets.token_urlsafe(18), task_owner(context))
         context.task = run
         if not input_first:
             await run.escalate()
@@ -416,15 +446,12 @@ class TaskManager:
         if not declares_tasks(context.client_capabilities):
             raise missing_tasks_capability(method)
         task_id = params.get("taskId")
-        unknown = RpcError(jsonrpc.INVALID_PARAMS, f"Unknown task: {str(task_id)[:80]!r}")
-        if not isinstance(task_id, str) or not _TASK_ID.fullmatch(task_id):
-            raise unknown
-        run = self._running.get(task_id)
-        if run is not None:
-            return run.record
-        record = TaskRecord.decode(await self.store.load_task(task_id))
-        if record is None or record.task_id != task_id:
-            raise unknown
+        record = await self.reachable(task_id, context)
+        if record is None:
+            # The same answer for a task that never was, one that expired and someone else's.
+            raise RpcError(jsonrpc.INVALID_PARAMS, f"Unknown task: {str(task_id)[:80]!r}")
+        if record.task_id in self._running:
+            return record
         if record.status not in TERMINAL and time.time() - record.beat > self.limits.lease:
             # Its worker stopped writing: it died (or lost the store) with the task unfinished.
             record.status, record.input_requests = "failed", {}
@@ -433,7 +460,46 @@ class TaskManager:
                 "message": f"the worker running this task stopped (no heartbeat for {self.limits.lease:g} s)",
             }
             with contextlib.suppress(Exception):
-                await self.store.save_task(task_id, record.encode(), self.limits.ttl)
+                await self.store.save_task(record.task_id, record.encode(), self.limits.ttl)
+            await self.announce(record)
+        return record
+
+    async def announce(self, record: TaskRecord) -> None:
+        """notifications/tasks about `record` to the listen streams that asked for it (whose
+        filter could name it only if its caller owns it: listen_filter)."""
+        if self.publish is None:
+            return
+        try:
+            await self.publish(NOTIFY_TASKS, record.notification())
+        except Exception:  # a lost notification costs the client one poll interval
+            log.warning("task %s: its status notification was not sent", record.task_id, exc_info=True)
+
+    async def listen_filter(self, requested: object, context: RequestContext) -> JSONObject:
+        """The part of a subscriptions/listen filter about tasks the server agrees to: the ids
+        (at most MAX_LISTENED_TASKS) of tasks that exist and this caller owns; others are left
+        out exactly as unknown ones are."""
+        wanted = requested.get("taskIds") if is_object(requested) else None
+        if wanted is None:
+            return {}
+        if not declares_tasks(context.client_capabilities):
+            raise missing_tasks_capability("task status notifications")
+        if not is_array(wanted):
+            return {}
+        agreed: list[str] = []
+        for task_id in dict.fromkeys(t for t in wanted[:MAX_LISTENED_TASKS] if isinstance(t, str)):
+            if await self.reachable(task_id, context) is not None:
+                agreed.append(task_id)
+        return {"taskIds": agreed} if agreed else {}
+
+    async def reachable(self, task_id: object, context: RequestContext) -> TaskRecord | None:
+        """The task `task_id` names if it exists and this request's caller owns it (task_owner.py);
+        None otherwise, whichever the reason."""
+        if not isinstance(task_id, str) or not _TASK_ID.fullmatch(task_id):
+            return None
+        run = self._running.get(task_id)
+        record = run.record if run is not None else TaskRecord.decode(await self.store.load_task(task_id))
+        if record is None or record.task_id != task_id or not may_reach(record.owner, context):
+            return None
         return record
 
     async def get(self, params: JSONObject, context: RequestContext) -> JSONObject:
@@ -472,6 +538,8 @@ class TaskManager:
 
 
 __all__ = [
+    "MAX_LISTENED_TASKS",
+    "NOTIFY_TASKS",
     "TASK_METHODS",
     "TaskLimits",
     "TaskManager",

@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 from checkers import errors_of, mypy_strict, pyright_strict
-from generation import mcpgen_cli
+from generation import importable, mcpgen_cli
 
 REPO = Path(__file__).resolve().parents[3]
 CONFORMANCE = REPO / "examples" / "conformance"
@@ -47,13 +47,8 @@ def package(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
     root = tmp_path_factory.mktemp("tasks_client")
     mcpgen_cli(root, "client", str(CONFORMANCE / "schemas" / "tools.yaml"), "-o", "taskclient")
     (root / "user_script.py").write_text(USER_SCRIPT, encoding="utf-8")
-    sys.path.insert(0, str(root))
-    try:
+    with importable(root, "taskclient"):
         yield root
-    finally:
-        sys.path.remove(str(root))
-        for name in [m for m in sys.modules if m == "taskclient" or m.startswith("taskclient.")]:
-            del sys.modules[name]
 
 
 def server() -> tuple[str, list[str]]:

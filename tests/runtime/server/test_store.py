@@ -6,29 +6,17 @@ from __future__ import annotations
 import asyncio
 import re
 import secrets
-from collections.abc import Awaitable, Callable, Iterator
-from pathlib import Path
+from collections.abc import Awaitable, Callable
 
 import pytest
 
 from mcpgen.runtime.server.store import MemoryStore, SessionRecord, Store, StoreUnavailable, open_store
 from mcpgen.runtime.server.store.base import EVENT_LOG_LENGTH, parse_event_id, redact
-from tests.cluster import needs_redis, redis_server
+from tests.cluster import needs_redis
 from tests.serving import free_port
+from tests.stores import make_store, redis_url
 
-
-@pytest.fixture
-def redis_url(tmp_path: Path) -> Iterator[str]:
-    with redis_server(tmp_path) as url:
-        yield url
-
-
-@pytest.fixture(params=["memory", pytest.param("redis", marks=[pytest.mark.slow, needs_redis])])
-def make_store(request: pytest.FixtureRequest) -> Callable[[], Store]:
-    if request.param == "memory":
-        return MemoryStore
-    url = request.getfixturevalue("redis_url")
-    return lambda: open_store(url)
+__all__ = ["make_store", "redis_url"]  # the fixtures this module uses
 
 
 def run(make_store: Callable[[], Store], body: Callable[[Store], Awaitable[None]]) -> None:

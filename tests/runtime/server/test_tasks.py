@@ -203,6 +203,9 @@ def test_unknown_and_garbled_tasks_are_unknown_and_a_dead_workers_task_fails() -
         ("beat", "x"),
         ("inputs", []),
         ("result", "r"),
+        ("owner", None),
+        ("owner", "root"),
+        ("owner", "A" * 64),
     ],
 )
 def test_a_task_record_read_back_is_checked_field_by_field(field: str, value: Any) -> None:

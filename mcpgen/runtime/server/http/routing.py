@@ -13,6 +13,7 @@ from ...core.protocol import LIST_KINDS
 from ..server import Server
 from ..store import StoreUnavailable
 from ..store.base import CHANNEL_NOTIFY, CHANNEL_ROUTE, MAX_RECORD_BYTES
+from ..subscriptions import TASK_STATUS
 from .logs import log
 from .sessions import SessionTable
 
@@ -100,6 +101,8 @@ def cancelled_id(message: JSONObject) -> RequestId | None:
 def _is_change_event(method: str, params: JSONObject) -> bool:
     if method == "notifications/resources/updated":
         return isinstance(params.get("uri"), str)
+    if method == TASK_STATUS:  # only a stream that named this task id hears it (subscriptions.py)
+        return isinstance(params.get("taskId"), str) and isinstance(params.get("status"), str)
     kind = method.removeprefix("notifications/").removesuffix("/list_changed")
     return method == f"notifications/{kind}/list_changed" and kind in LIST_KINDS
 
