@@ -13,7 +13,8 @@ The rules, each from its provider's documentation (docs/how-to/llm-tools.md link
   every property required, only the keywords Structured Outputs supports, within its limits;
 - Gemini `parametersJsonSchema`: JSON Schema describing an object, nothing more;
 - Gemini `parameters`: the OpenAPI 3.0 subset of its Schema object (`GEMINI_SCHEMA_FIELDS`),
-  one type name per schema (a type list with "null" becomes `nullable: true`, exactly).
+  one type name per schema (a type list with "null" becomes `nullable: true`, exactly), every
+  subschema an object (a `true`/`false` schema is refused).
 """
 
 from __future__ import annotations
@@ -92,7 +93,9 @@ def object_root(schema: Any, api: str) -> dict[str, Any]:
     """The schema as the top-level object schema `api` takes, or Refused.
 
     A function's arguments are always a JSON object, so a missing "type" or a type list that
-    holds "object" becomes "type": "object" without changing which arguments are accepted.
+    holds "object" becomes "type": "object" without changing which arguments are accepted, unless
+    the schema refers to its own root (`{"$ref": "#"}`): there the type would apply to nested
+    values too, so such a schema is refused.
     """
     if schema is None:
         return {"type": "object"}  # no inputSchema: any object
@@ -106,7 +109,27 @@ def object_root(schema: Any, api: str) -> dict[str, Any]:
     for key in TOP_LEVEL_REFUSED[api]:
         if key in schema:
             raise Refused(f"its inputSchema has {key!r} at the top level, which this API refuses", f"/{key}")
-    return schema if schema.get("type") == "object" else {**schema, "type": "object"}
+    if schema.get("type") == "object":
+        return schema
+    where = _root_reference(schema)
+    if where is not None:  # the root's new type would apply at every place that refers to it
+        raise Refused(
+            "its inputSchema has no top-level type 'object' and refers to its own root: adding the type "
+            "would change what it accepts",
+            where,
+        )
+    return {**schema, "type": "object"}
+
+
+def _root_reference(schema: Mapping[str, Any]) -> str | None:
+    """Where the schema may refer to its own root (a `$ref` that is not a pointer below it, or any
+    `$dynamicRef`/`$recursiveRef`), or None: then giving the root a type changes nothing else."""
+    for pointer, _depth, node in subschemas(schema):
+        for key in ("$ref", "$dynamicRef", "$recursiveRef"):
+            ref = node.get(key)
+            if ref is not None and (key != "$ref" or not (isinstance(ref, str) and ref.startswith("#/"))):
+                return f"{pointer}/{escape(key)}"
+    return None
 
 
 def strict_problem(schema: Mapping[str, Any]) -> str | None:
@@ -160,7 +183,7 @@ def gemini_parameters(schema: Mapping[str, Any]) -> dict[str, Any]:
 
 def gemini_parameters_problems(schema: Mapping[str, Any]) -> tuple[dict[str, Any], list[tuple[str, str, str]]]:
     """The schema rewritten into Gemini's OpenAPI subset, and (pointer, "keyword" | "type" |
-    "enum", reason) for everything the subset cannot say.
+    "enum" | "boolean", reason) for everything the subset cannot say.
 
     The rewrites, each accepting the same values: a type name becomes the upper-case name of
     Gemini's `Type` enum; `"type": [T, "null"]` becomes `"type": T, "nullable": true`;
@@ -191,4 +214,24 @@ def gemini_parameters_problems(schema: Mapping[str, Any]) -> tuple[dict[str, Any
             for k in sorted(node)
             if k not in GEMINI_SCHEMA_FIELDS
         ]
+        problems += [
+            (where, "boolean", f"a boolean schema ({json_bool}) where a Schema object goes")
+            for where, json_bool in _boolean_children(pointer, node)
+        ]
     return out, problems
+
+
+def _boolean_children(pointer: str, node: Mapping[str, Any]) -> Iterator[tuple[str, str]]:
+    """(pointer, "true" | "false") of each `true`/`false` subschema under the subset's own schema
+    fields (`properties`, `items`, `anyOf`): Gemini's Schema is an object, never a boolean (the
+    others are refused as keywords already)."""
+    for key in ("properties", "items", "anyOf"):
+        value = node.get(key)
+        here = f"{pointer}/{key}"
+        if key == "properties" and isinstance(value, dict):
+            children = [(f"{here}/{escape(str(name))}", sub) for name, sub in value.items()]
+        elif key == "anyOf" and isinstance(value, list):
+            children = [(f"{here}/{i}", sub) for i, sub in enumerate(value)]
+        else:
+            children = [(here, value)] if key == "items" else []
+        yield from ((where, "true" if sub else "false") for where, sub in children if isinstance(sub, bool))
