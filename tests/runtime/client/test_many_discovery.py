@@ -20,6 +20,7 @@ from typing import Any
 
 import pytest
 from generation import imported, tool
+from llm_api_checkers import refusals
 
 from mcpgen.generate import generate_many
 from mcpgen.options import ClientOptions
@@ -133,6 +134,9 @@ def test_a_scripted_model_finds_loads_and_calls_tools_of_both_servers(many_pkg: 
 def test_every_name_of_every_api_round_trips_through_dispatch(many_pkg: ModuleType) -> None:
     async def script(client: Any, seen: list[tuple[str, str, dict[str, Any]]]) -> None:
         for format in LLM_FORMATS:
+            # Each API's documented request schema accepts every definition, the meta-tools' too.
+            assert refusals(client.tool_definitions(format), format) == []
+            assert refusals(client.tool_definitions(format, discovery=True), format) == []
             for prefixed, (ns, wire) in many_pkg.TOOL_NAMES.items():
                 names = [
                     n for n in _names(client.tool_definitions(format), format) if n == _sent_name(prefixed, format)
