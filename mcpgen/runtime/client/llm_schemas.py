@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import copy
 from collections.abc import Iterator, Mapping
-from typing import Any
+from typing import Any, cast
 
 # Gemini's `parameters` take "a select subset of an OpenAPI 3.0 schema object": these fields.
 GEMINI_SCHEMA_FIELDS = frozenset(
@@ -225,13 +225,16 @@ def _boolean_children(pointer: str, node: Mapping[str, Any]) -> Iterator[tuple[s
     """(pointer, "true" | "false") of each `true`/`false` subschema under the subset's own schema
     fields (`properties`, `items`, `anyOf`): Gemini's Schema is an object, never a boolean (the
     others are refused as keywords already)."""
-    for key in ("properties", "items", "anyOf"):
-        value = node.get(key)
-        here = f"{pointer}/{key}"
-        if key == "properties" and isinstance(value, dict):
-            children = [(f"{here}/{escape(str(name))}", sub) for name, sub in value.items()]
-        elif key == "anyOf" and isinstance(value, list):
-            children = [(f"{here}/{i}", sub) for i, sub in enumerate(value)]
-        else:
-            children = [(here, value)] if key == "items" else []
-        yield from ((where, "true" if sub else "false") for where, sub in children if isinstance(sub, bool))
+    children: list[tuple[str, object]] = []
+    properties: object = node.get("properties")
+    if isinstance(properties, dict):
+        named = cast("dict[str, object]", properties)
+        children += [(f"{pointer}/properties/{escape(str(k))}", v) for k, v in named.items()]
+    any_of: object = node.get("anyOf")
+    if isinstance(any_of, list):
+        children += [(f"{pointer}/anyOf/{i}", v) for i, v in enumerate(cast("list[object]", any_of))]
+    if "items" in node:
+        children.append((f"{pointer}/items", node["items"]))
+    for where, sub in children:
+        if isinstance(sub, bool):
+            yield where, "true" if sub else "false"
