@@ -3,7 +3,8 @@
 
     python tests/peers/quiet_tools_server.py [--declare] [--http --port N]
 
-Tools: `echo {text}`, and `methods`, which answers the request methods this process served so
+Tools: `echo {text}`; `notify`, which sends notifications/tools/list_changed all the same; and
+`methods`, which answers the request methods this process served so
 far, in order, as a JSON list (`methods` calls themselves left out). `--declare` declares
 `tools: {listChanged: true}` instead: the control, a server that asked for change notifications.
 """
@@ -48,6 +49,11 @@ async def echo(args: dict[str, Any], ctx: RequestContext) -> dict[str, Any]:
     return {"content": [{"type": "text", "text": str(args["text"])}]}
 
 
+async def notify(args: dict[str, Any], ctx: RequestContext) -> dict[str, Any]:
+    await ctx.list_changed("tools")  # though the capabilities never said the list may change
+    return {"content": [{"type": "text", "text": "notified"}]}
+
+
 async def methods(args: dict[str, Any], ctx: RequestContext) -> dict[str, Any]:
     return {"content": [{"type": "text", "text": json.dumps(SERVED)}]}
 
@@ -58,6 +64,7 @@ ECHO = {
 }
 server.add_tool(ECHO, echo)
 server.add_tool({"name": "methods", "inputSchema": {"type": "object", "properties": {}}}, methods)
+server.add_tool({"name": "notify", "inputSchema": {"type": "object", "properties": {}}}, notify)
 
 if __name__ == "__main__":
     if ARGS.http:

@@ -17,7 +17,7 @@ from generation import REPO, GenerateFn, tool
 from serving import serving
 
 PEER = str(REPO / "tests/peers/quiet_tools_server.py")
-TOOLS = [tool("echo", {"text": {"type": "string"}}, ["text"]), tool("methods")]
+TOOLS = [tool("echo", {"text": {"type": "string"}}, ["text"]), tool("methods"), tool("notify")]
 ERAS = ["2025-11-25", "2026-07-28"]
 
 
@@ -69,3 +69,18 @@ def test_the_control_a_server_declaring_it_gets_the_listen_stream(generate: Gene
     served, stream = _served(generate, transport, "2026-07-28", declare=True)
     assert served.count("subscriptions/listen") == 1, served
     assert stream is not None
+
+
+def test_a_notification_it_sends_anyway_is_still_re_checked(generate: GenerateFn) -> None:
+    """Fail closed: in the handshake era the notification needs no stream; a server that never
+    declared `tools.listChanged` but says its tools changed gets its tools re-listed."""
+    pkg = generate({"tools": TOOLS})
+
+    async def main() -> list[str]:
+        async with pkg.AsyncClient.connect_stdio(sys.executable, [PEER], drift="strict", protocol=ERAS[0]) as client:
+            await client.notify()  # the notification comes before notify's result
+            assert (await client.echo(text="hi")).text == "hi"  # waits for the re-check
+            return list(json.loads((await client.methods()).text))
+
+    served = asyncio.run(main())
+    assert served.count("tools/list") == 2 and "subscriptions/listen" not in served, served
