@@ -22,7 +22,31 @@ from mcpgen.runtime.client.llm_discovery import META_TOOLS, Discovery, _for_api,
 from mcpgen.runtime.client.llm_tools import AnthropicOptions, llm_definitions
 
 LIVE = Path("/work/shared/fixtures/live")
-JSTS = Path("/work/shared/jsts/tests/draft2020-12")
+JSTS = Path("/work/shared/jsts/tests")
+# Each draft of the suite here, by the $schema its groups are declared in.
+DRAFTS = {
+    "draft2020-12": "https://json-schema.org/draft/2020-12/schema",
+    "draft7": "http://json-schema.org/draft-07/schema#",
+}
+
+
+def _groups() -> list[tuple[str, dict[str, Any]]]:
+    """(tool name, group) of every suite group, its schema declaring its draft (`$schema`)."""
+    out = []
+    for draft, uri in DRAFTS.items():
+        prefix = "" if draft == "draft2020-12" else "d7."
+        for path in sorted((JSTS / draft).glob("*.json")):
+            for i, group in enumerate(json.loads(path.read_text(encoding="utf-8"))):
+                schema = group["schema"]
+                if isinstance(schema, dict) and "$schema" not in schema:
+                    schema = {"$schema": uri, **schema}
+                out.append((f"{prefix}{path.stem}.{i}", {**group, "schema": schema}))
+    return out
+
+
+def _validator(schema: Any) -> Any:
+    """The suite's own validator for the draft the schema declares."""
+    return jsonschema.validators.validator_for(schema, default=jsonschema.Draft202012Validator)(schema)
 
 
 def _tools() -> list[dict[str, Any]]:
@@ -30,9 +54,7 @@ def _tools() -> list[dict[str, Any]]:
     for capture in sorted(LIVE.glob("*.raw.json")):
         listed = json.loads(capture.read_text(encoding="utf-8"))["tools"]
         tools += listed["tools"] if isinstance(listed, dict) else listed
-    for path in sorted(JSTS.glob("*.json")):
-        for i, group in enumerate(json.loads(path.read_text(encoding="utf-8"))):
-            tools.append({"name": f"{path.stem}.{i}", "inputSchema": group["schema"]})
+    tools += [{"name": wire, "inputSchema": group["schema"]} for wire, group in _groups()]
     return tools
 
 
@@ -59,18 +81,10 @@ def _example(group: dict[str, Any]) -> list[dict[str, Any]]:
     for case in group["tests"]:
         if case["valid"] and isinstance(case["data"], dict):
             try:
-                return [case["data"]] if jsonschema.Draft202012Validator(group["schema"]).is_valid(case["data"]) else []
+                return [case["data"]] if _validator(group["schema"]).is_valid(case["data"]) else []
             except (referencing.exceptions.Unresolvable, re.error):  # another document; a \p pattern
                 return []
     return []
-
-
-def _groups() -> list[tuple[str, dict[str, Any]]]:
-    return [
-        (f"{path.stem}.{i}", group)
-        for path in sorted(JSTS.glob("*.json"))
-        for i, group in enumerate(json.loads(path.read_text(encoding="utf-8")))
-    ]
 
 
 @pytest.mark.parametrize("format", sorted(CHECKERS))
@@ -90,8 +104,8 @@ def test_a_rewritten_schema_accepts_exactly_the_arguments_the_original_does(form
             if not isinstance(case["data"], dict):
                 continue
             try:
-                original = jsonschema.Draft202012Validator(group["schema"]).is_valid(case["data"])
-                now = jsonschema.Draft202012Validator(sent).is_valid(case["data"])
+                original = _validator(group["schema"]).is_valid(case["data"])
+                now = _validator(sent).is_valid(case["data"])
             except (referencing.exceptions.Unresolvable, re.error):  # another document; a \p pattern
                 break
             assert now == original, (wire, case)

@@ -14,7 +14,7 @@ The rules, each from its provider's documentation (docs/how-to/llm-tools.md link
 - Gemini `parametersJsonSchema`: JSON Schema describing an object, nothing more;
 - Gemini `parameters`: the OpenAPI 3.0 subset of its Schema object (`GEMINI_SCHEMA_FIELDS`),
   one type name per schema (a type list with "null" becomes `nullable: true`, exactly), every
-  subschema an object (a `true`/`false` schema is refused).
+  subschema an object (a `true`/`false` schema, a list of `items`, is refused).
 """
 
 from __future__ import annotations
@@ -214,17 +214,15 @@ def gemini_parameters_problems(schema: Mapping[str, Any]) -> tuple[dict[str, Any
             for k in sorted(node)
             if k not in GEMINI_SCHEMA_FIELDS
         ]
-        problems += [
-            (where, "boolean", f"a boolean schema ({json_bool}) where a Schema object goes")
-            for where, json_bool in _boolean_children(pointer, node)
-        ]
+        problems += [(where, "boolean", why) for where, why in _non_object_children(pointer, node)]
     return out, problems
 
 
-def _boolean_children(pointer: str, node: Mapping[str, Any]) -> Iterator[tuple[str, str]]:
-    """(pointer, "true" | "false") of each `true`/`false` subschema under the subset's own schema
-    fields (`properties`, `items`, `anyOf`): Gemini's Schema is an object, never a boolean (the
-    others are refused as keywords already)."""
+def _non_object_children(pointer: str, node: Mapping[str, Any]) -> Iterator[tuple[str, str]]:
+    """(pointer, reason) of each subschema under the subset's own schema fields (`properties`,
+    `items`, `anyOf`) that is not an object: Gemini's Schema is an object, never `true`/`false`,
+    and `items` is one Schema, never draft 7's list of them (the other keywords are refused as
+    keywords already)."""
     children: list[tuple[str, object]] = []
     properties: object = node.get("properties")
     if isinstance(properties, dict):
@@ -233,8 +231,11 @@ def _boolean_children(pointer: str, node: Mapping[str, Any]) -> Iterator[tuple[s
     any_of: object = node.get("anyOf")
     if isinstance(any_of, list):
         children += [(f"{pointer}/anyOf/{i}", v) for i, v in enumerate(cast("list[object]", any_of))]
-    if "items" in node:
-        children.append((f"{pointer}/items", node["items"]))
+    items: object = node.get("items")
+    if isinstance(items, list):
+        yield f"{pointer}/items", "a list of item schemas where one Schema object goes"
+    elif "items" in node:
+        children.append((f"{pointer}/items", items))
     for where, sub in children:
         if isinstance(sub, bool):
-            yield where, "true" if sub else "false"
+            yield where, f"a boolean schema ({'true' if sub else 'false'}) where a Schema object goes"
