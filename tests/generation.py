@@ -10,6 +10,7 @@ import json
 import sys
 import uuid
 from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from types import ModuleType
 from typing import Any
@@ -66,6 +67,18 @@ def generate(tmp_path: Path) -> Iterator[GenerateFn]:
     yield _gen
     sys.path.remove(str(tmp_path))
     for name in made:
+        for mod in [m for m in sys.modules if m == name or m.startswith(name + ".")]:
+            del sys.modules[mod]
+
+
+@contextmanager
+def imported(folder: Path, name: str) -> Iterator[ModuleType]:
+    """The package `folder/name` imported, then forgotten (sys.path and sys.modules as before)."""
+    sys.path.insert(0, str(folder))
+    try:
+        yield importlib.import_module(name)
+    finally:
+        sys.path.remove(str(folder))
         for mod in [m for m in sys.modules if m == name or m.startswith(name + ".")]:
             del sys.modules[mod]
 

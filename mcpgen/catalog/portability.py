@@ -104,6 +104,9 @@ RULES: dict[str, Rule] = {
              "type is one name, not a list", "one type per schema (nullable: true for null)"),
         Rule("gemini-enum", "gemini", "parameters", "error", GEMINI_SCHEMA_DOCS,
              "enum values are strings", "send parametersJsonSchema (the default)"),
+        Rule("gemini-subschema-object", "gemini", "parameters", "error", GEMINI_SCHEMA_DOCS,
+             "every subschema is one Schema object: not true, false or a list of items",
+             "send parametersJsonSchema (the default)"),
     )
 }  # fmt: skip
 _ROOT_RULES = {"openai": "openai-root-object", "anthropic": "anthropic-root-object", "gemini": "gemini-root-object"}
@@ -144,7 +147,12 @@ def _lint_one(provider: str, tool: Mapping[str, Any], names: LlmNames, gemini_fi
         out += [_finding(wire, base + p, "openai-strict", why) for p, why in strict_problems(schema)]
     if parameters_field:
         _rewritten, problems = gemini_parameters_problems(schema)
-        rule_of = {"keyword": "gemini-keyword", "type": "gemini-type-list", "enum": "gemini-enum"}
+        rule_of = {
+            "keyword": "gemini-keyword",
+            "type": "gemini-type-list",
+            "enum": "gemini-enum",
+            "boolean": "gemini-subschema-object",
+        }
         out += [_finding(wire, base + p, rule_of[kind], why) for p, kind, why in problems]
     return out
 

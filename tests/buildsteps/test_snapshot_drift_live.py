@@ -4,9 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import copy
-import importlib
 import json
-import sys
 import uuid
 import warnings
 from collections.abc import Iterator
@@ -16,6 +14,7 @@ from typing import Any
 
 import pytest
 from buildsteps_support import FORECAST, PY, RUNTIME_SERVER, TOOLS_PEER, cli, tree, write_json
+from generation import imported
 
 from mcpgen.catalog.snapshot import dumps_snapshot, normalize
 from mcpgen.sources.files import load_file
@@ -70,13 +69,8 @@ def generated_client(tmp_path: Path) -> Iterator[ModuleType]:
 
         main(["client", str(src), "-o", str(tmp_path / name)])
     assert ei.value.code == 0
-    sys.path.insert(0, str(tmp_path))
-    try:
-        yield importlib.import_module(name)
-    finally:
-        sys.path.remove(str(tmp_path))
-        for mod in [m for m in sys.modules if m == name or m.startswith(name + ".")]:
-            del sys.modules[mod]
+    with imported(tmp_path, name) as pkg:
+        yield pkg
 
 
 def _server_tools(tmp_path: Path, tools: list[dict[str, Any]]) -> list[str]:

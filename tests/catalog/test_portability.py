@@ -73,6 +73,11 @@ CASES: dict[str, tuple[dict[str, Any], str, str]] = {
         "/inputSchema/properties/city/enum",
         "parameters",
     ),
+    "gemini-subschema-object": (
+        {**OK_TOOL, "inputSchema": {**OK_TOOL["inputSchema"], "properties": {"city": True}}},
+        "/inputSchema/properties/city",
+        "parameters",
+    ),
 }
 
 

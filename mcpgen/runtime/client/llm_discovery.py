@@ -24,7 +24,8 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from ..core.jsonrpc import is_array
+from ..core.jsonrpc import is_array, is_object
+from ..core.results import ToolResult
 from .llm_tools import GeminiField, LlmFormat, definition_name, llm_definitions
 from .tool_search import rank, summary_of
 
@@ -181,6 +182,23 @@ def _text_argument(arguments: Mapping[str, Any], key: str) -> str:
     if not isinstance(value, str):
         raise ValueError(f"{key!r} must be a string")
     return value
+
+
+def meta_call(
+    discovery: Discovery, catalog: ToolCatalog, name: str, arguments: Mapping[str, Any] | str | None
+) -> ToolResult | None:
+    """What `dispatch(name, arguments)` answers when `name` is a meta-tool's (None: it is not
+    one): the answer, or the problem with the call, as a result the model reads."""
+    meta = discovery.meta_of(catalog, name)
+    if meta is None:
+        return None
+    try:
+        given = json.loads(arguments or "{}") if isinstance(arguments, str) else dict(arguments or {})
+        if not is_object(given):
+            raise ValueError("arguments must be a JSON object")
+        return ToolResult.of([{"type": "text", "text": discovery.answer(catalog, meta, given)}])
+    except ValueError as exc:
+        return ToolResult.error(f"Bad call of {meta}: {exc}")
 
 
 def discovery_definitions(

@@ -13,14 +13,15 @@ The rules, each from its provider's documentation (docs/how-to/llm-tools.md link
   every property required, only the keywords Structured Outputs supports, within its limits;
 - Gemini `parametersJsonSchema`: JSON Schema describing an object, nothing more;
 - Gemini `parameters`: the OpenAPI 3.0 subset of its Schema object (`GEMINI_SCHEMA_FIELDS`),
-  one type name per schema (a type list with "null" becomes `nullable: true`, exactly).
+  one type name per schema (a type list with "null" becomes `nullable: true`, exactly), every
+  subschema an object (a `true`/`false` schema, a list of `items`, is refused).
 """
 
 from __future__ import annotations
 
 import copy
 from collections.abc import Iterator, Mapping
-from typing import Any
+from typing import Any, cast
 
 from ..core.jsonrpc import is_array, is_object
 
@@ -94,7 +95,9 @@ def object_root(schema: Any, api: str) -> dict[str, Any]:
     """The schema as the top-level object schema `api` takes, or Refused.
 
     A function's arguments are always a JSON object, so a missing "type" or a type list that
-    holds "object" becomes "type": "object" without changing which arguments are accepted.
+    holds "object" becomes "type": "object" without changing which arguments are accepted, unless
+    the schema refers to its own root (`{"$ref": "#"}`): there the type would apply to nested
+    values too, so such a schema is refused.
     """
     if schema is None:
         return {"type": "object"}  # no inputSchema: any object
@@ -108,7 +111,27 @@ def object_root(schema: Any, api: str) -> dict[str, Any]:
     for key in TOP_LEVEL_REFUSED[api]:
         if key in schema:
             raise Refused(f"its inputSchema has {key!r} at the top level, which this API refuses", f"/{key}")
-    return schema if schema.get("type") == "object" else {**schema, "type": "object"}
+    if schema.get("type") == "object":
+        return schema
+    where = _root_reference(schema)
+    if where is not None:  # the root's new type would apply at every place that refers to it
+        raise Refused(
+            "its inputSchema has no top-level type 'object' and refers to its own root: adding the type "
+            "would change what it accepts",
+            where,
+        )
+    return {**schema, "type": "object"}
+
+
+def _root_reference(schema: Mapping[str, Any]) -> str | None:
+    """Where the schema may refer to its own root (a `$ref` that is not a pointer below it, or any
+    `$dynamicRef`/`$recursiveRef`), or None: then giving the root a type changes nothing else."""
+    for pointer, _depth, node in subschemas(schema):
+        for key in ("$ref", "$dynamicRef", "$recursiveRef"):
+            ref = node.get(key)
+            if ref is not None and (key != "$ref" or not (isinstance(ref, str) and ref.startswith("#/"))):
+                return f"{pointer}/{escape(key)}"
+    return None
 
 
 def strict_problem(schema: Mapping[str, Any]) -> str | None:
@@ -162,7 +185,7 @@ def gemini_parameters(schema: Mapping[str, Any]) -> dict[str, Any]:
 
 def gemini_parameters_problems(schema: Mapping[str, Any]) -> tuple[dict[str, Any], list[tuple[str, str, str]]]:
     """The schema rewritten into Gemini's OpenAPI subset, and (pointer, "keyword" | "type" |
-    "enum", reason) for everything the subset cannot say.
+    "enum" | "boolean", reason) for everything the subset cannot say.
 
     The rewrites, each accepting the same values: a type name becomes the upper-case name of
     Gemini's `Type` enum; `"type": [T, "null"]` becomes `"type": T, "nullable": true`;
@@ -193,4 +216,28 @@ def gemini_parameters_problems(schema: Mapping[str, Any]) -> tuple[dict[str, Any
             for k in sorted(node)
             if k not in GEMINI_SCHEMA_FIELDS
         ]
+        problems += [(where, "boolean", why) for where, why in _non_object_children(pointer, node)]
     return out, problems
+
+
+def _non_object_children(pointer: str, node: Mapping[str, Any]) -> Iterator[tuple[str, str]]:
+    """(pointer, reason) of each subschema under the subset's own schema fields (`properties`,
+    `items`, `anyOf`) that is not an object: Gemini's Schema is an object, never `true`/`false`,
+    and `items` is one Schema, never draft 7's list of them (the other keywords are refused as
+    keywords already)."""
+    children: list[tuple[str, object]] = []
+    properties: object = node.get("properties")
+    if isinstance(properties, dict):
+        named = cast("dict[str, object]", properties)
+        children += [(f"{pointer}/properties/{escape(str(k))}", v) for k, v in named.items()]
+    any_of: object = node.get("anyOf")
+    if isinstance(any_of, list):
+        children += [(f"{pointer}/anyOf/{i}", v) for i, v in enumerate(cast("list[object]", any_of))]
+    items: object = node.get("items")
+    if isinstance(items, list):
+        yield f"{pointer}/items", "a list of item schemas where one Schema object goes"
+    elif "items" in node:
+        children.append((f"{pointer}/items", items))
+    for where, sub in children:
+        if isinstance(sub, bool):
+            yield where, f"a boolean schema ({'true' if sub else 'false'}) where a Schema object goes"

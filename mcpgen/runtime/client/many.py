@@ -14,20 +14,25 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar, cast
 
 from ..core.results import ToolResult
-from .llm_tools import LlmFormat, definition_name, renamed
+from .llm_discovery import Discovery, meta_call
+from .llm_host import LlmToolsMixin
+from .many_catalog import merged_catalog
 from .servers_config import read_servers_config
 from .typed import AsyncClientBase, LoopThread, SyncClientBase, _hold
 from .typed_tasks import SyncTypedTask, TypedTask
 
 if TYPE_CHECKING:
+    from .catalog import ToolCatalog
     from .options import ClientHttpKwargs, ClientStdioKwargs
 
 
-class AsyncManyClientBase:
+class AsyncManyClientBase(LlmToolsMixin):
     """What a generated multi-server AsyncClient inherits: routing by prefixed tool name.
 
     A subclass sets `_servers` (namespace -> server name in the config), `_tool_names`
     (prefixed name -> (namespace, wire name)) and builds itself from `_clients`.
+    `tool_definitions()` (every option, `discovery=True` too) and `refused_tools()` are the
+    single-server client's, over every server's tools by prefixed name (many_catalog.py).
     """
 
     _servers: ClassVar[Mapping[str, str]]
@@ -35,6 +40,8 @@ class AsyncManyClientBase:
 
     def __init__(self, clients: Mapping[str, AsyncClientBase]) -> None:
         self._clients = dict(clients)
+        self._llm_tools = merged_catalog({ns: c._catalog for ns, c in self._clients.items()}, self._tool_names)
+        self._discovery = Discovery()  # what the model loaded through the meta-tools
 
     @classmethod
     @contextlib.asynccontextmanager
@@ -58,24 +65,19 @@ class AsyncManyClientBase:
                 clients[ns] = await stack.enter_async_context(client_cls.connect_stdio(e.command, e.args, **given))
             yield clients
 
-    def tool_definitions(self, format: LlmFormat = "anthropic") -> list[dict[str, Any]]:
-        """Every server's tools as function-calling definitions for `format`'s API, named
-        `server__tool` (a name every API accepts); a tool that API refuses is left out."""
-        by_ns: dict[str, dict[str, Any]] = {}
-        for ns, c in self._clients.items():
-            catalog = c._catalog
-            made = catalog.llm_definitions(format).tools
-            names = catalog.llm_names()
-            by_ns[ns] = {names.to_wire[definition_name(d, format)]: d for d in made}
-        return [
-            renamed(by_ns[ns][wire], format, prefixed)
-            for prefixed, (ns, wire) in self._tool_names.items()
-            if wire in by_ns[ns]
-        ]
+    def _llm_catalog(self) -> ToolCatalog:
+        return self._llm_tools
+
+    def _llm_discovery(self) -> Discovery:
+        return self._discovery
 
     async def dispatch(self, name: str, arguments: Mapping[str, Any] | str | None = None) -> Any:
-        """Run an LLM's call of a prefixed tool on its server (see AsyncClient.dispatch of each)."""
-        target = self._tool_names.get(name)
+        """Run an LLM's call of a prefixed tool (by any name `tool_definitions` gave it) on its
+        server (see AsyncClient.dispatch of each); the discovery meta-tools are answered here."""
+        prefixed = self._llm_tools.resolve(name)
+        if prefixed is None and (answer := meta_call(self._discovery, self._llm_tools, name, arguments)) is not None:
+            return answer
+        target = self._tool_names.get(prefixed) if prefixed is not None else None
         if target is None:
             return ToolResult.error(f"Unknown tool {name!r}. Available tools: {', '.join(sorted(self._tool_names))}")
         ns, wire = target
@@ -92,7 +94,7 @@ class AsyncManyClientBase:
         return await self._clients[ns]._start(wire, dict(arguments or {}))
 
 
-class SyncManyClientBase:
+class SyncManyClientBase(LlmToolsMixin):
     """The synchronous twin: every server's sync client shares one loop thread."""
 
     _async_client: ClassVar[type[AsyncManyClientBase]]
@@ -112,9 +114,11 @@ class SyncManyClientBase:
             clients = {ns: sync_cls(inner._clients[ns], runner) for ns, sync_cls in cls._sync_classes.items()}
             yield cls(inner, clients, runner)
 
-    def tool_definitions(self, format: LlmFormat = "anthropic") -> list[dict[str, Any]]:
-        """Every server's tools as function-calling definitions, named `server__tool`."""
-        return self._inner.tool_definitions(format)
+    def _llm_catalog(self) -> ToolCatalog:
+        return self._inner._llm_tools
+
+    def _llm_discovery(self) -> Discovery:
+        return self._inner._discovery
 
     def dispatch(self, name: str, arguments: Mapping[str, Any] | str | None = None) -> Any:
         """Run an LLM's call of a prefixed tool on its server."""

@@ -46,7 +46,7 @@ from .arguments import problems_of, python_lines, wire_lines
 from .catalog import ToolCatalog
 from .drift import Drift, compare_tools
 from .features import AsyncFeatures, SyncFeatures
-from .llm_discovery import Discovery
+from .llm_discovery import Discovery, meta_call
 from .llm_host import LlmToolsMixin
 from .options import (
     CallOptions,
@@ -276,8 +276,8 @@ class AsyncClientBase(AsyncFeatures, LlmToolsMixin):
         The discovery meta-tools (`tool_definitions(..., discovery=True)`) are answered here.
         """
         wire = self._catalog.resolve(name)
-        if wire is None and (meta := self._discovery.meta_of(self._catalog, name)) is not None:
-            return _meta_result(self._discovery, self._catalog, meta, arguments)
+        if wire is None and (answer := meta_call(self._discovery, self._catalog, name, arguments)) is not None:
+            return answer
         if wire is None:
             return ToolResult.error(f"Unknown tool {name!r}. Available tools: {', '.join(sorted(self._catalog.table))}")
         if isinstance(arguments, str):
@@ -374,19 +374,6 @@ class AsyncClientBase(AsyncFeatures, LlmToolsMixin):
                 warnings.warn(ToolOutputWarning(wire, message), stacklevel=4)
             return data  # unchecked, exactly as the server sent it
         return parsed.root if binding.is_root else parsed
-
-
-def _meta_result(
-    discovery: Discovery, catalog: ToolCatalog, meta: str, arguments: Mapping[str, Any] | str | None
-) -> ToolResult:
-    """A discovery meta-tool's answer, or the problem with its call, as a result the model reads."""
-    try:
-        given = json.loads(arguments or "{}") if isinstance(arguments, str) else dict(arguments or {})
-        if not is_object(given):
-            raise ValueError("arguments must be a JSON object")
-        return ToolResult.of([{"type": "text", "text": discovery.answer(catalog, meta, given)}])
-    except ValueError as exc:
-        return ToolResult.error(f"Bad call of {meta}: {exc}")
 
 
 # Context for a model's own exact check: run it (CHECK) or skip it, the caller ran it (CHECKED).

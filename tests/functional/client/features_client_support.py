@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
-import importlib
 import sys
 import uuid
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from types import ModuleType
+
+from generation import imported
 
 from mcpgen.catalog.model import Catalog
 from mcpgen.generate import generate_client
@@ -29,10 +30,5 @@ CONFORMANCE = REPO / "examples" / "conformance"
 def generated(catalog: Catalog, folder: Path) -> Iterator[ModuleType]:
     name = f"fc_{uuid.uuid4().hex[:10]}"
     write_atomic(generate_client(catalog, ClientOptions()), folder / name)
-    sys.path.insert(0, str(folder))
-    try:
-        yield importlib.import_module(name)
-    finally:
-        sys.path.remove(str(folder))
-        for mod in [m for m in sys.modules if m == name or m.startswith(name + ".")]:
-            del sys.modules[mod]
+    with imported(folder, name) as pkg:
+        yield pkg

@@ -212,6 +212,62 @@ def test_one_client_starts_every_server_and_keeps_their_tools_apart(
     assert "linear__list_issues" not in names  # both spellings got a hash suffix instead
 
 
+# A scripted model, in every API's shape, over both subprocess servers: it sees the three
+# meta-tools, searches across servers, loads one tool of each and calls them by the names given.
+DISCOVERY_SCRIPT = """
+import asyncio, json
+from trackers import AsyncClient, Client
+from mcpgen.runtime.client.llm_tools import LLM_FORMATS, definition_name
+def names(defs, f):
+    return [definition_name(d, f) for d in defs]
+async def main():
+    out = {}
+    async with AsyncClient.connect() as c:
+        for f in LLM_FORMATS:
+            first = names(c.tool_definitions(f, discovery=True), f)
+            hits = json.loads((await c.dispatch(first[0], {"query": "create issue"})).text)
+            described = json.loads((await c.dispatch(first[1], {"name": "linear__create_issue"})).text)
+            full = c.tool_definitions(f)
+            same = described == full[names(full, f).index("linear__create_issue")]
+            both = ["github__create_issue", "linear__create_issue"]
+            loaded = json.loads((await c.dispatch(first[2], {"names": both})).text)
+            second = names(c.tool_definitions(f, discovery=True), f)
+            ran = [(await c.dispatch(n, {"title": f})).text for n in second[3:]]
+            out[f] = [first, [h["name"] for h in hits], same, loaded["loaded"], second, ran]
+    return out
+got = asyncio.run(main())
+with Client.connect() as s:
+    meta = [definition_name(d, "openai") for d in s.tool_definitions("openai", discovery=True)]
+    hits = json.loads(s.dispatch("search_tools", {"query": "search"}).text)
+    s.dispatch("load_tools", {"names": [h["name"] for h in hits]})
+    loaded = [definition_name(d, "openai") for d in s.tool_definitions("openai", discovery=True)][3:]
+    got["sync"] = [meta, loaded, s.dispatch("github__search", {"title": "q"}).text]
+print(json.dumps(got))
+"""
+
+
+@pytest.mark.slow
+def test_a_scripted_model_discovers_tools_across_servers_in_every_format(
+    trackers: tuple[Path, subprocess.CompletedProcess[str]],
+) -> None:
+    root, _ = trackers
+    got = _run(root, DISCOVERY_SCRIPT)
+    meta = ["search_tools", "describe_tool", "load_tools"]
+    for f in ("anthropic", "openai", "openai-responses", "gemini"):
+        first, hits, same, loaded, second, ran = got[f]
+        # What the model loaded stays loaded when the host asks for another API's shape.
+        assert first == meta + ([] if f == "anthropic" else ["github__create_issue", "linear__create_issue"]), f
+        assert hits == ["github__create_issue", "linear__create_issue"], f  # one search, both servers
+        assert same is True, f
+        assert loaded == ["github__create_issue", "linear__create_issue"], f
+        assert second == [*meta, "github__create_issue", "linear__create_issue"], f
+        assert ran[0] == f'github_server:{{"title":"{f}"}}:{SECRET}', f  # each call reached its own server
+        assert ran[1] == f'linear_server:{{"title":"{f}"}}:no token', f
+    sync_meta, sync_loaded, sync_ran = got["sync"]
+    assert sync_meta == meta and sync_loaded == ["github__search"]
+    assert sync_ran.startswith('github_server:{"title":"q"}')
+
+
 @pytest.mark.slow
 def test_reference_servers_everything_and_time_in_one_package(tmp_path: Path) -> None:
     _config(

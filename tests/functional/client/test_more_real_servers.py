@@ -33,8 +33,10 @@ from typing import Any
 
 import pytest
 from checkers import errors_of, mypy_strict, pyright_strict
+from llm_api_checkers import refusals
 
 from mcpgen.runtime import McpError
+from mcpgen.runtime.client.llm_tools import LLM_FORMATS, AnthropicOptions, llm_definitions
 
 pytestmark = pytest.mark.slow
 REPO = Path(__file__).resolve().parents[3]
@@ -339,3 +341,19 @@ def test_the_scaffold_says_and_lists_what_the_real_server_does(world: World, nam
     for protocol in ("legacy", "2026-07-28"):
         scaffold = _advertised([PY, "-m", f"{name}_server"], cwd=world.root, env=None, protocol=protocol)
         assert scaffold == real, protocol
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_every_llm_definition_of_the_real_server_passes_the_documented_checkers(world: World, name: str) -> None:
+    """Issue 36's acceptance: what `tool_definitions` sends each API for this real server's tools
+    (from its snapshot) is what that API's documented request schema accepts."""
+    tools = json.loads((world.root / f"{name}.json").read_text(encoding="utf-8"))["tools"]
+    assert tools
+    for api in LLM_FORMATS:
+        made = llm_definitions(tools, api)
+        assert refusals(made.tools, api) == [], api
+        assert len(made.tools) + len(made.refused) == len(tools)
+    gemini = llm_definitions(tools, "gemini", gemini_field="parameters").tools
+    assert refusals(gemini, "gemini", "parameters") == []
+    every = AnthropicOptions(defer_loading=True, allowed_callers=["code_execution_20250825"], cache_control=True)
+    assert refusals(llm_definitions(tools, "anthropic", anthropic=every).tools, "anthropic") == []

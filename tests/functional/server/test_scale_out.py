@@ -7,7 +7,6 @@ a request's SSE stream cut mid-way on one worker resumes with Last-Event-ID on t
 from __future__ import annotations
 
 import asyncio
-import importlib
 import json
 import os
 import signal
@@ -24,6 +23,7 @@ from typing import Any
 
 import httpx
 import pytest
+from generation import imported
 
 from mcpgen.generate import generate_client
 from mcpgen.options import ClientOptions
@@ -45,13 +45,8 @@ def client_package(folder: Path) -> Iterator[ModuleType]:
     assert catalog is not None, problems
     name = f"cluster_{uuid.uuid4().hex[:10]}"
     write_atomic(generate_client(catalog, ClientOptions()), folder / name)
-    sys.path.insert(0, str(folder))
-    try:
-        yield importlib.import_module(name)
-    finally:
-        sys.path.remove(str(folder))
-        for module in [m for m in sys.modules if m == name or m.startswith(name + ".")]:
-            del sys.modules[module]
+    with imported(folder, name) as pkg:
+        yield pkg
 
 
 @contextmanager

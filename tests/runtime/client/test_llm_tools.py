@@ -66,3 +66,18 @@ def test_generated_client_offers_every_format(generate: GenerateFn) -> None:
     for format in LLM_FORMATS:
         assert client.tool_definitions(format) == [DOCUMENTED[format]]
         assert client.tool_definitions(format=format)[0] == DOCUMENTED[format]
+
+
+@pytest.mark.parametrize("format", LLM_FORMATS)
+def test_a_root_type_is_added_only_where_it_changes_nothing_else(format: Any) -> None:
+    """`{"$ref": "#"}` applies the root to nested values: a type added there would refuse
+    `{"foo": false}`, which the server's own schema accepts; such a schema is refused instead."""
+    from mcpgen.runtime.client.llm_schemas import Refused
+
+    by_pointer = {"properties": {"foo": {"$ref": "#/$defs/any"}}, "$defs": {"any": {}}}
+    made: Any = llm_tool({"name": "t", "inputSchema": by_pointer}, format)
+    sent = made.get("input_schema") or made.get("parametersJsonSchema") or made.get("parameters") or made["function"]
+    assert sent.get("type", sent.get("parameters", {}).get("type")) == "object"
+    for recursive in ({"properties": {"foo": {"$ref": "#"}}}, {"items": {"$dynamicRef": "#node"}}):
+        with pytest.raises(Refused, match="refers to its own root: adding the type would change what it accepts"):
+            llm_tool({"name": "t", "inputSchema": recursive}, format)
