@@ -115,7 +115,8 @@ def _explain(error: Any) -> list[SchemaProblem]:
     if error.validator == "required" and isinstance(instance, dict) and isinstance(error.validator_value, list):
         missing = [n for n in error.validator_value if isinstance(n, str) and n not in instance]
         named = [n for n in missing if error.message.startswith(repr(n))] or missing[:1]
-        return [SchemaProblem((*path, _clip_part(n)), "required, but missing") for n in named]
+        if named:  # (none for a name that is no string, in a malformed schema: said as jsonschema says it)
+            return [SchemaProblem((*path, _clip_part(n)), "required, but missing") for n in named]
     if error.validator == "additionalProperties" and isinstance(instance, dict) and isinstance(schema, dict):
         known = schema.get("properties")
         patterns = schema.get("patternProperties")

@@ -56,6 +56,51 @@ def test_a_missing_property_below_the_top_is_placed_under_its_parent() -> None:
     assert [str(p) for p in compile_problems(schema)({"p": {}})] == ["/p/q: required, but missing"]
 
 
+def test_a_required_name_that_is_no_string_still_refuses_the_instance() -> None:
+    # (a malformed schema, a peer's or an author's: jsonschema refuses the instance, so must the
+    # check; it once answered no problem at all, and the instance passed)
+    found = compile_problems({"required": [1]})({})
+    assert [str(p) for p in found] == ["(top level): 1 is a required property"]
+    found = compile_problems({"required": ["a", 1]})({"a": 0})
+    assert [str(p) for p in found] == ["(top level): 1 is a required property"]
+
+
+def test_errors_on_an_object_that_are_no_property_s_are_placed_at_the_object() -> None:
+    schema = {"type": "object", "properties": {"a": {}}, "minProperties": 3}
+    assert [str(p) for p in compile_problems(schema)({"a": 1, "b": 2})] == [
+        "(top level): {'a': 1, 'b': 2} does not have enough properties"
+    ]
+    schema = {"type": "object", "maxProperties": 1, "additionalProperties": True}
+    assert [p.path for p in compile_problems(schema)({"x": 1, "y": 2})] == [()]
+
+
+def test_the_check_stops_asking_for_problems_past_the_limit(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A huge wrong instance costs MAX_PROBLEMS + 1 errors of work, not one per wrong item."""
+    pulled: list[Any] = []
+    real = validation.linear_validator
+
+    def counting(cls: Any) -> Any:
+        made = real(cls)
+
+        class Counting:
+            FORMAT_CHECKER = made.FORMAT_CHECKER
+
+            def __init__(self, schema: Any, **kwargs: Any) -> None:
+                self.validator = made(schema, **kwargs)
+
+            def iter_errors(self, instance: Any) -> Any:
+                for error in self.validator.iter_errors(instance):
+                    pulled.append(error)
+                    yield error
+
+        return Counting
+
+    monkeypatch.setattr(validation, "linear_validator", counting)
+    found = compile_problems({"type": "array", "items": {"type": "string"}})(list(range(1000)))
+    assert len(found) == MAX_PROBLEMS + 1
+    assert len(pulled) == MAX_PROBLEMS + 1
+
+
 def test_each_unexpected_property_is_named_up_to_five() -> None:
     schema = {"type": "object", "properties": {"ok": {}}, "additionalProperties": False}
     found = compile_problems(schema)({"ok": 1, **{f"x{i}": i for i in range(7)}})
@@ -143,6 +188,11 @@ def test_a_reference_outside_the_document_is_never_fetched() -> None:
     assert problem.path == ()
     assert problem.message.startswith("unresolvable reference in the schema: ")
     assert len(problem.message) <= len("unresolvable reference in the schema: ") + 100
+    (problem,) = compile_problems({"$ref": "https://example.invalid/" + "x" * 300 + ".json"})(1)
+    assert (
+        problem.message
+        == "unresolvable reference in the schema: " + ("Unresolvable: https://example.invalid/x" + "x" * 100)[:100]
+    )
 
 
 def test_a_valid_instance_has_no_problems_even_where_the_fast_path_cannot_say() -> None:
