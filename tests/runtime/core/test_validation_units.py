@@ -742,3 +742,64 @@ def test_plain_json_deeper_than_64_levels_counts_as_no() -> None:
         as_dicts = {"a": as_dicts}
     assert is_plain_json(as_dicts)
     assert not is_plain_json({"a": as_dicts})
+
+
+def test_a_wrapped_result_is_never_taken_for_the_wrapper_by_the_fast_check() -> None:
+    # The value is an object with a "result" field of its own: checked bare against the wrapper's
+    # schema it would pass; checked wrapped, as it travels, its "result" is no integer.
+    class Doubled(pydantic.BaseModel):
+        result: Any
+
+    value = {"type": "object", "properties": {"result": {"type": "integer"}}, "required": ["result"]}
+    wrapper = {"type": "object", "properties": {"result": value}, "required": ["result"]}
+    schemas = ExactSchemas(
+        [json.dumps({"name": "t", "inputSchema": {}, "outputSchema": wrapper})],
+        {"t": Row("Args", "Doubled", ResultMode.WRAPPED_MODEL)},
+    )
+    found = exact_model(Doubled, schemas)
+    assert found is not None
+    assert found.check_plain({"result": 1}) == {"result": 1}  # (compiles the check and its fast predicate)
+    assert validation._fast_exact[found.schema_json] is not None
+    with pytest.raises(SchemaMismatch, match="/result: .* is not of type 'integer'"):
+        found.check_plain({"result": {"result": 1}})
+
+
+class Parent(pydantic.BaseModel):
+    a: int = 0
+
+
+class Child(Parent):
+    b: int = 0
+
+
+def test_a_generated_model_that_extends_another_is_checked_by_its_own_schema() -> None:
+    tools = [
+        json.dumps({"name": "p", "inputSchema": {"type": "object", "required": ["a"]}}),
+        json.dumps({"name": "c", "inputSchema": {"type": "object", "required": ["b"]}}),
+    ]
+    schemas = ExactSchemas(tools, {"p": Row("Parent"), "c": Row("Child")})
+    found = exact_model(Child, schemas)
+    assert found is not None and json.loads(found.schema_json) == {"type": "object", "required": ["b"]}
+    with pytest.raises(SchemaMismatch, match="/b: required, but missing"):
+        check_exact_model(Child, {"a": 1}, None, schemas)
+
+
+class Start(pydantic.BaseModel):
+    a: CycleA | None = None
+
+
+class CycleA(pydantic.BaseModel):
+    b: CycleB | None = None
+
+
+class CycleB(pydantic.BaseModel):
+    a: CycleA | None = None
+
+
+for _model in (CycleB, CycleA, Start):
+    _model.model_rebuild()  # (the annotations are classes now, not forward references)
+
+
+def test_renames_below_ends_on_a_cycle_below_the_top() -> None:
+    assert CycleB.model_fields["a"].annotation == CycleA | None
+    assert validation._renames_below(Start, {Start}) is False
