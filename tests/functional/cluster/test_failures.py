@@ -58,7 +58,7 @@ def test_a_killed_worker_fails_its_calls_cleanly_and_the_session_goes_on(tmp_pat
                     after = [pid_of(await session.call_tool("nap", {"seconds": 0})) for _ in range(6)]
                     return outcomes, after
 
-            outcomes, after = asyncio.run(asyncio.wait_for(main(), 90))
+            outcomes, after = asyncio.run(asyncio.wait_for(main(), 150))
             failed = [o for o in outcomes if isinstance(o, BaseException)]
             answered = [pid_of(o) for o in outcomes if not isinstance(o, BaseException)]
             assert failed and answered, outcomes
