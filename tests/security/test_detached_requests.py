@@ -98,8 +98,7 @@ async def leave_many() -> None:
         await asyncio.sleep(0.05)
     assert tool.running == CAP
     tool.gate.set()  # the detached ones finish (into their logs) and give their places back
-    for _ in range(50):
-        if tool.running == 0 and target.logs.detached == 0:
-            break
+    deadline = loop.time() + 20
+    while (tool.running or target.logs.detached) and loop.time() < deadline:
         await asyncio.sleep(0.05)
     assert (tool.running, target.logs.detached) == (0, 0)
