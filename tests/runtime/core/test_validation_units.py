@@ -803,3 +803,23 @@ for _model in (CycleB, CycleA, Start):
 def test_renames_below_ends_on_a_cycle_below_the_top() -> None:
     assert CycleB.model_fields["a"].annotation == CycleA | None
     assert validation._renames_below(Start, {Start}) is False
+
+
+def test_a_failure_inside_anyof_is_explained_by_its_best_match() -> None:
+    # jsonschema's best match descends into the variant: the wrong property is named at its place.
+    schema = {"anyOf": [{"type": "object", "properties": {"a": {"type": "integer"}}}]}
+    assert [str(p) for p in compile_problems(schema)({"a": "x"})] == ["/a: 'x' is not of type 'integer'"]
+
+
+def test_a_lazy_check_checks_formats_unless_told_not_to() -> None:
+    schema = {"type": "string", "format": "ipv4"}
+    assert compile_problems_lazily(schema)("999.1.1.1") != []
+    assert compile_problems_lazily(schema, formats=False)("999.1.1.1") == []
+
+
+def test_the_models_fast_path_takes_a_schema_with_formats() -> None:
+    # Formats are annotations in the models' check, so they keep the fast path too.
+    text = json.dumps({"type": "string", "format": "date", "x-fast": "formats"})
+    exact_problems(text)
+    fast = validation._fast_exact[text]
+    assert fast is not None and fast("not a date") and not fast(1)
