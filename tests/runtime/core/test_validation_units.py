@@ -823,3 +823,18 @@ def test_the_models_fast_path_takes_a_schema_with_formats() -> None:
     exact_problems(text)
     fast = validation._fast_exact[text]
     assert fast is not None and fast("not a date") and not fast(1)
+
+
+def test_a_validator_checks_formats_unless_told_not_to() -> None:
+    schema = {"type": "string", "format": "ipv4"}
+    assert compile_validator(schema)("999.1.1.1") is not None
+    assert compile_validator(schema, formats=False)("999.1.1.1") is None
+
+
+class SentAs(pydantic.BaseModel):
+    kind: str = pydantic.Field(serialization_alias="type")  # (sent as "type", read as "kind")
+
+
+def test_a_field_sent_under_another_name_counts_as_renamed() -> None:
+    assert validation._wire_names(SentAs) == {"kind": "type"}
+    assert validation._wire_names(Flat) == {"kind": "type"}
