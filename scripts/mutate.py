@@ -62,7 +62,11 @@ TESTS: dict[str, tuple[str, ...]] = {
         "tests/catalog/test_diff.py",
     ),
     "mcpgen/runtime/core/jsonrpc.py": ("tests/runtime/core/test_jsonrpc.py",),
-    "mcpgen/runtime/core/validation.py": ("tests/runtime/core/test_fast_check.py", "tests/models/test_exact_models.py"),
+    "mcpgen/runtime/core/validation.py": (
+        "tests/runtime/core/test_validation_units.py",
+        "tests/runtime/core/test_validation_jsts.py",
+        "tests/runtime/core/test_fast_check.py",
+    ),
     "mcpgen/runtime/transports/guard.py": (
         "tests/runtime/transports/test_guard.py",
         "tests/security/test_client_http_limits.py",

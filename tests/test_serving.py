@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import socket
 import sys
-import time
 from pathlib import Path
 
 import pytest
@@ -76,7 +75,8 @@ def test_assert_alive_reports_a_server_that_died_later(tmp_path: Path) -> None:
     script.write_text(TINY_SERVER.replace("time.sleep(60)", "time.sleep(1); print('gone'); sys.exit(5)"))
     server = ServerProcess([sys.executable, str(script), "{port}"], log_dir=tmp_path).start()
     try:
-        time.sleep(2.5)
+        assert server.proc is not None
+        server.proc.wait(60)  # it exits on its own after a second (waited for, not slept for)
         with pytest.raises(AssertionError, match="died: .*gone"):
             server.assert_alive()
     finally:

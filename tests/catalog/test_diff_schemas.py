@@ -269,6 +269,20 @@ def test_refs_are_followed_locally_only_and_escapes_are_decoded() -> None:
     assert diff_tools([with_defs(10, "#/$defs/missing")], [with_defs(5, "#/$defs/missing")]) == []
 
 
+def test_a_ref_chain_is_followed_eight_hops_and_no_further() -> None:
+    # (a bound on the work an untrusted schema can ask for; a cycle is its extreme case)
+    def chain(hops: int, maximum: int) -> dict[str, Any]:
+        defs: dict[str, Any] = {f"h{i}": {"$ref": f"#/$defs/h{i + 1}"} for i in range(hops - 1)}
+        defs[f"h{hops - 1}"] = {"type": "integer", "maximum": maximum}
+        schema = {"type": "object", "$defs": defs, "properties": {"n": {"$ref": "#/$defs/h0"}}}
+        return {"name": "r", "inputSchema": schema}
+
+    followed = diff_tools([chain(8, 10)], [chain(8, 5)])
+    assert [(c.kind, c.where) for c in followed] == [("constraint_tightened", "/inputSchema/properties/n/maximum")]
+    # Nine hops: the ninth ref is left as it is, and both sides' refs are equal.
+    assert diff_tools([chain(9, 10)], [chain(9, 5)]) == []
+
+
 def _c(kind: str, breaking: bool, security: bool = False) -> Change:
     return Change("t", kind, breaking, "/w" if kind != "tool_added" else "", "d", security=security)
 

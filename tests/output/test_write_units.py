@@ -213,3 +213,72 @@ def test_the_exchange_swaps_two_folders_and_says_why_it_cannot(tmp_path: Path) -
     assert [p.name for p in (tmp_path / "b").iterdir()] == ["in-a"]
     with pytest.raises(FileNotFoundError, match="No such file or directory"):
         write._exchange(tmp_path / "a", tmp_path / "missing")
+
+
+def _two_folders(tmp_path: Path) -> tuple[Path, Path]:
+    (tmp_path / "a").mkdir()
+    (tmp_path / "a" / "in-a").touch()
+    (tmp_path / "b").mkdir()
+    return tmp_path / "a", tmp_path / "b"
+
+
+def _untouched(a: Path, b: Path) -> bool:
+    return [p.name for p in a.iterdir()] == ["in-a"] and list(b.iterdir()) == []
+
+
+def test_the_exchange_is_not_tried_off_linux(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    a, b = _two_folders(tmp_path)
+    darwin = os.uname_result(("Darwin", "host", "23.0", "v", "arm64"))
+    monkeypatch.setattr(os, "uname", lambda: darwin)
+    assert write._exchange(a, b) is False  # unsupported: the caller takes the two renames
+    assert _untouched(a, b)
+    monkeypatch.delattr(os, "uname")  # (a system without uname at all)
+    assert write._exchange(a, b) is False
+    assert _untouched(a, b)
+
+
+class _Renameat2:
+    """renameat2 as ctypes shows it, failing with `errno` (ctypes' copy of it, which `_exchange` reads)."""
+
+    argtypes: object = None
+    restype: object = None
+
+    def __init__(self, errno_: int) -> None:
+        self.errno = errno_
+
+    def __call__(self, *args: object) -> int:
+        import ctypes
+
+        ctypes.set_errno(self.errno)
+        return -1
+
+
+class _Libc:
+    """A C library as ctypes shows it: with or without renameat2."""
+
+    def __init__(self, errno_: int | None) -> None:
+        if errno_ is not None:
+            self.renameat2 = _Renameat2(errno_)
+
+
+@pytest.mark.skipif(os.uname().sysname != "Linux", reason="renameat2 is Linux's")
+@pytest.mark.parametrize("libc", [_Libc(None), _Libc(errno.ENOSYS), _Libc(errno.EINVAL), _Libc(errno.ENOTSUP)])
+def test_the_exchange_says_unsupported_where_libc_or_the_kernel_has_none(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, libc: _Libc
+) -> None:
+    import ctypes
+
+    a, b = _two_folders(tmp_path)
+    monkeypatch.setattr(ctypes, "CDLL", lambda *args, **kwargs: libc)
+    assert write._exchange(a, b) is False
+    assert _untouched(a, b)
+
+
+@pytest.mark.skipif(os.uname().sysname != "Linux", reason="renameat2 is Linux's")
+def test_the_exchange_of_relative_paths_is_from_the_working_folder(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _two_folders(tmp_path)
+    monkeypatch.chdir(tmp_path)
+    assert write._exchange(Path("a"), Path("b"))
+    assert [p.name for p in (tmp_path / "b").iterdir()] == ["in-a"]

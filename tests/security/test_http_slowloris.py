@@ -64,6 +64,24 @@ def closed_by_server(sock: socket.socket, wait: float) -> bool:
         return False
 
 
+# How long a connection the server must close may take to be closed: far past the timers the
+# tests set (1 to 2 s), so that only a connection never closed fails.
+CLOSE_DEADLINE = 30.0
+# ... and the connections beyond the cap, which stay within the 30 s header timeout of the others.
+REFUSE_DEADLINE = 20.0
+
+
+def closed_within(socks: list[socket.socket], wanted: int, deadline: float) -> int:
+    """How many of `socks` the server closed, polled until `wanted` are or `deadline` s passed."""
+    closed: set[int] = set()
+    end = time.monotonic() + deadline
+    while True:
+        closed |= {i for i, sock in enumerate(socks) if i not in closed and closed_by_server(sock, 0.01)}
+        if len(closed) >= wanted or time.monotonic() > end:
+            return len(closed)
+        time.sleep(0.1)
+
+
 def initialize(port: int) -> httpx.Response:
     return httpx.post(
         f"http://127.0.0.1:{port}/mcp",
@@ -78,9 +96,11 @@ def test_partial_headers_are_closed_after_the_header_timeout(tmp_path: Path, par
     with weather_http(tmp_path, "--header-timeout", "1", parser=parser) as (port, _):
         socks = half_open(port, 30)
         try:
-            started = time.monotonic()
-            assert all(closed_by_server(sock, 4) for sock in socks)
-            assert time.monotonic() - started < 4
+            # Closed by the server at all: nothing but the header timer closes a half-sent head
+            # (that the flag sets the timer is tested in process: test_http_limits, test_command).
+            # A deadline far past the timer, not a measured time: a loaded machine only delays it.
+            deadline = time.monotonic() + CLOSE_DEADLINE
+            assert all(closed_by_server(sock, max(0.1, deadline - time.monotonic())) for sock in socks)
         finally:
             for sock in socks:
                 sock.close()
@@ -92,9 +112,11 @@ def test_connections_beyond_the_cap_are_closed_and_logged_once(tmp_path: Path, p
     with weather_http(tmp_path, "--header-timeout", "30", "--max-connections", "20", parser=parser) as (port, log):
         socks = half_open(port, 80)
         try:
-            time.sleep(0.5)
-            refused = sum(closed_by_server(sock, 0.05) for sock in socks)
-            assert refused >= 55  # 80 minus the 20 allowed (a little slack for the probe)
+            # The 60 beyond the cap are closed as the server gets to them (later on a loaded
+            # machine): polled until they are, up to a deadline well inside the 30 s header timeout
+            # that would close the 20 allowed too.
+            refused = closed_within(socks, 60, REFUSE_DEADLINE)
+            assert 55 <= refused <= 60  # 80 minus the 20 allowed (a little slack for the probe)
             refusals = [ln for ln in log.read_text().splitlines() if "refusing a connection" in ln]
             assert 1 <= len(refusals) <= 2, refusals
         finally:
@@ -140,8 +162,11 @@ def test_a_partial_head_after_an_answer_is_closed_after_the_header_timeout(tmp_p
             _one_exchange(sock, rpc(1, "initialize", INIT_PARAMS))
             sock.sendall(PARTIAL)
             started = time.monotonic()
-            assert closed_by_server(sock, 6)
-            assert 1.5 < time.monotonic() - started < 4
+            # Closed (the head timer took over: nothing else closes a half-sent head), and not
+            # before the head timer's 2 s (the keep-alive timer's 1 s would be earlier). Only the
+            # lower bound is a time: a loaded machine makes the close later, never earlier.
+            assert closed_by_server(sock, CLOSE_DEADLINE)
+            assert time.monotonic() - started > 1.5
         finally:
             sock.close()
         assert initialize(port).status_code == 200

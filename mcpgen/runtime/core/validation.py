@@ -122,7 +122,8 @@ def _explain(error: Any) -> list[SchemaProblem]:
     if error.validator == "required" and is_object(instance) and is_array(error.validator_value):
         missing = [n for n in error.validator_value if isinstance(n, str) and n not in instance]
         named = [n for n in missing if error.message.startswith(repr(n))] or missing[:1]
-        return [SchemaProblem((*path, _clip_part(n)), "required, but missing") for n in named]
+        if named:  # (none for a name that is no string, in a malformed schema: said as jsonschema says it)
+            return [SchemaProblem((*path, _clip_part(n)), "required, but missing") for n in named]
     if error.validator == "additionalProperties" and is_object(instance) and is_object(schema):
         known = schema.get("properties")
         patterns = schema.get("patternProperties")

@@ -43,14 +43,22 @@ def test_a_killed_worker_fails_its_calls_cleanly_and_the_session_goes_on(tmp_pat
                         f"pid {victim.proc.pid}",
                         f"pid {survivor.proc.pid}",
                     }
-                    in_flight = [asyncio.create_task(session.call_tool("nap", {"seconds": 4})) for _ in range(4)]
-                    await asyncio.sleep(1.5)  # all four are running, two on each worker
+                    in_flight = [asyncio.create_task(session.call_tool("nap", {"seconds": 10})) for _ in range(4)]
+                    # Killed once both workers run a nap (asked, not slept for: a loaded machine
+                    # starts them later), so the victim's call fails and the survivor's is answered.
+                    deadline = time.monotonic() + 30
+                    while True:
+                        answers = [pid_of(await session.call_tool("running", {})) for _ in range(4)]
+                        counts = dict(answer.split() for answer in answers)  # pid -> naps it runs
+                        if all(int(counts.get(str(w.proc.pid), 0)) for w in (victim, survivor)):
+                            break
+                        assert time.monotonic() < deadline, f"the naps never ran on both workers: {counts}"
                     os.kill(victim.proc.pid, signal.SIGKILL)
-                    outcomes = await asyncio.wait_for(asyncio.gather(*in_flight, return_exceptions=True), 20)
+                    outcomes = await asyncio.wait_for(asyncio.gather(*in_flight, return_exceptions=True), 40)
                     after = [pid_of(await session.call_tool("nap", {"seconds": 0})) for _ in range(6)]
                     return outcomes, after
 
-            outcomes, after = asyncio.run(asyncio.wait_for(main(), 90))
+            outcomes, after = asyncio.run(asyncio.wait_for(main(), 150))
             failed = [o for o in outcomes if isinstance(o, BaseException)]
             answered = [pid_of(o) for o in outcomes if not isinstance(o, BaseException)]
             assert failed and answered, outcomes

@@ -4,6 +4,7 @@ expiry, end), event logs (replay after an id, the live tail, trimming), pub/sub,
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import re
 import secrets
 from collections.abc import Awaitable, Callable
@@ -74,13 +75,18 @@ def test_session_cap_counts_live_sessions_only(make_store: Callable[[], Store]) 
 
 def test_touch_pushes_expiry_back(make_store: Callable[[], Store]) -> None:
     async def body(store: Store) -> None:
+        # Touches 0.6 s apart keep a 2 s session for 2.4 s, longer than its own TTL: the margin
+        # (1.4 s a touch) is for a loaded machine; the expiry's wait is a lower bound (safe).
+        loop = asyncio.get_running_loop()
         a = sid()
-        assert await store.open_session(a, RECORD, 0.4, 10)
+        assert await store.open_session(a, RECORD, 2.0, 10)
+        started = loop.time()
         for _ in range(4):
-            await asyncio.sleep(0.2)
-            assert await store.touch_session(a, 0.4) == RECORD
-        await asyncio.sleep(0.6)
-        assert await store.touch_session(a, 0.4) is None
+            await asyncio.sleep(0.6)
+            assert await store.touch_session(a, 2.0) == RECORD
+        assert loop.time() - started > 2.0  # (it outlived one TTL: the touches kept it)
+        await asyncio.sleep(2.5)
+        assert await store.touch_session(a, 2.0) is None
 
     run(make_store, body)
 
@@ -169,10 +175,17 @@ def test_pubsub_reaches_every_subscriber(make_store: Callable[[], Store]) -> Non
         await two.start(namespace)
         try:
             if one.shared:
-                await asyncio.sleep(0.3)  # both subscribed
-                await one.publish("notify", b"hello")
-                await asyncio.wait_for(done.wait(), 5)
-                assert got == {"one": [b"hello"], "two": [b"hello"]}
+                # start() returns before the server has confirmed the subscription: published
+                # again until both heard it, up to a deadline (not a sleep that hopes they are).
+                loop = asyncio.get_running_loop()
+                deadline = loop.time() + 20
+                while not done.is_set():
+                    assert loop.time() < deadline, f"not every subscriber heard it: {got}"
+                    await one.publish("notify", b"hello")
+                    with contextlib.suppress(asyncio.TimeoutError):
+                        await asyncio.wait_for(done.wait(), 0.5)
+                assert got["one"] and got["two"]
+                assert set(got["one"]) == set(got["two"]) == {b"hello"}
             else:  # separate in-process stores share nothing
                 await one.publish("notify", b"hello")
                 assert got == {"one": [b"hello"], "two": []}

@@ -267,4 +267,7 @@ def test_protect_puts_the_checks_in_front() -> None:
     inner = Inner()
     app = protect(inner, server, settings, path="/mcp", max_body_bytes=1024)
     assert call(app, "POST", body=tools_call("x")).status == 401 and not inner.calls
+    client = app._client  # noqa: SLF001  # (the pool the layer asks the authorization server with)
+    assert not client.is_closed
     asyncio.run(app.aclose())
+    assert client.is_closed  # its sockets go at shutdown

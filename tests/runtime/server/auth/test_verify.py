@@ -278,6 +278,28 @@ def test_without_exp_or_with_no_cache_time_every_request_asks() -> None:
     assert len(server.asked) == 2
 
 
+def test_an_answer_asked_again_after_its_cache_time_is_the_newest_in_the_cache(
+    clock: list[float], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # (a cache of three tokens: the eviction order is the same at any size)
+    monkeypatch.setattr(verify, "INTROSPECTION_CACHE_SIZE", 3)
+    server = AuthServer()
+    server.answers = {t: {"active": True, **claims()} for t in "abcd"}
+
+    def token_asked(request: httpx.Request) -> str:
+        return dict(httpx.QueryParams(request.content.decode()))["token"]
+
+    async def check(verifier: verify.TokenVerifier) -> list[str]:
+        for at, token in ((0, "a"), (30, "b"), (60, "a"), (61, "c"), (62, "d"), (63, "a"), (64, "b")):
+            clock[0] = NOW + at
+            await verifier.verify(token)
+        return [token_asked(r) for r in server.asked]
+
+    # At 60 a's answer is stale: asked again, it is now newer than b, so d (the fourth) pushes b
+    # out, not a: a is still kept at 63, b is asked again at 64.
+    assert run(server, INTROSPECTING, check) == ["a", "b", "a", "c", "d", "b"]
+
+
 @pytest.mark.slow  # ten thousand introspections
 def test_the_introspection_cache_holds_a_bounded_number_of_tokens_oldest_out_first() -> None:
     server = AuthServer()
