@@ -48,6 +48,9 @@ _NAME_FIELD = {
 # One request is sent at most this many times while its auth object logs in, refreshes or steps
 # up its scope (the auth object bounds step-ups itself; this bounds everything else).
 _AUTH_ATTEMPTS = 4
+# How long a request exchanged in its caller's task waits for the standalone GET stream to open
+# (handshake era, first requests only): long enough for a live server, short for one that hangs.
+LISTEN_SETTLE = 2.0
 _Challenge = tuple[int, str]
 
 
@@ -127,6 +130,8 @@ class StreamableHttpTransport:
         self._tasks: set[asyncio.Task[None]] = set()
         self._session: Session | None = None
         self._get_task: asyncio.Task[None] | None = None
+        # Set once the standalone GET stream has its answer's head (or has ended): see send().
+        self._get_settled = asyncio.Event()
         self._closed = False
         self._last_error = ""
 
@@ -167,6 +172,8 @@ class StreamableHttpTransport:
             long_lived = method == "subscriptions/listen"
             if self._session is not None and self._session.awaits(request_id):
                 # Its caller waits in this task: the exchange runs here (see the class doc).
+                if self._get_task is not None and not self._get_settled.is_set():
+                    await self._await_listen_stream()
                 await self._post_request(request_id, data, headers, long_lived)
                 return
             task = asyncio.get_running_loop().create_task(self._post_request(request_id, data, headers, long_lived))
@@ -458,6 +465,15 @@ class StreamableHttpTransport:
     def open_listen_stream(self) -> None:
         if self._get_task is None and not self.modern:
             self._get_task = asyncio.get_running_loop().create_task(self._listen())
+            self._get_task.add_done_callback(lambda _: self._get_settled.set())
+
+    async def _await_listen_stream(self) -> None:
+        """Wait (at most LISTEN_SETTLE seconds) for the standalone stream to be open. A server
+        sends what relates to no request (an elicitation a tool asks without naming its call)
+        there, and drops it while no GET is open: a request exchanged at once in its caller's
+        task would otherwise reach the server first. A GET left unanswered delays only this."""
+        with contextlib.suppress(asyncio.TimeoutError):
+            await asyncio.wait_for(self._get_settled.wait(), LISTEN_SETTLE)
 
     async def _listen(self) -> None:
         cap = self.max_message_bytes
@@ -470,6 +486,7 @@ class StreamableHttpTransport:
             async with self._client.stream(
                 "GET", self.url, follow_redirects=False, headers=headers, timeout=None
             ) as response:
+                self._get_settled.set()
                 if response.status_code != 200:
                     return  # 405: the server offers no standalone stream
                 async for event in sse.parse(guard.lines(guard.chunks(response), cap), cap):

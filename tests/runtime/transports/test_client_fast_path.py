@@ -21,6 +21,7 @@ import pytest
 
 from mcpgen.runtime import RequestTimeout, Session
 from mcpgen.runtime.core.jsonrpc import JSONObject, RequestId
+from mcpgen.runtime.transports import http_client
 from mcpgen.runtime.transports.http_client import StreamableHttpTransport
 from mcpgen.runtime.transports.stdio import StdioClientTransport
 
@@ -160,6 +161,10 @@ class HttpPeer:
         self.cancelled: list[JSONObject] = []
         self.disconnects = 0
         self.holding = 0
+        # What reached the peer, in order: "GET" (the standalone stream) or a POST's method.
+        self.arrivals: list[str] = []
+        # False: a GET gets no answer at all (its head never comes).
+        self.answers_get = True
         self.server: asyncio.Server | None = None
         self.url = ""
 
@@ -184,9 +189,18 @@ class HttpPeer:
     async def _one(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> bool:
         head = (await reader.readuntil(b"\r\n\r\n")).decode("latin-1").split("\r\n")
         fields = {k.strip().lower(): v.strip() for k, _, v in (line.partition(":") for line in head[1:] if line)}
+        if head[0].startswith("GET "):
+            self.arrivals.append("GET")
+            if self.answers_get:
+                writer.write(
+                    b"HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\ntransfer-encoding: chunked\r\n\r\n"
+                )
+                await writer.drain()
+            return await self._until_gone(reader)
         length = int(fields.get("content-length", "0"))
         message = json.loads(await reader.readexactly(length))
         method = message.get("method")
+        self.arrivals.append(str(method))
         if method == "hold":
             self.holding += 1
             return await self._until_gone(reader)
@@ -268,6 +282,29 @@ def test_http_32_calls_in_flight_with_notifications_and_server_requests() -> Non
         assert sorted(p["for"] for _, p in seen.requests) == ids
         # Answered within the callers' sends: no task per call was left behind in the transport.
         assert session.transport._posts == {}  # type: ignore[attr-defined]
+        await session.close()
+        await peer.stop()
+
+    run(main)
+
+
+@pytest.mark.parametrize("answers_get", [True, False])
+def test_http_a_call_right_after_the_listen_stream_opens_goes_out_after_its_get(
+    answers_get: bool, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A server sends what relates to no request on the standalone GET stream and drops it while
+    none is open, so the first call exchanged in its caller's task waits for the GET's answer; a
+    GET that is never answered holds it LISTEN_SETTLE seconds at most."""
+    monkeypatch.setattr(http_client, "LISTEN_SETTLE", 0.5)
+
+    async def main() -> None:
+        peer, seen = HttpPeer(), Seen()
+        peer.answers_get = answers_get
+        session = await http_session(peer, seen)
+        session.transport.open_listen_stream()  # type: ignore[attr-defined]
+        result = await session.request("echo", {"text": "first"})
+        assert result["text"] == "first"
+        assert peer.arrivals[:2] == ["GET", "echo"]
         await session.close()
         await peer.stop()
 
