@@ -9,9 +9,11 @@ Nothing here is timed: the subprocess either reports its timeout or the test's o
 from __future__ import annotations
 
 import asyncio
+import json
 import subprocess
 import sys
 import threading
+from pathlib import Path
 
 import pytest
 
@@ -98,3 +100,30 @@ def test_a_failing_file_write_fails_its_send_with_connection_closed() -> None:
             await writer.write(b"line\n")
 
     asyncio.run(asyncio.wait_for(main(), 60))
+
+
+def test_a_server_whose_stdin_and_stdout_are_regular_files_answers_every_request_in_whole_lines(tmp_path: Path) -> None:
+    # Both ends regular files: stdin read in a thread, every answer written by _SerialWriter.
+    weather = Path(__file__).resolve().parents[3] / "examples/weather"
+    init = {
+        "jsonrpc": "2.0",
+        "id": 1,
+        "method": "initialize",
+        "params": {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "t", "version": "0"}},
+    }
+    requests = [init, {"jsonrpc": "2.0", "method": "notifications/initialized"}]
+    requests += [{"jsonrpc": "2.0", "id": i, "method": "ping"} for i in range(2, 52)]
+    source = tmp_path / "in.jsonl"
+    source.write_bytes(b"".join(json.dumps(r).encode() + b"\n" for r in requests))
+    sink = tmp_path / "out.jsonl"
+    with source.open("rb") as stdin, sink.open("wb") as stdout:
+        done = subprocess.run(
+            [sys.executable, "-m", "weather_server"], cwd=weather, stdin=stdin, stdout=stdout, stderr=subprocess.PIPE,
+            timeout=60,
+        )  # fmt: skip
+    assert done.returncode == 0, done.stderr[-2000:]
+    lines = sink.read_bytes().split(b"\n")
+    assert lines[-1] == b""  # every line ended by its newline, none cut
+    answers = [json.loads(line) for line in lines[:-1]]
+    assert sorted(a["id"] for a in answers) == list(range(1, 52))
+    assert all(a == {"jsonrpc": "2.0", "id": a["id"], "result": {}} for a in answers if a["id"] != 1)
