@@ -14,6 +14,7 @@ from __future__ import annotations
 import asyncio
 import collections
 import contextlib
+import functools
 import logging
 import os
 import selectors
@@ -503,6 +504,12 @@ def _windows_wrap(argv: list[str]) -> list[str]:
 class StdioServerTransport(_LineEnds):
     """Serves over this process's stdin/stdout; stdout carries protocol messages only."""
 
+    # Every message is handed whole to what writes it before the send first waits: the pipe's
+    # buffer (then the send waits for room), or the one thread that writes a file's lines in
+    # order (_SerialWriter). So a request's deadline may cancel the wait (a client that stops
+    # reading) without cutting a line in two or letting the next one overtake it.
+    interruptible_send = True
+
     def __init__(self, *, wire_log: WireLog | None = None, max_message_bytes: int = DEFAULT_MAX_MESSAGE_BYTES) -> None:
         super().__init__(max_message_bytes, wire_log, "c2s")
         self._wire = wire_log
@@ -512,6 +519,7 @@ class StdioServerTransport(_LineEnds):
         self._in_fd: int | None = None
         self._drain_waiters: list[asyncio.Future[None]] = []
         self._paused = False
+        self._file_out: _SerialWriter | None = None
 
     async def start(self) -> None:
         loop = asyncio.get_running_loop()
@@ -536,16 +544,17 @@ class StdioServerTransport(_LineEnds):
                 lambda: _FlowControl(self._pause, self._resume), os.fdopen(self._out_fd, "wb", 0, closefd=False)
             )
             self._writer = transport
-        except ValueError:
+        except ValueError:  # a regular file: written in a thread, one line after the other
             self._writer = None
+            self._file_out = _SerialWriter(functools.partial(_write_all, self._out_fd))
 
     async def send(self, message: JSONObject | list[JSONObject]) -> None:
         data = jsonrpc.encode(message)
         if self._wire:
             self._wire.record("s2c", data)
         if self._writer is None:
-            assert self._out_fd is not None
-            await asyncio.to_thread(_write_all, self._out_fd, data + b"\n")
+            assert self._file_out is not None
+            await self._file_out.write(data + b"\n")
             return
         if self._writer.is_closing():
             raise ConnectionClosed("stdout is closed")
@@ -628,6 +637,39 @@ def _pollable(fd: int) -> bool:
         except (OSError, ValueError):
             return False
     return True
+
+
+class _SerialWriter:
+    """Blocking writes done in a thread, one at a time and in the order they were asked for. A
+    caller that stops waiting (cancelled) leaves its line queued, written whole in its turn: a
+    cancelled `asyncio.to_thread` write would go on in its thread while the next one started in
+    another, and the two could interleave."""
+
+    def __init__(self, write: Callable[[bytes], None]) -> None:
+        self._write = write
+        self._queue: collections.deque[tuple[bytes, asyncio.Future[None]]] = collections.deque()
+        self._worker: asyncio.Task[None] | None = None
+
+    def write(self, data: bytes) -> asyncio.Future[None]:
+        """Queue `data`; the future resolves once it is written (or holds why it was not)."""
+        loop = asyncio.get_running_loop()
+        done: asyncio.Future[None] = loop.create_future()
+        self._queue.append((data, done))
+        if self._worker is None or self._worker.done():
+            self._worker = loop.create_task(self._drain())
+        return done
+
+    async def _drain(self) -> None:
+        while self._queue:
+            data, done = self._queue.popleft()
+            try:
+                await asyncio.to_thread(self._write, data)
+            except OSError as exc:
+                if not done.done():
+                    done.set_exception(ConnectionClosed(f"cannot write stdout: {exc.strerror or exc}"))
+            else:
+                if not done.done():
+                    done.set_result(None)
 
 
 def _write_all(fd: int, data: bytes) -> None:
