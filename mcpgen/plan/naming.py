@@ -65,8 +65,9 @@ CLIENT_MEMBERS = frozenset(
 
 # The runtime names a generated package re-exports (the client's `__init__.py`, the server's
 # `_generated/__init__.py`): no model class may be called the same, so `pkg.ToolResult` and
-# `pkg.models.X` are never two classes of one name (tests/render/test_readable.py holds the list
-# to the templates).
+# `pkg.models.X` are never two classes of one name. A literal: the templates choose these names
+# (a few of runtime.support's `__all__`), and reading support.server would load the server side
+# at generation time; tests/render/test_readable.py holds it equal to what packages re-export.
 RUNTIME_EXPORTS = frozenset(
     {
         "AsyncClient",

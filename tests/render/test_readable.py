@@ -173,7 +173,9 @@ def test_the_reserved_names_are_every_name_a_package_re_exports(packages: Path) 
     server = importlib.import_module("rd_server._generated")
     reexported = {n for n in [*client.__all__, *code.__all__] if n[:1].isupper() and not n.isupper()}
     reexported |= {n for n in vars(server) if n[:1].isupper() and not n.isupper()}  # (constants: RUNTIME_REQUIRES)
-    assert reexported <= RUNTIME_EXPORTS, reexported - RUNTIME_EXPORTS
+    # Both ways: a name the templates stop re-exporting leaves the hand-kept list too, so the
+    # list never renames a tool's models for a name no package has.
+    assert reexported == RUNTIME_EXPORTS, (reexported - RUNTIME_EXPORTS, RUNTIME_EXPORTS - reexported)
 
 
 @pytest.mark.parametrize("package", ["rd_client", "rd_code"])
