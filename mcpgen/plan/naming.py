@@ -173,6 +173,12 @@ ANNOTATION_BUILTINS = frozenset({"bool", "dict", "float", "int", "list", "str", 
 # Soft keywords (`type`, `match`, `case`) are names like any other; `_` never comes out of snake().
 RESERVED_SNAKE = frozenset(keyword.kwlist) | ANNOTATION_BUILTINS | frozenset({"self", "cls"})
 
+# A name generated code binds beside a tool's method and its parameters starts with "_", which
+# snake() never gives (its words are letters and digits, joined by "_"): so no tool or argument
+# shadows it, and none is renamed for it. Code mode's tool modules call the connection's client
+# through this one (a tool called `current_client` would otherwise call itself).
+CODE_MODE_CLIENT = "_current_client"
+
 
 def _ascii(text: str) -> str:
     """Deterministic ASCII: NFKC, strip accents, then escape what is left as u<hex>."""
