@@ -6,12 +6,11 @@ from __future__ import annotations
 import asyncio
 import builtins
 import importlib
-import sys
 import uuid
 from pathlib import Path
 from types import ModuleType
 
-from generation import AWKWARD, imported, tool
+from generation import AWKWARD, importable, imported, tool
 
 from mcpgen.generate import generate_client
 from mcpgen.options import ClientOptions, Layout
@@ -42,8 +41,7 @@ def test_awkward_names_and_hostile_text_stay_data(tmp_path: Path) -> None:
     files = generate_client(catalog, ClientOptions(layout=Layout.CODE_MODE), package=package)
     assert "PWNED" not in files.files["SKILL.md"]
     write_atomic(files, tmp_path / package)
-    sys.path.insert(0, str(tmp_path))
-    try:
+    with importable(tmp_path, package):
         index = importlib.import_module(package)
         names = index.tool_names()
         assert len(names) == len(set(names)) == len(AWKWARD)
@@ -61,10 +59,6 @@ def test_awkward_names_and_hostile_text_stay_data(tmp_path: Path) -> None:
         # A string that is one tool's Python name and another's MCP name means the Python one.
         assert index.tool_info("get_weather").wire == "get-weather"
         assert len(index.search_tools("", 100)) == len(AWKWARD)
-    finally:
-        sys.path.remove(str(tmp_path))
-        for mod in [m for m in sys.modules if m == package or m.startswith(package + ".")]:
-            del sys.modules[mod]
 
 
 def test_a_tool_and_an_argument_called_current_client_call_the_server_not_themselves(tmp_path: Path) -> None:
