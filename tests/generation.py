@@ -66,9 +66,15 @@ def generate(tmp_path: Path) -> Iterator[GenerateFn]:
 
     yield _gen
     sys.path.remove(str(tmp_path))
-    for name in made:
-        for mod in [m for m in sys.modules if m == name or m.startswith(name + ".")]:
-            del sys.modules[mod]
+    forget(*made)
+
+
+def forget(*packages: str) -> None:
+    """The generated `packages` (and every module under them) gone from sys.modules, so another
+    test can generate and import packages of the same names. The one clean-up every test that
+    imports generated code uses (`imported`, `importable`, the `generate` fixture, ...)."""
+    for name in [m for m in sys.modules if m.split(".")[0] in packages]:
+        del sys.modules[name]
 
 
 @contextmanager
@@ -79,8 +85,7 @@ def imported(folder: Path, name: str) -> Iterator[ModuleType]:
         yield importlib.import_module(name)
     finally:
         sys.path.remove(str(folder))
-        for mod in [m for m in sys.modules if m == name or m.startswith(name + ".")]:
-            del sys.modules[mod]
+        forget(name)
 
 
 def cli_run(args: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:
@@ -174,5 +179,4 @@ def importable(root: Path, *packages: str) -> Iterator[Path]:
         yield root
     finally:
         sys.path.remove(str(root))
-        for name in [m for m in sys.modules if m.split(".")[0] in packages]:
-            del sys.modules[name]
+        forget(*packages)

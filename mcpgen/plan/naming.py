@@ -65,8 +65,9 @@ CLIENT_MEMBERS = frozenset(
 
 # The runtime names a generated package re-exports (the client's `__init__.py`, the server's
 # `_generated/__init__.py`): no model class may be called the same, so `pkg.ToolResult` and
-# `pkg.models.X` are never two classes of one name (tests/render/test_readable.py holds the list
-# to the templates).
+# `pkg.models.X` are never two classes of one name. A literal: the templates choose these names
+# (a few of runtime.support's `__all__`), and reading support.server would load the server side
+# at generation time; tests/render/test_readable.py holds it equal to what packages re-export.
 RUNTIME_EXPORTS = frozenset(
     {
         "AsyncClient",
@@ -171,6 +172,12 @@ ANNOTATION_BUILTINS = frozenset({"bool", "dict", "float", "int", "list", "str", 
 
 # Soft keywords (`type`, `match`, `case`) are names like any other; `_` never comes out of snake().
 RESERVED_SNAKE = frozenset(keyword.kwlist) | ANNOTATION_BUILTINS | frozenset({"self", "cls"})
+
+# A name generated code binds beside a tool's method and its parameters starts with "_", which
+# snake() never gives (its words are letters and digits, joined by "_"): so no tool or argument
+# shadows it, and none is renamed for it. Code mode's tool modules call the connection's client
+# through this one (a tool called `current_client` would otherwise call itself).
+CODE_MODE_CLIENT = "_current_client"
 
 
 def _ascii(text: str) -> str:

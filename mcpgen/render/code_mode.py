@@ -20,6 +20,7 @@ from ..models import ModelsOutput
 from ..models.imports import import_lines
 from ..options import ClientOptions
 from ..plan.docstrings import CALL_ERRORS, tool_docstring
+from ..plan.naming import CODE_MODE_CLIENT
 from ..plan.types import Plan, ToolPlan
 from .client import code_lines, indented, render_client, runtime_module
 from .emitters import code
@@ -127,7 +128,7 @@ def render_code_mode(
             "from collections.abc import Mapping",
             f"from typing import {'TYPE_CHECKING, ' if checking else ''}Final",
             *([f"from {tool_runtime}.support.tools import {', '.join(support)}"] if support else []),
-            "from .._connection import current_client",
+            f"from .._connection import current_client as {CODE_MODE_CLIENT}",
         ]
         fs.add(
             f"tools/{t.module}.py",
@@ -139,6 +140,7 @@ def render_code_mode(
                 tool_imports=code(import_lines(imports)),
                 tool_type_checking_imports=code(indented(import_lines(checking))),
                 tool_doc=tool_docstring(t),
+                client_of_connection=CODE_MODE_CLIENT,
                 **common,
             ),
         )

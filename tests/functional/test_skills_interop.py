@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from generation import importable
 
 from mcpgen.generate import generate_client
 from mcpgen.options import ClientOptions
@@ -53,13 +54,8 @@ def generated(folder: Path, tmp_path: Path) -> Any:
     catalog = asyncio.run(fetch_catalog(sys.executable, [PEER, str(folder)]))
     assert "io.modelcontextprotocol/skills" in catalog.extensions
     write_atomic(generate_client(catalog, ClientOptions()), tmp_path / "fastmcp_skills_client")
-    sys.path.insert(0, str(tmp_path))
-    try:
+    with importable(tmp_path, "fastmcp_skills_client"):
         yield importlib.import_module("fastmcp_skills_client")
-    finally:
-        sys.path.remove(str(tmp_path))
-        for name in [m for m in sys.modules if m.startswith("fastmcp_skills_client")]:
-            del sys.modules[name]
 
 
 def test_a_generated_client_lists_fetches_and_verifies_fastmcps_skills(generated: Any, folder: Path) -> None:

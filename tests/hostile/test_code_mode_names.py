@@ -3,18 +3,22 @@ importable module, and no name, title, description or annotation becomes code.""
 
 from __future__ import annotations
 
+import asyncio
 import builtins
 import importlib
-import sys
 import uuid
 from pathlib import Path
+from types import ModuleType
 
-from generation import AWKWARD, tool
+from generation import AWKWARD, importable, imported, tool
 
 from mcpgen.generate import generate_client
 from mcpgen.options import ClientOptions, Layout
 from mcpgen.output.write import write_atomic
+from mcpgen.runtime.core.results import ToolResult
 from mcpgen.sources.files import catalog_from_document
+from mcpgen.testing.mock import MockOptions, mock_server
+from mcpgen.testing.overrides import Behaviour, Overrides
 
 # Were any of it code, importing the package would set builtins.PWNED.
 HOSTILE_TEXT = '"""\nimport builtins; builtins.PWNED = 1\n"""\x00\u2028 \'; builtins.PWNED = 2 #'
@@ -37,8 +41,7 @@ def test_awkward_names_and_hostile_text_stay_data(tmp_path: Path) -> None:
     files = generate_client(catalog, ClientOptions(layout=Layout.CODE_MODE), package=package)
     assert "PWNED" not in files.files["SKILL.md"]
     write_atomic(files, tmp_path / package)
-    sys.path.insert(0, str(tmp_path))
-    try:
+    with importable(tmp_path, package):
         index = importlib.import_module(package)
         names = index.tool_names()
         assert len(names) == len(set(names)) == len(AWKWARD)
@@ -56,7 +59,26 @@ def test_awkward_names_and_hostile_text_stay_data(tmp_path: Path) -> None:
         # A string that is one tool's Python name and another's MCP name means the Python one.
         assert index.tool_info("get_weather").wire == "get-weather"
         assert len(index.search_tools("", 100)) == len(AWKWARD)
-    finally:
-        sys.path.remove(str(tmp_path))
-        for mod in [m for m in sys.modules if m == package or m.startswith(package + ".")]:
-            del sys.modules[mod]
+
+
+def test_a_tool_and_an_argument_called_current_client_call_the_server_not_themselves(tmp_path: Path) -> None:
+    # `current_client` is what every code-mode tool module calls to reach the connection.
+    shadow = tool("current_client", {"current_client": {"type": "string"}}, required=["current_client"])
+    catalog, problems = catalog_from_document({"tools": [shadow]}, "inline")
+    assert catalog is not None and not problems, problems
+    package = f"cm_{uuid.uuid4().hex[:8]}"
+    files = generate_client(catalog, ClientOptions(layout=Layout.CODE_MODE), package=package)
+    write_atomic(files, tmp_path / package)
+    served = Behaviour(content=({"type": "text", "text": "from the server"},))
+    server = mock_server(catalog, MockOptions(overrides=Overrides({"current_client": [served]})))
+
+    async def call(index: ModuleType, module: ModuleType) -> object:
+        async with index.AsyncClient.connect_memory(server) as client:
+            with index.use(client):
+                return await module.current_client(current_client="x")
+
+    with imported(tmp_path, package) as index:
+        module = importlib.import_module(f"{package}.tools.current_client")
+        assert index.tool_names() == ["current_client"]  # the tool keeps its name
+        result = asyncio.run(call(index, module))
+    assert isinstance(result, ToolResult) and result.text == "from the server"

@@ -11,6 +11,7 @@ from typing import Any
 
 import pydantic
 import pytest
+from generation import importable
 
 from mcpgen.catalog.build import build_catalog
 from mcpgen.generate import generate_client
@@ -55,8 +56,7 @@ def test_two_thousand_tools(tmp_path: Path) -> None:
     assert client_src.count("\n    async def tool_") == COUNT
     assert "'tool-999'" in client_src and "'tool_999'" in client_src
 
-    sys.path.insert(0, str(tmp_path))
-    try:
+    with importable(tmp_path, "many_client"):
         pkg = importlib.import_module("many_client")
         models = importlib.import_module("many_client.models")
         args = models.Tool0Args
@@ -70,10 +70,6 @@ def test_two_thousand_tools(tmp_path: Path) -> None:
         ):
             args.model_validate({"n": "1"})  # no lax coercion
         assert len(pkg.AsyncClient.tool_definitions(pkg.AsyncClient.__new__(pkg.AsyncClient))) == COUNT
-    finally:
-        sys.path.remove(str(tmp_path))
-        for name in [m for m in sys.modules if m.split(".")[0] == "many_client"]:
-            del sys.modules[name]
 
     checked = subprocess.run(
         [sys.executable, "-m", "mypy", "--strict", "--no-incremental", "many_client"],

@@ -11,6 +11,7 @@ from types import ModuleType
 from typing import Any
 
 import pytest
+from generation import forget
 
 from mcpgen.catalog.build import build_catalog
 from mcpgen.generate import generate_client
@@ -41,6 +42,4 @@ def build(tmp_path: Path) -> Iterator[Build]:
 
     yield _build
     sys.path.remove(str(tmp_path))
-    for name in made:
-        for mod in [m for m in sys.modules if m == name or m.startswith(name + ".")]:
-            del sys.modules[mod]
+    forget(*made)

@@ -10,6 +10,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from generation import importable
 
 from mcpgen.models.per_tool import SHARED, ModelModule, ToolRoots, split_by_tool
 
@@ -125,11 +126,8 @@ def package(tmp_path: Path) -> Iterator[Path]:
     (root / "_models" / "__init__.py").write_text("")
     for module in split().values():
         (root / "_models" / f"{module.name}.py").write_text(module.source)
-    sys.path.insert(0, str(tmp_path))
-    yield root
-    sys.path.remove(str(tmp_path))
-    for name in [n for n in sys.modules if n == "split_pkg" or n.startswith("split_pkg.")]:
-        del sys.modules[name]
+    with importable(tmp_path, "split_pkg"):
+        yield root
 
 
 def test_every_module_imports_and_builds_on_its_own(package: Path) -> None:

@@ -11,7 +11,7 @@ import uuid
 from pathlib import Path
 
 import pytest
-from generation import tool
+from generation import importable, tool
 
 from mcpgen.generate import generate_many
 from mcpgen.options import ClientOptions
@@ -40,8 +40,7 @@ def _generate(root: Path) -> str:
 
 def test_shadowing_namespaces_import_and_resolve(tmp_path: Path) -> None:
     package = _generate(tmp_path)
-    sys.path.insert(0, str(tmp_path))
-    try:
+    with importable(tmp_path, package):
         pkg = importlib.import_module(package)
         spaces = dict(pkg.SERVERS)
         assert spaces["os"] == "os" and spaces["config_path"] == "config path"
@@ -51,10 +50,6 @@ def test_shadowing_namespaces_import_and_resolve(tmp_path: Path) -> None:
         assert callable(pkg.Client.connect) and callable(pkg.AsyncClient.connect)
         assert set(pkg.AsyncClient.__annotations__) == set(spaces)
         assert sum(1 for c in pkg.COLLISIONS if "'create_issue' is offered by 8 servers" in c) == 1
-    finally:
-        sys.path.remove(str(tmp_path))
-        for mod in [m for m in sys.modules if m == package or m.startswith(package + ".")]:
-            del sys.modules[mod]
 
 
 @pytest.mark.slow

@@ -11,6 +11,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from generation import importable
 from serving import serving
 
 REPO = Path(__file__).resolve().parents[2]
@@ -52,8 +53,7 @@ def test_generate_from_url_and_connect_to_it(http_server: str, tmp_path: Path) -
     assert http_server in generated
     assert "s3cret" not in generated  # header values (tokens) are never recorded
 
-    sys.path.insert(0, str(tmp_path))
-    try:
+    with importable(tmp_path, "http_client"):
         pkg = importlib.import_module("http_client")
 
         async def main() -> None:
@@ -64,10 +64,6 @@ def test_generate_from_url_and_connect_to_it(http_server: str, tmp_path: Path) -
         asyncio.run(main())
         with pkg.Client.connect_http(http_server, headers={"X-Trace": "1"}) as c:
             assert c.weather(city="Oslo").city == "Oslo"
-    finally:
-        sys.path.remove(str(tmp_path))
-        for name in [m for m in sys.modules if m == "http_client" or m.startswith("http_client.")]:
-            del sys.modules[name]
 
     listed = mcpgen("inspect", "--url", http_server, cwd=tmp_path)
     assert listed.returncode == 0 and "echo" in listed.stdout

@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from generation import importable
 
 # The zone travels only through the entry's env (TZ): mcp-server-time names its local zone in the
 # tools' argument descriptions, so finding it in the generated package proves env reached it.
@@ -45,8 +46,7 @@ def test_client_from_a_config_entry_calls_the_server(tmp_path: Path, key: str) -
     assert done.returncode == 0, done.stderr
     catalog = (tmp_path / "time_client" / "_catalog.py").read_text()
     assert ZONE in catalog  # env reached the server
-    sys.path.insert(0, str(tmp_path))
-    try:
+    with importable(tmp_path, "time_client"):
         pkg = importlib.import_module("time_client")
 
         async def call() -> Any:
@@ -58,10 +58,6 @@ def test_client_from_a_config_entry_calls_the_server(tmp_path: Path, key: str) -
         with pytest.warns(pkg.SchemaDriftWarning, match="get_current_time/inputSchema/properties/timezone/description"):
             now = asyncio.run(call())
         assert isinstance(now, pkg.models.GetCurrentTimeResult) and now.timezone == "Asia/Tokyo"
-    finally:
-        sys.path.remove(str(tmp_path))
-        for name in [m for m in sys.modules if m == "time_client" or m.startswith("time_client.")]:
-            del sys.modules[name]
 
 
 @pytest.mark.slow

@@ -27,7 +27,7 @@ from collections.abc import Awaitable, Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
 from ..core.errors import McpError, ProtocolError, RequestTimeout, TaskFailed
-from ..core.jsonrpc import JSONObject, is_object
+from ..core.jsonrpc import JSONObject, is_int, is_object
 from ..core.protocol import ERA_MODERN, EXTENSION_TASKS, META_CLIENT_CAPABILITIES
 from . import server_requests
 from .negotiation import stateless_meta
@@ -135,10 +135,10 @@ class ToolTask:
         message = task.get("statusMessage")
         self.status_message = message[:2000] if isinstance(message, str) else None
         poll = task.get("pollIntervalMs")
-        if isinstance(poll, int) and not isinstance(poll, bool) and poll > 0:
+        if is_int(poll) and poll > 0:
             self.poll_interval = min(max(poll / 1000, POLL_BOUNDS[0]), POLL_BOUNDS[1])
         ttl = task.get("ttlMs")
-        self.ttl_ms = ttl if isinstance(ttl, int) and not isinstance(ttl, bool) else None
+        self.ttl_ms = ttl if is_int(ttl) else None
         result, error = task.get("result"), task.get("error")
         if self.status == "completed":
             if not is_object(result):
@@ -238,7 +238,7 @@ class ToolTask:
             code = error.get("code")
             message = error.get("message")
             text = message[:500] if isinstance(message, str) else "the server gave no reason"
-            number = code if isinstance(code, int) and not isinstance(code, bool) else None
+            number = code if is_int(code) else None
             raise TaskFailed(str(self.task_id), "failed", text, number, error.get("data"))
         raise RuntimeError(f"task {self.task_id} has not ended yet (status {self.status})")
 

@@ -212,9 +212,15 @@ def is_array(value: object) -> TypeIs[list[Any]]:
     return isinstance(value, list)
 
 
+def is_int(value: object) -> TypeIs[int]:
+    """A JSON integer as a decoder gives it: an `int` that is not a `bool` (bool is an int
+    subclass, and `true` is never a number). Bounds are the caller's: `is_int(v) and v >= 0`."""
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
 def is_valid_id(value: Any) -> TypeGuard[RequestId]:
-    # bool is an int subclass but not a valid id; null is never valid for a request.
-    return isinstance(value, str) or (isinstance(value, int) and not isinstance(value, bool))
+    # null is never valid for a request.
+    return isinstance(value, str) or is_int(value)
 
 
 def classify(message: Any) -> str:

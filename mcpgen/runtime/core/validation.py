@@ -17,7 +17,7 @@ from typing import Any, cast, get_args
 
 from .errors import SchemaMismatch
 from .exact_schemas import ExactSchemas
-from .jsonrpc import is_array, is_object
+from .jsonrpc import is_array, is_int, is_object
 from .patterns import compile_pattern, linear_validator
 
 Check = Callable[[Any], "str | None"]
@@ -217,7 +217,7 @@ def _is_number(v: Any) -> bool:
 
 
 def _is_integer(v: Any) -> bool:
-    return (isinstance(v, int) and not isinstance(v, bool)) or (isinstance(v, float) and v.is_integer())
+    return is_int(v) or (isinstance(v, float) and v.is_integer())
 
 
 _TYPES: dict[str, Predicate] = {
@@ -340,7 +340,7 @@ def _keyword(key: str, value: Any, schema: dict[str, Any], formats: bool) -> Pre
         below = _bound(value)
         return lambda v: not _is_number(v) or v < below
     if key in ("minLength", "maxLength", "minItems", "maxItems", "minProperties", "maxProperties"):
-        if isinstance(value, bool) or not isinstance(value, int):
+        if not is_int(value):
             raise _Unsupported(key)
         kind, size = _SIZED[key[3]], value
         if key.startswith("min"):

@@ -28,11 +28,11 @@ import time
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
-from typing import TYPE_CHECKING, Any, TypeGuard
+from typing import TYPE_CHECKING, Any
 
 from ..core import jsonrpc
 from ..core.errors import RpcError
-from ..core.jsonrpc import JSONObject, is_array, is_object
+from ..core.jsonrpc import JSONObject, is_array, is_int, is_object
 from ..core.protocol import EXTENSION_TASKS
 from .store.base import MAX_TASK_BYTES, MAX_TASK_MESSAGE_BYTES, Store
 from .store.memory import MemoryStore
@@ -179,7 +179,11 @@ class TaskRecord:
         if not valid_owner(owner):
             return None
         ttl, poll, beat = data.get("ttl"), data.get("poll"), data.get("beat")
-        if not (_count(ttl) and _count(poll)) or isinstance(beat, bool) or not isinstance(beat, (int, float)):
+        if (
+            not (is_int(ttl) and ttl >= 0 and is_int(poll) and poll >= 0)
+            or isinstance(beat, bool)
+            or not isinstance(beat, (int, float))
+        ):
             return None
         if not 0 <= beat < 1e12:  # a wall-clock time (NaN or infinity would keep it "working" forever)
             return None
@@ -220,11 +224,6 @@ class TaskRecord:
         elif self.status == "input_required":
             task["inputRequests"] = self.input_requests
         return task
-
-
-def _count(value: object) -> TypeGuard[int]:
-    """A non-negative integer (a bool is none)."""
-    return isinstance(value, int) and not isinstance(value, bool) and value >= 0
 
 
 def _answers_of(raw: bytes) -> tuple[bool, JSONObject]:

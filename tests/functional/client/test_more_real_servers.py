@@ -33,6 +33,7 @@ from typing import Any
 
 import pytest
 from checkers import errors_of, mypy_strict, pyright_strict
+from generation import forget
 from llm_api_checkers import refusals
 
 from mcpgen.runtime import McpError
@@ -279,8 +280,7 @@ def calls(world: World) -> Iterator[ModuleType]:
     module = _import(world, "calls")
     yield module
     sys.path.remove(str(world.root))
-    for name in [m for m in sys.modules if m.split(".")[0] in {"calls", *(f"{s.name}_client" for s in SERVERS)}]:
-        del sys.modules[name]
+    forget("calls", *(f"{s.name}_client" for s in SERVERS))
 
 
 @pytest.mark.parametrize("name", NAMES)

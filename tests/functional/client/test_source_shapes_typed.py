@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 from checkers import errors_of, mypy, pyright_strict
-from generation import EVERYTHING, SDK_SERVER, TIME_SERVER
+from generation import EVERYTHING, SDK_SERVER, TIME_SERVER, importable
 from serving import serving
 
 REPO = Path(__file__).resolve().parents[3]
@@ -172,17 +172,12 @@ def test_every_source_shape_passes_mypy_strict_with_the_pydantic_plugin(packages
 @pytest.mark.slow
 def test_the_packages_record_their_sources(packages: Path) -> None:
     """Each package really came from its kind of source (what connect() would start or reach)."""
-    sys.path.insert(0, str(packages))
-    try:
+    with importable(packages, *CLIENTS):
         found = {
             name: (mod.SOURCE_COMMAND, mod.SOURCE_URL)
             for name in CLIENTS
             for mod in [importlib.import_module(f"{name}._catalog")]
         }
-    finally:
-        sys.path.remove(str(packages))
-        for name in [m for m in sys.modules if m.split(".")[0] in found]:
-            del sys.modules[name]
     assert found["file_client"] == (None, None)
     assert found["stdio_client"] == (tuple(EVERYTHING), None)
     # A config entry's command may hold tokens: connect() reads the entry again instead.

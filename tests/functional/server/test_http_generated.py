@@ -16,6 +16,7 @@ from types import ModuleType
 from typing import Any
 
 import pytest
+from generation import forget
 from serving import serving
 
 REPO = Path(__file__).resolve().parents[3]
@@ -44,11 +45,8 @@ def generate_client(args: list[str], out: Path, name: str) -> ModuleType:
 
 @pytest.fixture
 def unload() -> Iterator[None]:
-    before = set(sys.modules)
     yield
-    for name in set(sys.modules) - before:
-        if name.split(".")[0] in ("sdk_http_client", "weather_http_client", "everything_http_client"):
-            del sys.modules[name]
+    forget("sdk_http_client", "weather_http_client", "everything_http_client")
 
 
 @pytest.fixture(scope="module")

@@ -5,12 +5,11 @@ as the user wrote it. A bad TASK_SUPPORT value stops the server at start, in one
 from __future__ import annotations
 
 import asyncio
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from generation import mcpgen_cli
+from generation import importable, mcpgen_cli
 
 from mcpgen.runtime import connect_memory
 
@@ -51,13 +50,8 @@ def package(tmp_path: Path) -> Iterator[Path]:
     generate(tmp_path)
     (tmp_path / "report_server" / "handlers.py").write_text(HANDLERS, encoding="utf-8")
     generate(tmp_path)  # regenerated: handlers.py stays the user's
-    sys.path.insert(0, str(tmp_path))
-    try:
+    with importable(tmp_path, "report_server"):
         yield tmp_path
-    finally:
-        sys.path.remove(str(tmp_path))
-        for name in [m for m in sys.modules if m == "report_server" or m.startswith("report_server.")]:
-            del sys.modules[name]
 
 
 def test_handlers_task_support_makes_a_task_and_survives_regeneration(package: Path) -> None:

@@ -14,7 +14,12 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from mcpgen.runtime.client.tasks import ToolTask
 from mcpgen.runtime.core import jsonrpc
+from mcpgen.runtime.core.errors import TaskFailed
+from mcpgen.runtime.core.validation import compile_validator
+from mcpgen.runtime.server.task_owner import ANONYMOUS
+from mcpgen.runtime.server.tasks import TaskRecord
 
 ROOT = Path(__file__).resolve().parents[3]
 
@@ -339,3 +344,36 @@ def test_keys_that_are_not_text_are_refused_not_skipped() -> None:
     with pytest.raises(TypeError, match="keys must be str"):
         jsonrpc.stdlib_encode({(1, 2): 0})
     assert jsonrpc.stdlib_encode({1: 0, None: 1}) == b'{"1":0,"null":1}'
+
+
+# One rule, "a JSON integer is an int that is not a bool", held by jsonrpc.is_int and read by
+# every reader of an integer field (ids, task ttl/poll on both sides, error codes, schemas).
+_INTS = [(True, False), (False, False), (-1, True), (0, True), (2**63, True), (1.0, False)]
+_INTS += [(float("nan"), False), ("1", False), (None, False)]
+
+
+@pytest.mark.parametrize(("value", "integer"), _INTS)
+def test_an_integer_is_an_int_never_a_bool_a_float_a_string_or_null(value: object, integer: bool) -> None:
+    assert jsonrpc.is_int(value) is integer
+    assert jsonrpc.is_valid_id(value) is (integer or isinstance(value, str))
+
+
+@pytest.mark.parametrize(("value", "integer"), _INTS)
+def test_every_integer_reader_takes_what_is_int_takes(value: object, integer: bool) -> None:
+    record = {"id": "t", "owner": ANONYMOUS, "status": "working", "created": "c", "updated": "c", "beat": 1.0}
+    record["inputs"] = {}
+    for field in ("ttl", "poll"):
+        raw = json.dumps({**record, "ttl": 0, "poll": 0, field: value}).encode()
+        assert (TaskRecord.decode(raw) is not None) is (integer and value >= 0), (field, value)  # type: ignore[operator]
+    task = ToolTask(None, "tool", "t")  # type: ignore[arg-type]
+    task.apply({"status": "working", "ttlMs": value, "pollIntervalMs": value})
+    assert task.ttl_ms == (value if integer else None)
+    assert (task.poll_interval != ToolTask(None, "tool", "t").poll_interval) is (integer and value > 0)  # type: ignore[arg-type, operator]
+    task.apply({"status": "failed", "error": {"code": value, "message": "m"}})
+    with pytest.raises(TaskFailed, match="m") as failed:
+        task.result()
+    assert failed.value.code == (value if integer else None)
+    # (a float with no fraction is a JSON Schema integer: the one reader that takes more)
+    assert (compile_validator({"type": "integer"})(value) is None) is (
+        integer or (type(value) is float and value == 1.0)
+    )
