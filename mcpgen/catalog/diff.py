@@ -315,7 +315,7 @@ class _Ctx:
             self.widened(side, "constraint_loosened", where, "elements allowed here now")
         elif new is False and old is not False:
             self.narrowed(side, "constraint_tightened", where, "no element allowed here now")
-        elif old is not False:
+        else:  # two schemas, or false twice (equal: compared whole, nothing to report)
             self.schema(side, where, old, new, depth + 1)
 
     def _variants(self, side: str, where: str, old: dict[str, Any], new: dict[str, Any]) -> None:

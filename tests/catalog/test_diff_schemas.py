@@ -228,6 +228,19 @@ CASES: dict[str, tuple[Any, Any, list[Row]]] = {
         {"type": "array", "items": [{"type": "string"}], "additionalItems": False},
         [("constraint_tightened", NARROWED, "/additionalItems", "no element allowed here now")],
     ),
+    "a draft 7 tuple made one schema": (
+        {"type": "array", "items": [{"type": "string"}]},
+        {"type": "array", "items": {"type": "integer"}},
+        [
+            ("type_changed", True, "/items/0/type", 'type "string" -> "integer"'),
+            ("type_narrowed", NARROWED, "/items/type", 'type any -> "integer"'),
+        ],
+    ),
+    "false twice": (
+        {"type": "array", "items": False},
+        {"type": "array", "items": False, "title": "t"},
+        [("title_changed", False, "/title", "title changed")],
+    ),
     "items made a tuple of one, the rest refused": (
         {"type": "array", "items": {"type": "string"}},
         {"type": "array", "prefixItems": [{"type": "string"}], "items": False},
