@@ -170,8 +170,7 @@ class _Ctx:
         self._bounds(side, where, old, new)
         self._properties(side, where, old, new, depth)
         self._variants(side, where, old, new)
-        if isinstance(old.get("items"), dict) and isinstance(new.get("items"), dict):
-            self.schema(side, where + "/items", old["items"], new["items"], depth + 1)
+        self._items(side, where, old, new, depth)
         # Descriptions are compared by tool_security_changes (a security change); titles here.
         if depth and old.get("title") != new.get("title"):
             self.add("title_changed", False, f"{where}/title", "title changed")
@@ -298,6 +297,27 @@ class _Ctx:
         for key in sorted((oreq - nreq) - np.keys() - op.keys()):
             self.widened(side, "required_removed", f"{where}/required", f"{key!r} is optional now")
 
+    def _items(self, side: str, where: str, old: dict[str, Any], new: dict[str, Any], depth: int) -> None:
+        """An array's elements position by position: the tuple forms' schema at each position
+        (`prefixItems`, or `items` as a list), then the schema of every element after them."""
+        (okey, oprefix, _, orest), (nkey, nprefix, nrest_key, nrest) = _item_view(old), _item_view(new)
+        key = nkey if nprefix else okey
+        for i in range(max(len(oprefix), len(nprefix))):
+            a = oprefix[i] if i < len(oprefix) else orest
+            b = nprefix[i] if i < len(nprefix) else nrest
+            self._item(side, f"{where}/{key}/{i}", a, b, depth)
+        self._item(side, f"{where}/{nrest_key}", orest, nrest, depth)
+
+    def _item(self, side: str, where: str, old: Any, new: Any, depth: int) -> None:
+        """One element's schemas: `true` is the empty schema; `false` refuses every element."""
+        old, new = {} if old is True else old, {} if new is True else new
+        if old is False and new is not False:
+            self.widened(side, "constraint_loosened", where, "elements allowed here now")
+        elif new is False and old is not False:
+            self.narrowed(side, "constraint_tightened", where, "no element allowed here now")
+        else:  # two schemas, or false twice (equal: compared whole, nothing to report)
+            self.schema(side, where, old, new, depth + 1)
+
     def _variants(self, side: str, where: str, old: dict[str, Any], new: dict[str, Any]) -> None:
         for key in ("anyOf", "oneOf"):
             a, b = old.get(key), new.get(key)
@@ -312,6 +332,18 @@ class _Ctx:
                 self.widened(
                     side, "variant_added", f"{where}/{key}", f"{counted(len(sb - sa), key + ' variant')} added"
                 )
+
+
+def _item_view(schema: Mapping[str, Any]) -> tuple[str, list[Any], str, Any]:
+    """(the tuple keyword, its schemas by position, the keyword for the elements after them, their
+    schema): draft 2020-12's `prefixItems` + `items`, or draft 7's `items` list + `additionalItems`;
+    a keyword that is absent allows anything (`true`)."""
+    prefix, items = schema.get("prefixItems"), schema.get("items", True)
+    if isinstance(prefix, list):
+        return "prefixItems", prefix, "items", items
+    if isinstance(items, list):
+        return "items", items, "additionalItems", schema.get("additionalItems", True)
+    return "prefixItems", [], "items", items
 
 
 def _type_set(value: Any) -> frozenset[str] | None:

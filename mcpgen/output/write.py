@@ -24,7 +24,7 @@ import os
 import shutil
 import stat
 import tempfile
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -59,12 +59,10 @@ def recover(real: Path) -> None:
     olds = [e for e in left if e.startswith(prefix + "old-")]
     if not os.path.lexists(real) and len(olds) == 1:
         os.rename(parent / olds[0], real)  # the two-rename swap was cut between its renames
-        left.remove(olds[0])
     for entry in left:
-        path = parent / entry
-        if path.is_symlink() or not path.is_dir():
-            continue  # not a folder mcpgen made
-        shutil.rmtree(path, ignore_errors=True)
+        # rmtree refuses a link (never following it), a file and a name moved back just above;
+        # ignore_errors leaves them: only folders are removed.
+        shutil.rmtree(parent / entry, ignore_errors=True)
 
 
 def write_tree(target: Path, files: Mapping[str, str], keep: Tree, drop: set[str]) -> None:
@@ -83,7 +81,7 @@ def write_tree(target: Path, files: Mapping[str, str], keep: Tree, drop: set[str
             return
         _step("swap")
         if not _exchange(new, real):
-            aside = real.parent / new.name.replace(_prefix(real.name) + "new-", _prefix(real.name) + "old-", 1)
+            aside = real.parent / new.name.replace(_prefix(real.name) + "new-", _prefix(real.name) + "old-")
             os.rename(real, aside)
             try:
                 _step("swap-2")
@@ -106,15 +104,15 @@ def _build(real: Path, new: Path, files: Mapping[str, str], keep: Tree, drop: se
         pass
     kept = {rel: kind for rel, kind in keep.files.items() if rel not in drop and rel not in files}
     full = set(kept) | set(files)
-    holds = {"/".join(rel.split("/")[:i]) for rel in full for i in range(1, rel.count("/") + 1)}
-    had = {"/".join(rel.split("/")[:i]) for rel in keep.files for i in range(1, rel.count("/") + 1)}
-    # Folders that still hold something, and the user's folders that held nothing of mcpgen's.
-    for rel in sorted(d for d in keep.dirs if d in holds or d not in had):
-        os.mkdir(new / rel)
-        with contextlib.suppress(OSError):
-            os.chmod(new / rel, stat.S_IMODE(os.lstat(real / rel).st_mode))
-    for rel in sorted(holds - keep.dirs):
-        os.makedirs(new / rel, exist_ok=True)
+    holds, had = _folders_of(full), _folders_of(keep.files)
+    # Folders that still hold something, the user's folders that held no file at all, and the
+    # folders on the way to those (one that held only mcpgen's files stays for a user's folder).
+    users = {d for d in keep.dirs if d not in had}
+    for rel in sorted(holds | users | _folders_of(users)):
+        os.mkdir(new / rel)  # parents sort first: each folder's parent is made before it
+        if rel in keep.dirs:
+            with contextlib.suppress(OSError):
+                os.chmod(new / rel, stat.S_IMODE(os.lstat(real / rel).st_mode))
     for rel, kind in sorted(kept.items()):
         _step(f"link {rel}")
         if kind == "link":
@@ -128,9 +126,15 @@ def _build(real: Path, new: Path, files: Mapping[str, str], keep: Tree, drop: se
             shutil.copy2(real / rel, new / rel, follow_symlinks=False)
     for rel, text in sorted(files.items()):
         _step(f"write {rel}")
-        fd = os.open(new / rel, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0), 0o666)
+        # O_EXCL refuses any name that is there, a link too (it is not followed, POSIX open).
+        fd = os.open(new / rel, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
         with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as f:
             f.write(text)
+
+
+def _folders_of(rels: Iterable[str]) -> set[str]:
+    """Every folder on the way to each of `rels` (posix relative paths), the paths themselves not."""
+    return {"/".join(rel.split("/")[:i]) for rel in rels for i in range(1, rel.count("/") + 1)}
 
 
 def _umask() -> int:
@@ -151,8 +155,13 @@ def _exchange(a: Path, b: Path) -> bool:
     except (OSError, AttributeError):
         return False
     at_fdcwd, rename_exchange = -100, 2
-    fn.argtypes = [ctypes.c_int, ctypes.c_char_p, ctypes.c_int, ctypes.c_char_p, ctypes.c_uint]
-    fn.restype = ctypes.c_int
+    fn.argtypes = [
+        ctypes.c_int,
+        ctypes.c_char_p,
+        ctypes.c_int,
+        ctypes.c_char_p,
+        ctypes.c_uint,
+    ]  # returns int: the default
     if fn(at_fdcwd, os.fsencode(a), at_fdcwd, os.fsencode(b), rename_exchange) == 0:
         return True
     err = ctypes.get_errno()

@@ -203,6 +203,49 @@ CASES: dict[str, tuple[Any, Any, list[Row]]] = {
         {"type": "array", "items": {"type": "string", "maxLength": 4}},
         [("constraint_tightened", NARROWED, "/items/maxLength", "maxLength 5 -> 4")],
     ),
+    "items added where none was": (
+        {"type": "array"},
+        {"type": "array", "items": {"type": "string"}},
+        [("type_narrowed", NARROWED, "/items/type", 'type any -> "string"')],
+    ),
+    "items made false": (
+        {"type": "array", "items": True},
+        {"type": "array", "items": False},
+        [("constraint_tightened", NARROWED, "/items", "no element allowed here now")],
+    ),
+    "items false made a schema": (
+        {"type": "array", "items": False},
+        {"type": "array", "items": {"type": "string"}},
+        [("constraint_loosened", WIDENED, "/items", "elements allowed here now")],
+    ),
+    "a prefixItems position narrowed": (
+        {"type": "array", "prefixItems": [{"type": "string"}, {}]},
+        {"type": "array", "prefixItems": [{"type": "string"}, {"type": "integer"}]},
+        [("type_narrowed", NARROWED, "/prefixItems/1/type", 'type any -> "integer"')],
+    ),
+    "a draft 7 tuple closed": (
+        {"type": "array", "items": [{"type": "string"}]},
+        {"type": "array", "items": [{"type": "string"}], "additionalItems": False},
+        [("constraint_tightened", NARROWED, "/additionalItems", "no element allowed here now")],
+    ),
+    "a draft 7 tuple made one schema": (
+        {"type": "array", "items": [{"type": "string"}]},
+        {"type": "array", "items": {"type": "integer"}},
+        [
+            ("type_changed", True, "/items/0/type", 'type "string" -> "integer"'),
+            ("type_narrowed", NARROWED, "/items/type", 'type any -> "integer"'),
+        ],
+    ),
+    "false twice": (
+        {"type": "array", "items": False},
+        {"type": "array", "items": False, "title": "t"},
+        [("title_changed", False, "/title", "title changed")],
+    ),
+    "items made a tuple of one, the rest refused": (
+        {"type": "array", "items": {"type": "string"}},
+        {"type": "array", "prefixItems": [{"type": "string"}], "items": False},
+        [("constraint_tightened", NARROWED, "/items", "no element allowed here now")],
+    ),
 }
 UNPREFIXED = ("title_changed", "default_changed")  # documentation: the same on both sides
 
@@ -371,3 +414,40 @@ def test_whole_tool_changes_output_schemas_refs_and_cycles() -> None:
     # A $ref cycle ends after a few hops instead of looping.
     cycle = {"type": "object", "$defs": {"A": {"$ref": "#/$defs/A"}}, "properties": {"a": {"$ref": "#/$defs/A"}}}
     assert diff_tools([{**base, "inputSchema": cycle}], [{**base, "inputSchema": cycle}]) == []
+
+
+# The shapes an array's elements can be given, each about strings (issue 40, #104).
+ITEMS: dict[str, dict[str, Any]] = {
+    "absent": {},
+    "true": {"items": True},
+    "false": {"items": False},
+    "a schema": {"items": {"type": "string"}},
+    "a draft 7 tuple": {"items": [{"type": "string"}]},
+    "a closed draft 7 tuple": {"items": [{"type": "string"}], "additionalItems": False},
+    "prefixItems": {"prefixItems": [{"type": "string"}, {"type": "integer"}]},
+    "closed prefixItems": {"prefixItems": [{"type": "string"}], "items": False},
+}
+INSTANCES = [[], ["a"], [1], ["a", "b"], ["a", 1], [1, "a"], [1, 2], ["a", "b", "c"], ["a", 1, None]]
+
+
+def _accepts(shape: dict[str, Any]) -> set[str]:
+    import json
+
+    import jsonschema
+
+    schema = {"type": "array", **shape}
+    draft = jsonschema.Draft7Validator if isinstance(shape.get("items"), list) else jsonschema.Draft202012Validator
+    return {json.dumps(i) for i in INSTANCES if draft(schema).is_valid(i)}
+
+
+@pytest.mark.parametrize("side", ["input", "output"])
+@pytest.mark.parametrize("new", sorted(ITEMS))
+@pytest.mark.parametrize("old", sorted(ITEMS))
+def test_a_change_of_the_elements_shape_has_the_class_of_what_it_accepts(old: str, new: str, side: str) -> None:
+    # The module's rule, checked against a validator: an input that refuses an instance it accepted
+    # is breaking, an output that may send one it did not is breaking; no change, no report.
+    before, after = _accepts(ITEMS[old]), _accepts(ITEMS[new])
+    changes = diff_tools([_tool({"type": "array", **ITEMS[old]}, side)], [_tool({"type": "array", **ITEMS[new]}, side)])
+    breaks = bool(before - after) if side == "input" else bool(after - before)
+    assert any(c.breaking for c in changes) is breaks, [c.to_json() for c in changes]
+    assert bool(changes) is (before != after), [c.to_json() for c in changes]

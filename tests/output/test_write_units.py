@@ -282,3 +282,33 @@ def test_the_exchange_of_relative_paths_is_from_the_working_folder(
     monkeypatch.chdir(tmp_path)
     assert write._exchange(Path("a"), Path("b"))
     assert [p.name for p in (tmp_path / "b").iterdir()] == ["in-a"]
+
+
+@pytest.mark.parametrize("refused", [False, True], ids=["linked", "copied"])
+def test_a_users_file_swapped_for_a_link_after_the_walk_is_carried_as_that_link(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, refused: bool
+) -> None:
+    # The walk saw a file; a link to a file outside stands there when the tree is built. Neither the
+    # hard link nor the copy follows it: the outside file's bytes or inode never enter the folder.
+    outside = tmp_path / "secret"
+    outside.write_text("secret\n")
+    out = tmp_path / "pkg"
+    out.mkdir()
+    os.symlink(outside, out / "mine.txt")
+    if refused:
+        link_refused(monkeypatch, errno.EXDEV)
+    write.write_tree(out, {"x.py": "x\n"}, Tree({"mine.txt": "file"}, set()), set())
+    assert os.readlink(out / "mine.txt") == str(outside)
+    assert os.lstat(out / "mine.txt").st_ino != os.lstat(outside).st_ino
+    assert outside.read_text() == "secret\n" and os.lstat(outside).st_nlink == 1
+
+
+def test_a_users_empty_folder_keeps_the_folder_around_it_that_held_only_mcpgens_files(tmp_path: Path) -> None:
+    out = tmp_path / "pkg"
+    (out / "a" / "b" / "mine").mkdir(parents=True)
+    (out / "a" / "b" / "gen.py").write_text("old\n")
+    os.chmod(out / "a" / "b", 0o750)
+    keep = Tree({"a/b/gen.py": "file"}, {"a", "a/b", "a/b/mine"})
+    write.write_tree(out, {"x.py": "x\n"}, keep, {"a/b/gen.py"})
+    assert sorted(p.relative_to(out).as_posix() for p in out.rglob("*")) == ["a", "a/b", "a/b/mine", "x.py"]
+    assert mode(out / "a" / "b") == 0o750

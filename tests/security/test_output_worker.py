@@ -28,6 +28,16 @@ def children(pid: int) -> set[int]:
     return found
 
 
+def cpu_ticks(pid: int) -> int:
+    """The CPU time a process has used (user + system) in clock ticks; 0 once it is gone."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return 0
+    fields = stat.rsplit(")", 1)[1].split()
+    return int(fields[11]) + int(fields[12])
+
+
 def alive(pid: int) -> bool:
     try:
         stat = Path(f"/proc/{pid}/stat").read_text()
@@ -56,7 +66,11 @@ def test_sigkill_of_mcpgen_takes_its_worker_with_it(tmp_path: Path) -> None:
             workers = children(proc.pid)
             time.sleep(0.01)
         assert workers, "no worker seen"
-        time.sleep(0.2)
+        # Killed while a worker is at work (it has run for a tenth of a second of CPU), not at a
+        # guessed instant; every child mcpgen has then is checked, those started since included.
+        while max(map(cpu_ticks, workers)) < 10 and time.monotonic() < deadline and proc.poll() is None:
+            time.sleep(0.01)
+        workers |= children(proc.pid)
         os.kill(proc.pid, signal.SIGKILL)
         proc.wait()
         # (a deadline, left as soon as they are gone: generous, since a loaded machine is slower

@@ -15,10 +15,13 @@ from pathlib import Path
 import pytest
 
 # Writes the moment it started to a file, prints a banner and junk (escape codes, a long line)
-# on stdout instead of MCP, then neither reads nor exits; SIGTERM is ignored too.
+# on stdout instead of MCP, then neither reads nor exits; SIGTERM is ignored too. In mode
+# "read" it first reads mcpgen's first message (the initialize request), then says it started.
 HUNG_SERVER = r"""
 import signal, sys, time
 signal.signal(signal.SIGTERM, signal.SIG_IGN)
+if sys.argv[2] == "read":
+    sys.stdin.readline()
 open(sys.argv[1], "w").write(repr(time.time()))
 if sys.argv[2] == "garbage":
     print("Welcome to \x1b[31mMyServer\x1b[0m v1.0!", flush=True)
@@ -71,10 +74,9 @@ def test_connect_timeout_is_honoured_and_the_output_quoted(tmp_path: Path, mode:
 
 @pytest.mark.slow
 def test_ctrl_c_stops_at_once_without_a_traceback(tmp_path: Path) -> None:
-    proc, started = _start(tmp_path, "silent", 30.0)
+    proc, started = _start(tmp_path, "read", 30.0)
     try:
-        _server_start(started)
-        time.sleep(0.3)  # mcpgen is now waiting for the handshake
+        _server_start(started)  # the server has read the initialize request: mcpgen waits for its answer
         os.kill(proc.pid, signal.SIGINT)
         # Before its own 30 s timeout: ignoring Ctrl-C would end in that timeout's error, or later.
         out, err = proc.communicate(timeout=20)

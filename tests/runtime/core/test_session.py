@@ -29,10 +29,14 @@ def sessions(
     return client, server
 
 
-def hanging(cancelled: asyncio.Event) -> Callable[[str, JSONObject, RequestId], Awaitable[Any]]:
-    """A handler that never answers and records that it was cancelled."""
+def hanging(
+    cancelled: asyncio.Event, started: asyncio.Event | None = None
+) -> Callable[[str, JSONObject, RequestId], Awaitable[Any]]:
+    """A handler that never answers and records that it started and that it was cancelled."""
 
     async def hang(method: str, params: JSONObject, rid: RequestId) -> Any:
+        if started is not None:
+            started.set()
         try:
             await asyncio.sleep(60)
         except asyncio.CancelledError:
@@ -130,11 +134,10 @@ def test_timeout_raises_locally_and_cancels_on_the_peer() -> None:
 
 def test_caller_cancellation_sends_notifications_cancelled() -> None:
     async def main() -> None:
-        cancelled = asyncio.Event()
-        hang = hanging(cancelled)
-        client, server = sessions(hang)
+        cancelled, started = asyncio.Event(), asyncio.Event()
+        client, server = sessions(hanging(cancelled, started))
         task = asyncio.ensure_future(client.request("slow"))
-        await asyncio.sleep(0.05)
+        await started.wait()  # the peer is working on it
         task.cancel()
         await asyncio.wait_for(cancelled.wait(), 5)
         # The cancelled request gets no response at all.
@@ -163,7 +166,7 @@ def test_a_request_cancelled_before_its_handler_starts_is_forgotten_unanswered()
         await client.transport.send({"jsonrpc": "2.0", "id": 7, "method": "work"})
         await client.transport.send({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": 7}})
         assert await client.request("ping") == {}  # answered after the cancelled one was dispatched
-        await asyncio.sleep(0.05)
+        await asyncio.sleep(0.05)  # room for a wrongly started handler to show (this cannot fail a right one)
         assert ran == ["ping"]
         assert [m.get("id") for m in server.transport.sent] == [1]  # type: ignore[attr-defined]
         assert server.in_flight == 0
@@ -183,15 +186,16 @@ def test_progress_resets_the_timeout_but_the_hard_maximum_holds() -> None:
                     return {"done": i}
             return {}
 
-        client, server = sessions(steady, max_timeout=1.5)
+        client, server = sessions(steady, max_timeout=4)
         seen: list[float] = []
-        # Each step (0.1 s) is under the 0.3 s timeout: progress keeps it alive past 0.3 s.
-        result = await client.request("work", {"stop": 6}, timeout=0.3, progress=lambda p, t, m: seen.append(p))
-        assert result == {"done": 6}
-        assert seen == [1, 2, 3, 4, 5, 6]
-        # Never past the hard maximum, however much progress arrives.
+        # Each step (0.1 s) is far under the 2 s timeout (a loaded machine only fails it when one
+        # step takes 20 times as long); the 25 steps take longer than it: progress keeps it alive.
+        result = await client.request("work", {"stop": 25}, timeout=2, progress=lambda p, t, m: seen.append(p))
+        assert result == {"done": 25}
+        assert seen == list(range(1, 26))
+        # Never past the hard maximum (4 s; the 50 steps take 5 s or more), however much progress arrives.
         with pytest.raises(RequestTimeout, match="work got no response within"):
-            await client.request("work", {"stop": 50}, timeout=0.3, progress=lambda p, t, m: None)
+            await client.request("work", {"stop": 50}, timeout=2, progress=lambda p, t, m: None)
         await client.close()
 
     run(main)
@@ -199,14 +203,22 @@ def test_progress_resets_the_timeout_but_the_hard_maximum_holds() -> None:
 
 def test_pending_calls_fail_at_once_when_the_peer_goes_away() -> None:
     async def main() -> None:
+        working = 0
+        all_working = asyncio.Event()
+
         async def hang(method: str, params: JSONObject, rid: RequestId) -> Any:
+            nonlocal working
+            working += 1
+            if working == 10:
+                all_working.set()
             await asyncio.sleep(60)
 
         client, server = sessions(hang)
         calls = [asyncio.ensure_future(client.request("slow", timeout=None)) for _ in range(10)]
-        await asyncio.sleep(0.05)
+        await all_working.wait()
         await server.close()
-        outcomes = await asyncio.wait_for(asyncio.gather(*calls, return_exceptions=True), 2)
+        # No timeout of their own: only the peer going away ends them (run's deadline catches a hang).
+        outcomes = await asyncio.gather(*calls, return_exceptions=True)
         assert all(isinstance(o, ConnectionClosed) for o in outcomes)
         with pytest.raises(ConnectionClosed, match="memory peer closed"):
             await client.request("again")
@@ -295,12 +307,12 @@ def test_a_request_answered_in_its_callers_task_is_cancelled_by_the_peer_and_the
     # answer_here runs the handler in the calling task: the peer's notifications/cancelled stops
     # it (no answer), and the caller's task forgets that cancellation and goes on.
     async def main() -> None:
-        cancelled = asyncio.Event()
-        client, server = sessions(hanging(cancelled))
+        cancelled, started = asyncio.Event(), asyncio.Event()
+        client, server = sessions(hanging(cancelled, started))
         caller = asyncio.current_task()
         assert caller is not None
         answering = asyncio.ensure_future(server.answer_here({"jsonrpc": "2.0", "id": 7, "method": "slow"}))
-        await asyncio.sleep(0.01)
+        await started.wait()
         assert server.in_flight == 1
         await client.notify("notifications/cancelled", {"requestId": 7})
         assert await answering is None
@@ -333,10 +345,10 @@ def test_a_request_answered_in_its_callers_task_returns_its_answer_or_error() ->
 
 def test_a_cancellation_not_from_the_peer_goes_on_up_from_a_request_answered_in_place() -> None:
     async def main() -> None:
-        cancelled = asyncio.Event()
-        client, server = sessions(hanging(cancelled))
+        cancelled, started = asyncio.Event(), asyncio.Event()
+        client, server = sessions(hanging(cancelled, started))
         answering = asyncio.ensure_future(server.answer_here({"jsonrpc": "2.0", "id": 9, "method": "slow"}))
-        await asyncio.sleep(0.01)
+        await started.wait()
         answering.cancel()  # e.g. the server shutting down
         with pytest.raises(asyncio.CancelledError, match="^$"):
             await answering
