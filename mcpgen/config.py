@@ -20,8 +20,12 @@ same way.
 `formatter = "black"` at the top of [tool.mcpgen] (or in one target's table) has black format the
 generated Python instead of ruff (the `black` extra).
 
-Paths are relative to the folder holding the pyproject.toml; `${VAR}` expands in headers,
-commands and URLs, so tokens stay out of the file (and out of the generated code).
+Paths are relative to the folder holding the pyproject.toml and stay inside it: `output`,
+`source`, `config`, `templates` (and `skills-dir` inside the package) hold the one rule of a
+user-named path (runtime/server/paths.py: relative, `/`-separated, no `..`, `.` or empty segment,
+printable, at most 500 characters, no symbolic link on the way); a path breaking it is a
+one-line problem naming the key. `${VAR}` expands in headers, commands and URLs, so tokens stay
+out of the file (and out of the generated code).
 """
 
 from __future__ import annotations
@@ -32,7 +36,7 @@ import shlex
 import sys
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
-from pathlib import Path, PurePosixPath, PureWindowsPath
+from pathlib import Path
 from typing import Any
 
 from .catalog.model import Problem
@@ -49,6 +53,7 @@ from .options import (
 )
 from .runtime.server.apps_ui import ui_uri_problem
 from .runtime.server.cache_hints import CACHEABLE, MAX_TTL_MS
+from .runtime.server.paths import path_inside, relative_path_problem
 from .sources.secrets import public_url, shown_command
 
 if sys.version_info >= (3, 11):
@@ -261,6 +266,8 @@ def parse_target(
     output = text("output")
     if not output:
         problems.append(Problem(where, "'output' is required"))
+    elif not project_path(output, "output", root, where, problems):
+        output = None
     runtime = text("runtime") or "import"
     if runtime not in RUNTIMES:
         problems.append(Problem(where, f"'runtime' must be one of {', '.join(RUNTIMES)}"))
@@ -268,6 +275,8 @@ def parse_target(
     if formatter not in FORMATTERS:
         problems.append(Problem(where, f"'formatter' must be one of {', '.join(FORMATTERS)}"))
     templates = text("templates")
+    if templates is not None and not project_path(templates, "templates", root, where, problems):
+        templates = None
     timeout = opts.get("connect-timeout", 30.0)
     if not isinstance(timeout, (int, float)) or isinstance(timeout, bool) or timeout <= 0:
         problems.append(Problem(where, "'connect-timeout' must be a positive number"))
@@ -333,18 +342,32 @@ def parse_target(
     )
 
 
+def project_path(value: str, key: str, root: Path, where: str, problems: list[Problem]) -> bool:
+    """Whether `value`, the path `key` names relative to the project (`root`), holds the one rule
+    of a user-named path (paths.py): lexically, and with no symbolic link on the way from `root`
+    (a Problem naming the key otherwise)."""
+    problem = relative_path_problem(value)
+    if problem is None:
+        try:
+            path_inside(root, value)
+        except ValueError as refused:
+            problem = f"must stay inside the project: {refused}"
+    if problem is not None:
+        problems.append(Problem(where, f"{key!r} {problem}"))
+    return problem is None
+
+
 def parse_skills_dir(value: Any, where: str, problems: list[Problem]) -> str | None:
-    """`skills-dir`: a relative path (to the generated package, where handlers.py is), so that it
-    names the same folder wherever the package is installed."""
+    """`skills-dir`: a path relative to the generated package (where handlers.py is), so that it
+    names the same folder wherever the package is installed, by the one rule of a user-named path
+    (paths.py; links on the way are refused when the server starts, where the package is)."""
     if value is None:
         return None
-    if not isinstance(value, str) or not value or len(value) > 500 or "\0" in value:
-        problems.append(Problem(where, "'skills-dir' must be a non-empty path"))
+    problem = relative_path_problem(value)
+    if problem is not None or not isinstance(value, str):  # (a problem whenever value is no str)
+        problems.append(Problem(where, f"'skills-dir' {problem}"))
         return None
-    if Path(value).is_absolute() or PureWindowsPath(value).is_absolute() or value.startswith(("~", "\\")):
-        problems.append(Problem(where, f"'skills-dir' must be relative to the package, not {value!r}"))
-        return None
-    return PurePosixPath(value.replace("\\", "/")).as_posix()
+    return value.removesuffix("/")
 
 
 def parse_task_support(value: Any, where: str, problems: list[Problem]) -> tuple[tuple[str, str], ...]:
@@ -450,6 +473,8 @@ def _parse_source(
         if not isinstance(files, list) or not files or not all(isinstance(f, str) for f in files):
             problems.append(Problem(where, "'source' must be a path or a list of paths"))
             return None
+        if not all([project_path(f, "source", root, where, problems) for f in files]):  # (each named)
+            return None
         return SourceSpec(files=tuple(root / f for f in files), connect_timeout=timeout)
     if key == "url":
         if not isinstance(value, str) or not value.startswith(("http://", "https://")):
@@ -471,6 +496,8 @@ def _parse_source(
     server = opts.get("server")
     if not isinstance(value, str) or not isinstance(server, str):
         problems.append(Problem(where, "'config' must be a path and needs 'server' (a name in that file)"))
+        return None
+    if not project_path(value, "config", root, where, problems):
         return None
     return SourceSpec(config=root / value, server=server, connect_timeout=timeout)
 

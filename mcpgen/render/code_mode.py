@@ -44,13 +44,16 @@ class IndexEntry:
     doc: str
     hints: dict[str, bool]
     module: str  # its module under tools/ (plan/naming.py: the name as a safe file name)
+    task: str  # `async def start_name(...) -> TypedTask[result]` when the tool runs as a task, else ""
 
 
-def signature(t: ToolPlan) -> str:
-    """`async def name(*, arg: type, opt: type | Unset = UNSET) -> result`, as an agent reads it."""
+def signature(t: ToolPlan, task: bool = False) -> str:
+    """`async def name(*, arg: type, opt: type | Unset = UNSET) -> result`, as an agent reads it
+    (`task`: its `start_name(...) -> TypedTask[result]`, which tool.py.jinja defines)."""
     params = [f"{p.python}: {p.annotation}" + ("" if p.required else " | Unset = UNSET") for p in t.params]
     args = ", ".join(["*", *params]) if params else ""
-    return _ALIAS.sub("", f"async def {t.method}({args}) -> {t.client_returns}")
+    name, returns = (t.start_method, f"TypedTask[{t.client_returns}]") if task else (t.method, t.client_returns)
+    return _ALIAS.sub("", f"async def {name}({args}) -> {returns}")
 
 
 def index_entry(t: ToolPlan) -> IndexEntry:
@@ -62,6 +65,7 @@ def index_entry(t: ToolPlan) -> IndexEntry:
         doc=t.doc,
         hints=t.hints,
         module=t.module,
+        task=signature(t, task=True) if t.runs_as_task else "",
     )
 
 

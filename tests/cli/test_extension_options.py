@@ -43,8 +43,11 @@ PAGE = "<!doctype html><p>echo"
 
 def test_each_option_is_checked() -> None:
     problems: list[Problem] = []
-    assert parse_skills_dir("skills/../shared", "t", problems) == "skills/../shared" and not problems
-    for bad, why in (("/etc", "must be relative"), ("C:\\skills", "must be relative"), ("~/s", "must be relative"),
+    assert parse_skills_dir("shared/skills/", "t", problems) == "shared/skills" and not problems
+    # The one rule of a user-named path (runtime/server/paths.py; tests/cli/test_path_rule.py
+    # holds it over every option): no `..` at all, even one that comes back inside.
+    for bad, why in (("skills/../shared", "must stay inside"), ("/etc", "must be a relative path"),
+                     ("C:\\skills", "must be a relative path"), ("~/s", "must be a relative path"),
                      ("", "non-empty"), (3, "non-empty")):  # fmt: skip
         found: list[Problem] = []
         assert parse_skills_dir(bad, "t", found) is None

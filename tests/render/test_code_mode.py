@@ -33,15 +33,19 @@ def _python(code: str, cwd: Path) -> str:
 def packages(tmp_path_factory: pytest.TempPathFactory) -> Path:
     root = tmp_path_factory.mktemp("code_mode")
     for name, capture in CAPTURES.items():
-        done = subprocess.run(
-            [sys.executable, "-m", "mcpgen.cli", "client", str(capture), "-o", name, "--layout", "code-mode"],
-            cwd=root,
-            capture_output=True,
-            text=True,
-            timeout=300,
-        )
-        assert done.returncode == 0, done.stderr
+        _code_mode(str(capture), name, root)
     return root
+
+
+def _code_mode(source: str, out: str, cwd: Path) -> None:
+    done = subprocess.run(
+        [sys.executable, "-m", "mcpgen.cli", "client", source, "-o", out, "--layout", "code-mode"],
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert done.returncode == 0, done.stderr
 
 
 def _methods(capture: Path) -> dict[str, str]:
@@ -198,3 +202,33 @@ def test_bad_arguments_raise_what_skill_md_says(packages: Path) -> None:
         packages,
     )
     assert out.startswith("InvalidArguments True") and "timezone" in out
+
+
+def test_describe_names_the_task_handle_exactly_when_the_tool_has_one(tmp_path: Path) -> None:
+    source = {
+        "tools": [
+            {"name": "export", "inputSchema": {"type": "object", "properties": {"n": {"type": "integer"}},
+                                               "required": ["n"]}, "execution": {"taskSupport": "optional"}},
+            {"name": "echo", "inputSchema": {"type": "object"}},
+            {"name": "never", "inputSchema": {"type": "object"}, "execution": {"taskSupport": "forbidden"}},
+        ]
+    }  # fmt: skip
+    (tmp_path / "tasks.json").write_text(json.dumps(source), encoding="utf-8")
+    _code_mode("tasks.json", "task_tools", tmp_path)
+    out = _python(
+        "import json, sys\nimport task_tools as t\n"
+        "print(json.dumps({n: t.describe(n) for n in ('export', 'echo', 'never')}))\n",
+        tmp_path,
+    )
+    text = json.loads(out)
+    export = text["export"]
+    assert "It may run as a task (long-running): from task_tools.tools.export import start_export\n" in export
+    assert "async def start_export(*, n: int) -> TypedTask[ToolResult]" in export
+    assert "`await task.wait()` gives what export(...) returns" in export
+    for plain in ("echo", "never"):  # no start_ function in their modules: describe() names none
+        assert "start_" not in text[plain] and "as a task" not in text[plain], text[plain]
+    # And what describe() names is there, with that signature.
+    shown = _python(
+        "import inspect\nfrom task_tools.tools import export\nprint(inspect.signature(export.start_export))", tmp_path
+    )
+    assert shown.strip() == "(*, n: 'int') -> 'TypedTask[ToolResult]'"

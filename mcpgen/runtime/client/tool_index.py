@@ -26,6 +26,9 @@ class ToolInfo:
     # Its module under tools/: the name, unless that is too long for a file name or one Windows
     # keeps for a device ("" in packages generated before the two could differ: the name).
     module: str = ""
+    # `async def start_name(...) -> TypedTask[result]` when the tool's module has one (the tool
+    # may run as a task, Tasks extension); "" otherwise (and in packages generated before it).
+    task: str = ""
 
     @property
     def read_only(self) -> bool:
@@ -71,4 +74,12 @@ class ToolIndex:
         t = self.info(name)
         hints = ", ".join(f"{k}={v}" for k, v in t.hints.items()) or "none declared"
         where = f"{self.package}.tools.{t.module or t.name}"
-        return f"from {where} import {t.name}\n\n{t.signature}\n\n{t.doc}\n\nhints: {hints}\n"
+        text = f"from {where} import {t.name}\n\n{t.signature}\n\n{t.doc}\n\nhints: {hints}\n"
+        if not t.task:
+            return text
+        start = t.task.removeprefix("async def ").partition("(")[0]
+        return (
+            f"{text}\nIt may run as a task (long-running): from {where} import {start}\n\n{t.task}\n\n"
+            f"returns at once a task handle: `await task.wait()` gives what {t.name}(...) returns, "
+            "`task.status` follows it, `await task.cancel()` stops it.\n"
+        )

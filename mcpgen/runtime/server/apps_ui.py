@@ -12,10 +12,11 @@ table is the generated ToolsBase's TOOL_UI, which a TOOL_UI on Handlers replaces
 
 The file of `ui://<path>` is `ui/<path>` in the folder of the module that declares TOOL_UI (the
 package's, where handlers.py is, for the generated ToolsBase's). The rule of a page's path, held
-here for the runtime and for `[tool.mcpgen]` alike (`ui_uri_problem`): it never leaves that `ui/`
-folder — no `..`, `.` or empty segment, no backslash — and no link is followed (neither the
-`ui/` folder, nor a folder on the way, nor the file may be a symbolic link); the file exists when
-the server starts. A TOOL_UI breaking it stops the build with a one-line ServerSetupError. The
+here for the runtime and for `[tool.mcpgen]` alike (`ui_uri_problem`), is the one rule of every
+path a user's settings name (paths.py): it never leaves that `ui/` folder — no `..`, `.` or empty
+segment, no backslash, no absolute path — and no link is followed (neither the `ui/` folder, nor
+a folder on the way, nor the file may be a symbolic link); the file exists when the server
+starts. A TOOL_UI breaking it stops the build with a one-line ServerSetupError. The
 page is read on every resources/read (so an edited page is served without a restart), at most
 `MAX_UI_BYTES`, never through a link put there since.
 """
@@ -32,6 +33,7 @@ from typing import Any, cast
 from ..core.errors import RpcError, ServerSetupError
 from ..core.jsonrpc import INTERNAL_ERROR, JSONObject, is_object
 from ..core.protocol import APP_MIME_TYPE
+from .paths import path_inside, relative_path_problem
 
 SCHEME = "ui://"
 UI_FOLDER = "ui"
@@ -48,10 +50,10 @@ def ui_uri_problem(uri: object) -> str | None:
         return f"must be a ui:// URI, not {uri!r:.80}"
     if len(uri) > MAX_UI_URI_CHARS or not uri.isprintable():
         return f"must be a printable ui:// URI of at most {MAX_UI_URI_CHARS} characters"
+    # The one rule of a user-named path (paths.py), and a page is a file: no trailing '/'.
     path = uri[len(SCHEME) :]
-    if "\\" in path or any(part in ("", ".", "..") for part in path.split("/")):
-        return f"must name a file inside {UI_FOLDER}/ (no '..', '.' or empty segment, no backslash), not {uri!r:.120}"
-    return None
+    problem = relative_path_problem(path) or ("must not end with '/'" if path.endswith("/") else None)
+    return None if problem is None else f"must name a file inside {UI_FOLDER}/: its path {problem}"
 
 
 def tool_uis(handlers: object, tool_names: set[str], package: Path | None = None) -> dict[str, tuple[str, Path]]:
@@ -80,12 +82,10 @@ def tool_uis(handlers: object, tool_names: set[str], package: Path | None = None
 def _page_file(folder: Path, relative: str, tool: str) -> Path:
     """The page's file: every step from `ui/` down a real folder or file, none a link."""
     where = f"TOOL_UI[{tool!r:.80}]"
-    path = folder
-    for step in (None, *relative.split("/")):
-        path = path if step is None else path / step
-        if path.is_symlink():
-            shown = path.relative_to(folder.parent).as_posix()
-            raise ServerSetupError(f"{where}: {shown!s:.120} is a link; pages are served from real files only")
+    try:
+        path = path_inside(folder.parent, f"{UI_FOLDER}/{relative}")
+    except ValueError as refused:
+        raise ServerSetupError(f"{where}: {refused}") from None
     if not path.is_file():
         raise ServerSetupError(f"{where}: no file {UI_FOLDER}/{relative!s:.120} beside handlers.py")
     return path

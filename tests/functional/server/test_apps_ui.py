@@ -90,7 +90,10 @@ def test_the_scaffold_serves_the_page_and_a_generated_client_reads_it(packages: 
         ({"nope": "ui://weather/forecast.html"}, "'nope', which is no tool of this server"),
         ({"plain": "https://x/forecast.html"}, "must be a ui:// URI"),
         ({"plain": "ui://weather/missing.html"}, "no file ui/weather/missing.html"),
-        ({"plain": "ui://../handlers.py"}, "must name a file inside ui/ (no '..'"),
+        (
+            {"plain": "ui://../handlers.py"},
+            "must name a file inside ui/: its path must stay inside its folder (no '..'",
+        ),
         ({"plain": "ui://weather//forecast.html"}, "must name a file inside ui/"),
         ({"plain": "ui://weather\\forecast.html"}, "must name a file inside ui/"),
         ({"plain": "ui://" + "x" * 600}, "at most 500 characters"),
@@ -173,7 +176,9 @@ def test_a_page_reached_through_a_link_is_refused(packages: Any, tmp_path: Path,
         spec.loader.exec_module(mod)
         uri = "ui://page.html" if linked == "ui" else "ui://linked/page.html"
         linked_cls = type("Linked", (handlers.Handlers,), {"TOOL_UI": {"plain": uri}, "__module__": "linked_handlers"})
-        with pytest.raises(ServerSetupError, match=r"is a link; pages are served from real files only"):
+        with pytest.raises(
+            ServerSetupError, match=r"is a link; paths are followed through real files and folders only"
+        ):
             server_pkg.build_server(linked_cls())
     finally:
         del sys.modules["linked_handlers"]

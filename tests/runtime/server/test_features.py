@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 from memory_transport import pair
 
-from mcpgen.runtime import RpcError, Server, Session
+from mcpgen.runtime import RpcError, Server, Session, connect_memory
 from mcpgen.runtime.server.features import template_pattern
 
 MODERN_META = {
@@ -140,3 +140,32 @@ def test_level_one_templates_match(template: str, uri: str, expected: dict[str, 
 @pytest.mark.parametrize("template", ["file:///{+path}", "x://{?q}", "x://{a}/{a}"])
 def test_richer_templates_are_refused(template: str) -> None:
     assert template_pattern(template) is None
+
+
+# The MCP Apps extension's published text (modelcontextprotocol/ext-apps,
+# specification/2026-01-26/apps.mdx, "Client<>Server Capability Negotiation") defines the
+# settings of one declaration only, the client's (host's): "`mimeTypes`: Array of supported
+# content types (REQUIRED, e.g., `["text/html;profile=mcp-app"]`)". It defines no server
+# settings ("Servers SHOULD check client capabilities before registering UI-enabled tools"), so a
+# server's declaration is the extensions mechanism's bare `{}` (support, no settings).
+@pytest.mark.parametrize("era", ["2025-11-25", "2026-07-28"])
+def test_the_apps_declarations_carry_what_the_extension_text_defines(era: str) -> None:
+    server = Server("apps", "1")
+    server.add_resource({"uri": "ui://app/page.html", "name": "page", "mimeType": "text/html;profile=mcp-app"}, _page)
+    seen: list[Any] = []
+
+    async def probe(arguments: Any, ctx: Any) -> dict[str, Any]:
+        seen.append(ctx.client_capabilities.get("extensions", {}).get("io.modelcontextprotocol/ui"))
+        return {"content": []}
+
+    server.add_tool({"name": "probe", "inputSchema": {"type": "object"}}, probe)
+
+    async def main() -> None:
+        for apps in (True, False):
+            async with connect_memory(server, protocol=era, mcp_apps=apps) as session:
+                assert session.server_capabilities["extensions"]["io.modelcontextprotocol/ui"] == {}
+                await session.call_tool("probe", {})
+
+    asyncio.run(main())
+    # The client (a host) declares exactly the REQUIRED setting, with the one MIME type it reads.
+    assert seen == [{"mimeTypes": ["text/html;profile=mcp-app"]}, None]
