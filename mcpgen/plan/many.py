@@ -7,21 +7,20 @@ order servers were listed or discovered, and regenerating gives the same names.
 
 from __future__ import annotations
 
-import hashlib
-import re
+import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
+# The name rule lives in the runtime (the generator may import it; it imports nothing above):
+# one function names a single client's tools and these, so TOOL_NAMES and tool_definitions() agree.
+from ..runtime.client.llm_names import MAX_NAME, STRICTEST, fit_names, plain_name
 from .naming import RESERVED_SNAKE, allocate, snake
 
 # What a multi-server client defines itself (a namespace must never shadow it).
 MANY_MEMBERS = frozenset({"connect", "tool_definitions", "dispatch", "servers"})
 
-# Tool names every LLM provider accepts: letters, digits, `_` and `-`, at most 64 characters.
-NAME_MAX = 64
+NAME_MAX = MAX_NAME
 SEPARATOR = "__"
-_UNSAFE = re.compile(r"[^A-Za-z0-9_-]")
-_HASH_LEN = 8
 
 
 @dataclass(frozen=True)
@@ -44,28 +43,26 @@ class ManyPlan:
     collisions: tuple[str, ...]  # one sentence each, in a stable order
 
 
-def _hashed(text: str, server: str, wire: str) -> str:
-    digest = hashlib.sha256(f"{server}\0{wire}".encode()).hexdigest()[:_HASH_LEN]
-    return f"{text[: NAME_MAX - _HASH_LEN - 1]}_{digest}"
+def _joined(server: str, wire: str) -> str:
+    return f"{server}{SEPARATOR}{wire}"
+
+
+def _identity(server: str, wire: str) -> str:
+    """One text per pair, what its hash is taken of: `server NUL wire`, or (a server name with a
+    NUL in it, which would make that ambiguous) the pair as JSON, which holds no NUL."""
+    return json.dumps([server, wire]) if "\0" in server else f"{server}\0{wire}"
 
 
 def prefixed_names(pairs: Sequence[tuple[str, str]]) -> dict[tuple[str, str], str]:
-    """`server__tool` for each (server, wire) pair, safe for every LLM provider and unique.
+    """`server__tool` for each (server, wire) pair, by the runtime's one name rule
+    (llm_names.fit_names) under the strictest API's rule, so every API keeps it as it is.
 
-    Unsafe characters become `_`; a name that is too long, or that two pairs would share after
-    that, keeps a prefix and gets `_<hash of server and wire>` (the same pair, the same name).
+    A pair is known by `_identity`, never by its joined text, so two pairs whose joined texts
+    meet (`a__b` + `c`, `a` + `b__c`) stay two tools: neither keeps the shared name.
     """
-    plain = {pair: _UNSAFE.sub("_", f"{pair[0]}{SEPARATOR}{pair[1]}") for pair in pairs}
-    counts: dict[str, int] = {}
-    for name in plain.values():
-        counts[name] = counts.get(name, 0) + 1
-    out: dict[tuple[str, str], str] = {}
-    for pair in sorted(plain):
-        name = plain[pair]
-        out[pair] = _hashed(name, *pair) if len(name) > NAME_MAX or counts[name] > 1 else name
-    if len(set(out.values())) != len(out):  # a hash equal to a plain name: vanishingly rare, never silent
-        raise ValueError("prefixed tool names collide even after hashing")
-    return out
+    ident = {pair: _identity(*pair) for pair in pairs}
+    names = fit_names({ident[p]: _joined(*p) for p in pairs}, STRICTEST, {})
+    return {pair: names[ident[pair]] for pair in sorted(ident)}
 
 
 def build_many_plan(tools_by_server: Mapping[str, Sequence[str]]) -> ManyPlan:
@@ -88,8 +85,7 @@ def build_many_plan(tools_by_server: Mapping[str, Sequence[str]]) -> ManyPlan:
     pairs = [(s, wire) for s in names for wire in sorted(set(tools_by_server[s]))]
     prefixed = prefixed_names(pairs)
     for s, wire in pairs:
-        plain = _UNSAFE.sub("_", f"{s}{SEPARATOR}{wire}")
-        if prefixed[(s, wire)] != plain:
+        if prefixed[(s, wire)] != plain_name(_joined(s, wire), STRICTEST):
             collisions.append(f"tool {wire!r} of server {s!r} is {prefixed[(s, wire)]!r} for LLMs")
     return ManyPlan(
         servers=tuple(ServerNames(s, namespaces[s]) for s in names),

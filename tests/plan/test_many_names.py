@@ -21,9 +21,9 @@ def test_too_long_or_colliding_names_get_a_stable_hash_suffix_and_stay_within_64
     names = prefixed_names(pairs)
     assert all(SAFE.match(n) for n in names.values()), names
     assert len(set(names.values())) == len(pairs)
-    # Both spellings of list_issues meet after sanitising: neither keeps the plain name.
-    assert names[("linear", "list.issues")] != "linear__list_issues"
-    assert names[("linear", "list_issues")] != "linear__list_issues"
+    # The name the APIs accept as it is stays its tool's; the spelling that only meets it after
+    # cleaning is hashed (the one rule of llm_names.py, as a single client's tools are named).
+    assert names[("linear", "list_issues")] == "linear__list_issues"
     assert names[("linear", "list.issues")].startswith("linear__list_issues_")
     assert len(names[("linear", long_tool)]) == NAME_MAX
     assert names[("a", "b")] == "a__b"

@@ -9,14 +9,22 @@ API documents its own rule for a function's name:
   allows '.' and ':', the function *call* the model sends back does not: names keep to both),
   at most 64 characters.
 
-The mapping, for one set of tools:
+The mapping (`fit_names`), for one set of tools, each known by an identity (a single client's
+tool: its wire name; a many-servers package's: its server and wire name) and named from a text
+(the wire name; `server__tool`):
 
-1. a name the API accepts is kept as it is;
+1. a text the API accepts is kept as it is, unless another tool's text is the same or the name
+   is already held (another tool's wire name, a Python method name the client answers to);
 2. else each character outside the API's set becomes '_' (a leading character Gemini refuses
    gets a '_' in front), and an empty result is `tool`;
-3. a result longer than 64 characters, or one another tool already holds, is cut to 55
-   characters and ends with '_' and the first 8 hex digits of the SHA-256 of the wire name (a
-   further digit of the hash for each further clash).
+3. a result longer than 64 characters, one another tool already holds, or one two tools' texts
+   both come to, is cut to 55 characters and ends with '_' and the first 8 hex digits of the
+   SHA-256 of the identity (a further digit of the hash for each further clash): no tool keeps a
+   name two of them would share, so none depends on how punctuation sorts.
+
+This module is the only place the rule lives: a single client's names (`assign_names`) and the
+many-servers planner's `server__tool` names (mcpgen/plan/many.py, made with the rule of the
+strictest API, `STRICTEST`, so every API keeps them as they are) both come from `fit_names`.
 
 A name is held by one tool across every API and against every wire name and Python method name
 the client also answers to, so `dispatch()` maps any name the model sends back to one tool
@@ -27,6 +35,7 @@ from __future__ import annotations
 
 import hashlib
 import re
+from collections import Counter
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
@@ -46,6 +55,8 @@ RULE_OF_FORMAT: Mapping[str, str] = {
     "openai-responses": "openai",
     "gemini": "gemini",
 }
+# The rule whose names every API accepts as they are (Gemini's set is inside the others').
+STRICTEST = "gemini"
 
 
 def accepted(name: str, rule: str) -> bool:
@@ -53,17 +64,38 @@ def accepted(name: str, rule: str) -> bool:
     return NAME_PATTERNS[rule].fullmatch(name) is not None
 
 
-def _plain(wire: str, rule: str) -> str:
-    """Step 2: the wire name in the API's character set (not yet checked for length or clashes)."""
-    name = _OUTSIDE.sub("_", wire) or "tool"
+def plain_name(text: str, rule: str) -> str:
+    """Step 2: the text in the API's character set (not yet checked for length or clashes)."""
+    name = _OUTSIDE.sub("_", text) or "tool"
     if rule == "gemini" and not re.match(r"[a-zA-Z_]", name):
         name = "_" + name
     return name
 
 
-def _hashed(wire: str, base: str, digits: int) -> str:
-    digest = hashlib.sha256(wire.encode("utf-8")).hexdigest()
+def _hashed(identity: str, base: str, digits: int) -> str:
+    digest = hashlib.sha256(identity.encode("utf-8")).hexdigest()
     return f"{base[: MAX_NAME - 1 - digits]}_{digest[:digits]}"
+
+
+def fit_names(texts: Mapping[str, str], rule: str, held: dict[str, str]) -> dict[str, str]:
+    """identity -> the name `rule`'s API gets for it, from `texts` (identity -> the text its name
+    is made from), by the module's rule. `held` (name -> identity) is what is already taken; every
+    name given is added to it. Deterministic: identities are taken in sorted order."""
+    order = sorted(texts)
+    seen = Counter(texts.values())
+    out: dict[str, str] = {}
+    for ident in order:  # kept names first: a valid name never moves for another's sake
+        text = texts[ident]
+        if accepted(text, rule) and seen[text] == 1 and held.get(text, ident) == ident:
+            out[ident], held[text] = text, ident
+    bases = {ident: plain_name(texts[ident], rule) for ident in order if ident not in out}
+    shared = Counter(bases.values())
+    for ident, base in bases.items():
+        name, digits, ambiguous = base, HASH_DIGITS, shared[base] > 1
+        while ambiguous or len(name) > MAX_NAME or held.get(name, ident) != ident:
+            name, digits, ambiguous = _hashed(ident, base, digits), digits + 1, False
+        out[ident], held[name] = name, ident
+    return out
 
 
 @dataclass(frozen=True)
@@ -89,18 +121,6 @@ def assign_names(wires: Iterable[str], reserved: Mapping[str, str] | None = None
     held: dict[str, str] = {w: w for w in wires}  # a wire name always means its own tool
     for other, wire in (reserved or {}).items():
         held.setdefault(other, wire)
-    by_rule: dict[str, dict[str, str]] = {rule: {} for rule in NAME_PATTERNS}
-    for rule in NAME_PATTERNS:  # kept names first: a valid name never moves for another's sake
-        for wire in wires:
-            if accepted(wire, rule):
-                by_rule[rule][wire] = wire
-        for wire in wires:
-            if wire in by_rule[rule]:
-                continue
-            base = _plain(wire, rule)
-            name, digits = base, HASH_DIGITS
-            while len(name) > MAX_NAME or held.get(name, wire) != wire:
-                name, digits = _hashed(wire, base, digits), digits + 1
-            held[name] = wire
-            by_rule[rule][wire] = name
+    texts = {w: w for w in wires}
+    by_rule = {rule: fit_names(texts, rule, held) for rule in NAME_PATTERNS}
     return LlmNames(by_rule=by_rule, to_wire=dict(held))

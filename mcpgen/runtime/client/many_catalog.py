@@ -5,8 +5,8 @@ across servers and in every API's character set), verbatim otherwise. On that on
 single-server machinery runs unchanged: `tool_definitions` with every provider option and
 `refused_tools` (llm_host.py), progressive discovery (llm_discovery.py) and the way back from a
 name the model sends (`ToolCatalog.resolve`). So a tool has one name per API by one rule: its
-prefixed name, kept wherever the API takes it and otherwise mapped by llm_names.py (Gemini
-refuses a leading digit: server `3d`'s `3d__scan` is sent as `_3d__scan`), and the meta-tools
+prefixed name, made by llm_names.fit_names under the strictest API's rule, so every API keeps
+it as it is (server `3d`'s `scan` is `_3d__scan` in TOOL_NAMES and for every API), and the meta-tools
 search, describe and load the tools of every server at once. Provider options that name tools
 (`input_examples`, `defer_loading`, `allowed_callers`) name them by their prefixed names.
 """

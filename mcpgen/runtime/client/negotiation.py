@@ -192,6 +192,11 @@ class Negotiation:
         client.instructions = result.get("instructions")
         self._tell_transport()
         await client.session.notify("notifications/initialized")
+        # Always, whatever the client declared: the standalone GET stream is the one channel for
+        # what the server sends unrelated to a request (transports, "Listening for Messages from
+        # the Server"): a ping, an elicitation a tool asks without naming its call, list_changed
+        # that re-pinning acts on. A server drops those while none is open; one offering none
+        # answers 405 and costs a request (tests/runtime/transports/test_client_fast_path.py).
         open_listen = getattr(client.transport, "open_listen_stream", None)
         if open_listen is not None:
             open_listen()

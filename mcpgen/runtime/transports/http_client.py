@@ -463,6 +463,8 @@ class StreamableHttpTransport:
     # -- the standalone GET stream (handshake era) ------------------------------------
 
     def open_listen_stream(self) -> None:
+        """Open the standalone GET stream (handshake era; negotiation.py calls this after every
+        initialize, see why there): a 405 ends it at once, anything else is read until close."""
         if self._get_task is None and not self.modern:
             self._get_task = asyncio.get_running_loop().create_task(self._listen())
             self._get_task.add_done_callback(lambda _: self._get_settled.set())

@@ -1,10 +1,11 @@
 """The many-servers client meets an LLM as one server's client does: every provider option,
 progressive discovery across servers, and one name per tool per API that `dispatch` maps back.
 
-Two servers in memory (one named `3d`: its prefixed names start with a digit, which Gemini
-refuses), generated into one package by `generate_many`; a scripted model searches, describes,
-loads and calls their tools in every API's shape. The subprocess version of the same script
-is in tests/functional/client/test_many_servers.py.
+Two servers in memory (one named `3d`: Gemini refuses a name starting with a digit, so the one
+name rule gives its tools `_3d__...` in TOOL_NAMES and to every API alike), generated into one
+package by `generate_many`; a scripted model searches, describes, loads and calls their tools in
+every API's shape. The subprocess version of the same script is in
+tests/functional/client/test_many_servers.py.
 """
 
 from __future__ import annotations
@@ -91,11 +92,6 @@ def _names(definitions: list[Any], format: str) -> list[str]:
     return [definition_name(d, format) for d in definitions]  # type: ignore[arg-type]
 
 
-def _sent_name(prefixed: str, format: str) -> str:
-    """What the API gets for a prefixed name: itself, with a '_' before a digit for Gemini."""
-    return "_" + prefixed if format == "gemini" and prefixed[0].isdigit() else prefixed
-
-
 @pytest.mark.parametrize("format", LLM_FORMATS)
 def test_a_scripted_model_finds_loads_and_calls_tools_of_both_servers(many_pkg: ModuleType, format: str) -> None:
     async def script(client: Any, seen: list[tuple[str, str, dict[str, Any]]]) -> None:
@@ -105,13 +101,11 @@ def test_a_scripted_model_finds_loads_and_calls_tools_of_both_servers(many_pkg: 
             "load_tools",
         ]
         every = client.tool_definitions(format)
-        assert sorted(_names(every, format)) == sorted(_sent_name(p, format) for p in many_pkg.TOOL_NAMES)
+        assert sorted(_names(every, format)) == sorted(many_pkg.TOOL_NAMES)
         # One search spans both servers; the names are the ones tool_definitions gives.
         hits = json.loads((await client.dispatch("search_tools", {"query": "forecast"})).text)
-        assert sorted(h["name"] for h in hits) == sorted(
-            _sent_name(p, format) for p in ("3d__forecast", "weather__forecast")
-        )
-        scan = _sent_name("3d__scan", format)
+        assert sorted(h["name"] for h in hits) == ["_3d__forecast", "weather__forecast"]
+        scan = "_3d__scan"  # every API gets the name TOOL_NAMES holds
         described = json.loads((await client.dispatch("describe_tool", {"name": scan})).text)
         assert described == every[_names(every, format).index(scan)]
         loaded = await client.dispatch("load_tools", {"names": [scan, "weather__alert_send"]})
@@ -138,9 +132,7 @@ def test_every_name_of_every_api_round_trips_through_dispatch(many_pkg: ModuleTy
             assert refusals(client.tool_definitions(format), format) == []
             assert refusals(client.tool_definitions(format, discovery=True), format) == []
             for prefixed, (ns, wire) in many_pkg.TOOL_NAMES.items():
-                names = [
-                    n for n in _names(client.tool_definitions(format), format) if n == _sent_name(prefixed, format)
-                ]
+                names = [n for n in _names(client.tool_definitions(format), format) if n == prefixed]
                 assert len(names) == 1 and NAME_PATTERNS[RULE_OF_FORMAT[format]].fullmatch(names[0]), (format, names)
                 seen.clear()
                 arguments = {"object": "x"} if wire == "scan" else {"city": "x"} if wire != "search_tools" else {}
@@ -157,26 +149,26 @@ def test_provider_options_name_tools_by_their_prefixed_names(many_pkg: ModuleTyp
     async def script(client: Any, seen: list[tuple[str, str, dict[str, Any]]]) -> None:
         sent = client.tool_definitions(
             "anthropic",
-            input_examples={"3d__scan": [{"object": "vase"}]},
+            input_examples={"_3d__scan": [{"object": "vase"}]},
             defer_loading={"weather__forecast"},
-            allowed_callers={"3d__forecast": ["code_execution_20250825"]},
+            allowed_callers={"_3d__forecast": ["code_execution_20250825"]},
             cache_control=True,
         )
         by_name = {d["name"]: d for d in sent}
-        assert by_name["3d__scan"]["input_examples"] == [{"object": "vase"}]
+        assert by_name["_3d__scan"]["input_examples"] == [{"object": "vase"}]
         assert by_name["weather__forecast"]["defer_loading"] is True
-        assert by_name["3d__forecast"]["allowed_callers"] == ["code_execution_20250825"]
+        assert by_name["_3d__forecast"]["allowed_callers"] == ["code_execution_20250825"]
         assert sent[-1]["cache_control"] == {"type": "ephemeral"}
-        with pytest.raises(ValueError, match="input example for tool '3d__scan' does not match"):
-            client.tool_definitions("anthropic", input_examples={"3d__scan": [{"object": 3}]})
+        with pytest.raises(ValueError, match="input example for tool '_3d__scan' does not match"):
+            client.tool_definitions("anthropic", input_examples={"_3d__scan": [{"object": 3}]})
         gemini = client.tool_definitions("gemini", gemini_field="parameters")
         assert all("parameters" in d and "parametersJsonSchema" not in d for d in gemini)
         assert client.refused_tools("openai") == {}
         # Discovery under Anthropic: the deferred tool stays in, deferred; loaded ones are not.
-        await client.dispatch("load_tools", {"names": ["3d__scan"]})
+        await client.dispatch("load_tools", {"names": ["_3d__scan"]})
         found = client.tool_definitions("anthropic", discovery=True, defer_loading={"weather__forecast"})
         assert [(d["name"], d.get("defer_loading", False)) for d in found[3:]] == [
-            ("3d__scan", False),
+            ("_3d__scan", False),
             ("weather__forecast", True),
         ]
         assert seen == []

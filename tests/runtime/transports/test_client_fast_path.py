@@ -5,7 +5,8 @@ meanwhile (notifications, its own requests) reaches the handlers, with 32 calls 
 - stdio: a stdlib child process (below) as the peer; a child that never reads its stdin.
 - Streamable HTTP: an in-process raw HTTP/1.1 peer on 127.0.0.1, whose answers to `echo` are
   an event stream that first carries a notification and a request of the server's, and that
-  answers only once the client has answered that request (a POST of its own).
+  answers only once the client has answered that request (a POST of its own); and a peer that
+  answers `initialize`, to pin that the client always opens the standalone GET stream.
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ from typing import Any
 
 import pytest
 
-from mcpgen.runtime import RequestTimeout, Session
+from mcpgen.runtime import RequestTimeout, Session, connect_http
 from mcpgen.runtime.core.jsonrpc import JSONObject, RequestId
 from mcpgen.runtime.transports import http_client
 from mcpgen.runtime.transports.http_client import StreamableHttpTransport
@@ -309,3 +310,95 @@ def test_http_a_call_right_after_the_listen_stream_opens_goes_out_after_its_get(
         await peer.stop()
 
     run(main)
+
+
+HANDSHAKE = "2025-11-25"
+
+
+# ---- the standalone GET stream, always opened (handshake era) --------------------------------
+
+
+class HandshakePeer(HttpPeer):
+    """An HttpPeer that answers `initialize` and `tools/list`, and on the GET stream sends a ping
+    of its own (relating to no request) that must be answered before `tools/list` is."""
+
+    def __init__(self, get_status: int) -> None:
+        super().__init__()
+        self.get_status = get_status  # 200: a standalone stream; 405: none offered
+        self.pong: asyncio.Future[Any] | None = None  # arrivals: "answer" for a response
+
+    async def start(self) -> None:
+        await super().start()
+        self.pong = asyncio.get_running_loop().create_future()
+
+    async def _one(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> bool:
+        head = (await reader.readuntil(b"\r\n\r\n")).decode("latin-1").split("\r\n")
+        fields = {k.strip().lower(): v.strip() for k, _, v in (line.partition(":") for line in head[1:] if line)}
+        if head[0].startswith("DELETE "):
+            writer.write(b"HTTP/1.1 200 OK\r\ncontent-length: 0\r\n\r\n")
+            await writer.drain()
+            return True
+        if head[0].startswith("GET "):
+            self.arrivals.append("GET")
+            if self.get_status != 200:
+                writer.write(b"HTTP/1.1 405 Method Not Allowed\r\nallow: POST\r\ncontent-length: 0\r\n\r\n")
+                await writer.drain()
+                return True
+            writer.write(b"HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\ntransfer-encoding: chunked\r\n\r\n")
+            ping = {"jsonrpc": "2.0", "id": "unrelated-1", "method": "ping"}  # relates to no request
+            writer.write(_event(ping))
+            await writer.drain()
+            return await self._until_gone(reader)
+        message = json.loads(await reader.readexactly(int(fields.get("content-length", "0"))))
+        method = message.get("method")
+        self.arrivals.append(str(method) if method is not None else "answer")
+        if method == "initialize":
+            result = {"protocolVersion": HANDSHAKE, "capabilities": {"tools": {}}, "serverInfo": {"name": "p"}}
+            body = json.dumps({"jsonrpc": "2.0", "id": message["id"], "result": result}).encode()
+            writer.write(
+                b"HTTP/1.1 200 OK\r\ncontent-type: application/json\r\nmcp-session-id: s1\r\n"
+                + f"content-length: {len(body)}\r\n\r\n".encode()
+                + body
+            )
+        elif method == "tools/list":
+            if self.get_status == 200:  # answered once the client has answered the GET's ping
+                assert self.pong is not None
+                await asyncio.wait_for(asyncio.shield(self.pong), 30)
+            body = json.dumps({"jsonrpc": "2.0", "id": message["id"], "result": {"tools": []}}).encode()
+            writer.write(
+                b"HTTP/1.1 200 OK\r\ncontent-type: application/json\r\n"
+                + f"content-length: {len(body)}\r\n\r\n".encode()
+                + body
+            )
+        else:
+            if method is None and message.get("id") == "unrelated-1" and self.pong is not None:
+                self.pong.set_result(message.get("result"))
+            writer.write(b"HTTP/1.1 202 Accepted\r\ncontent-length: 0\r\n\r\n")
+        await writer.drain()
+        return True
+
+
+@pytest.mark.parametrize("get_status", [200, 405])
+def test_http_the_client_always_opens_the_get_stream_and_answers_what_comes_on_it(get_status: int) -> None:
+    """Handshake era: the client opens the standalone GET stream after `notifications/initialized`
+    whatever it declared, because it is the only channel for what the server sends unrelated to
+    a request (spec, basic/transports, "Listening for Messages from the Server"): a ping, an
+    elicitation a tool asks without naming its call, `tools/list_changed` for re-pinning. A
+    server without one answers 405 and the client goes on without it."""
+
+    async def main() -> list[str]:
+        peer = HandshakePeer(get_status)
+        await peer.start()
+        # No callback, no capability of its own: the stream is opened all the same.
+        async with connect_http(peer.url, protocol=HANDSHAKE, timeout=30, transport="streamable") as client:
+            assert (await client.list_tools()) == []
+        await peer.stop()
+        if get_status == 200:
+            assert peer.pong is not None and peer.pong.done() and peer.pong.result() == {}
+        return peer.arrivals
+
+    arrivals = asyncio.run(main())
+    assert arrivals[:2] == ["initialize", "notifications/initialized"], arrivals
+    assert "GET" in arrivals[2:] and "tools/list" in arrivals[2:], arrivals
+    # With a stream, the server's unrelated ping came on it and the client answered it.
+    assert ("answer" in arrivals) is (get_status == 200), arrivals
