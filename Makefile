@@ -32,12 +32,16 @@ demo: setup
 	$(BIN)/python examples/demo.py
 
 # ruff (format and a small lint rule set), mypy --strict, and pyright's strict mode over the
-# runtime ([tool.pyright] in pyproject.toml: what --runtime vendor copies), before any test runs.
+# runtime ([tool.pyright] in pyproject.toml: what --runtime vendor copies), before any test runs;
+# pyright for the config's Python, the oldest supported and the newest it knows as stable
+# (tests/layout/test_pyright_runtime.py runs the same three).
 lint: setup
 	$(BIN)/ruff format --check .
 	$(BIN)/ruff check .
 	$(BIN)/python -m mypy --strict mcpgen
 	$(BIN)/python -m pyright
+	$(BIN)/python -m pyright --pythonversion 3.10
+	$(BIN)/python -m pyright --pythonversion 3.14
 
 test: lint
 	$(BIN)/python -m pytest -q -ra

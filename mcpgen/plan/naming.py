@@ -60,6 +60,12 @@ CLIENT_MEMBERS = frozenset(
         "unsubscribe_resource",
         "resource_updates",
         "listen",
+        # The runtime's plumbing between its own classes (runtime/client/typed.py): public, so
+        # pyright's reportPrivateUsage holds across modules, and reserved here, so a tool named
+        # like one is renamed rather than shadowing it.
+        "mcpgen_inner",
+        "mcpgen_runner",
+        "mcpgen_start",
     }
 )
 

@@ -35,7 +35,7 @@ FRONT_DOOR = ""  # the runtime package itself, as a module name relative to it
 # (make lint, tests/layout/test_pyright_runtime.py), and so is the copy, in a project that
 # checks its own tree strictly, but for the one rule the runtime relaxes ([tool.pyright] in
 # pyproject.toml says why): its modules share members named with an underscore.
-COPY_HEADER = "# mcpgen's runtime, vendored verbatim (--runtime vendor).\n# pyright: reportPrivateUsage=false\n"
+COPY_HEADER = "# mcpgen's runtime, vendored verbatim (--runtime vendor).\n"
 
 
 @dataclass(frozen=True)

@@ -344,9 +344,10 @@ class AsyncFeatures:
             resource_uris=resource_uris,
         )
 
-    async def _open_resource_updates(self) -> ResourceUpdates:
-        # The sync twin registers the queue on the loop thread, where notifications arrive.
-        return self.resource_updates()
+
+async def _open_updates(features: AsyncFeatures) -> ResourceUpdates:
+    # The sync twin registers the queue on the loop thread, where notifications arrive.
+    return features.resource_updates()
 
 
 class _Runner(Protocol):
@@ -354,35 +355,36 @@ class _Runner(Protocol):
 
 
 class _SyncHost(Protocol):
-    """What the sync Client gives the mixin: the async client and the loop that runs it."""
+    """What the sync Client gives the mixin: the async client and the loop that runs it
+    (SyncClientBase's `mcpgen_` members, names no tool method can take: plan/naming.py)."""
 
     @property
-    def _inner(self) -> AsyncFeatures: ...
+    def mcpgen_inner(self) -> AsyncFeatures: ...
 
     @property
-    def _runner(self) -> _Runner: ...
+    def mcpgen_runner(self) -> _Runner: ...
 
 
 class SyncFeatures:
     """The same methods for the sync Client (each runs on the client's loop thread)."""
 
     def list_prompts(self: _SyncHost) -> list[Prompt]:
-        return self._runner.run(self._inner.list_prompts())
+        return self.mcpgen_runner.run(self.mcpgen_inner.list_prompts())
 
     def get_prompt(self: _SyncHost, name: str, arguments: Mapping[str, str] | None = None) -> PromptResult:
-        return self._runner.run(self._inner.get_prompt(name, arguments))
+        return self.mcpgen_runner.run(self.mcpgen_inner.get_prompt(name, arguments))
 
     def list_resources(self: _SyncHost) -> list[Resource]:
-        return self._runner.run(self._inner.list_resources())
+        return self.mcpgen_runner.run(self.mcpgen_inner.list_resources())
 
     def list_resource_templates(self: _SyncHost) -> list[ResourceTemplate]:
-        return self._runner.run(self._inner.list_resource_templates())
+        return self.mcpgen_runner.run(self.mcpgen_inner.list_resource_templates())
 
     def read_resource(self: _SyncHost, uri: str) -> ResourceContents:
-        return self._runner.run(self._inner.read_resource(uri))
+        return self.mcpgen_runner.run(self.mcpgen_inner.read_resource(uri))
 
     def tool_ui(self: _SyncHost, name: str) -> AppUi | None:
-        return self._runner.run(self._inner.tool_ui(name))
+        return self.mcpgen_runner.run(self.mcpgen_inner.tool_ui(name))
 
     def complete(
         self: _SyncHost,
@@ -390,13 +392,13 @@ class SyncFeatures:
         argument: Mapping[str, str],
         context: Mapping[str, Any] | None = None,
     ) -> Completion:
-        return self._runner.run(self._inner.complete(ref, argument, context))
+        return self.mcpgen_runner.run(self.mcpgen_inner.complete(ref, argument, context))
 
     def subscribe_resource(self: _SyncHost, uri: str) -> None:
-        self._runner.run(self._inner.subscribe_resource(uri))
+        self.mcpgen_runner.run(self.mcpgen_inner.subscribe_resource(uri))
 
     def unsubscribe_resource(self: _SyncHost, uri: str) -> None:
-        self._runner.run(self._inner.unsubscribe_resource(uri))
+        self.mcpgen_runner.run(self.mcpgen_inner.unsubscribe_resource(uri))
 
     def resource_updates(self: _SyncHost) -> SyncResourceUpdates:
-        return SyncResourceUpdates(self._runner.run(self._inner._open_resource_updates()), self._runner)
+        return SyncResourceUpdates(self.mcpgen_runner.run(_open_updates(self.mcpgen_inner)), self.mcpgen_runner)

@@ -36,6 +36,18 @@ class LlmToolsMixin:
         """This host's progressive-discovery state (one per client, shared by its option views)."""
         raise NotImplementedError
 
+    # A sync client reads its async client's catalog and discovery state, a multi-server client
+    # each server client's: through these, declared here, so pyright's reportPrivateUsage (a
+    # protected member is for its class and subclasses) holds without a public member a tool
+    # method could collide with.
+    @staticmethod
+    def _llm_catalog_of(host: LlmToolsMixin) -> ToolCatalog:
+        return host._llm_catalog()
+
+    @staticmethod
+    def _llm_discovery_of(host: LlmToolsMixin) -> Discovery:
+        return host._llm_discovery()
+
     @overload
     def tool_definitions(
         self,

@@ -18,7 +18,7 @@ from .llm_discovery import Discovery, meta_call
 from .llm_host import LlmToolsMixin
 from .many_catalog import merged_catalog
 from .servers_config import read_servers_config
-from .typed import AsyncClientBase, LoopThread, SyncClientBase, _hold
+from .typed import AsyncClientBase, LoopThread, SyncClientBase, hold_loop
 from .typed_tasks import SyncTypedTask, TypedTask
 
 if TYPE_CHECKING:
@@ -40,7 +40,9 @@ class AsyncManyClientBase(LlmToolsMixin):
 
     def __init__(self, clients: Mapping[str, AsyncClientBase]) -> None:
         self._clients = dict(clients)
-        self._llm_tools = merged_catalog({ns: c._catalog for ns, c in self._clients.items()}, self._tool_names)
+        self._llm_tools = merged_catalog(
+            {ns: self._llm_catalog_of(c) for ns, c in self._clients.items()}, self._tool_names
+        )
         self._discovery = Discovery()  # what the model loaded through the meta-tools
 
     @classmethod
@@ -91,7 +93,7 @@ class AsyncManyClientBase(LlmToolsMixin):
         if target is None:
             raise KeyError(f"unknown tool {name!r}")
         ns, wire = target
-        return await self._clients[ns]._start(wire, dict(arguments or {}))
+        return await self._clients[ns].mcpgen_start(wire, dict(arguments or {}))
 
 
 class SyncManyClientBase(LlmToolsMixin):
@@ -110,15 +112,15 @@ class SyncManyClientBase(LlmToolsMixin):
     @classmethod
     @contextlib.contextmanager
     def _connect_sync(cls, connecting: contextlib.AbstractAsyncContextManager[Any]) -> Generator[Any, None, None]:
-        with _hold(connecting) as (inner, runner):
+        with hold_loop(connecting) as (inner, runner):
             clients = {ns: sync_cls(inner._clients[ns], runner) for ns, sync_cls in cls._sync_classes.items()}
             yield cls(inner, clients, runner)
 
     def _llm_catalog(self) -> ToolCatalog:
-        return self._inner._llm_tools
+        return self._llm_catalog_of(self._inner)
 
     def _llm_discovery(self) -> Discovery:
-        return self._inner._discovery
+        return self._llm_discovery_of(self._inner)
 
     def dispatch(self, name: str, arguments: Mapping[str, Any] | str | None = None) -> Any:
         """Run an LLM's call of a prefixed tool on its server."""

@@ -45,24 +45,26 @@ class _Runner(Protocol):
 
 
 class _SyncHost(Protocol):
-    @property
-    def _inner(self) -> AsyncSkills: ...
+    """SyncClientBase's `mcpgen_` members (see features.py's twin)."""
 
     @property
-    def _runner(self) -> _Runner: ...
+    def mcpgen_inner(self) -> AsyncSkills: ...
+
+    @property
+    def mcpgen_runner(self) -> _Runner: ...
 
 
 class SyncSkills:
     """The same methods for the sync Client (each runs on the client's loop thread)."""
 
     def list_skills(self: _SyncHost) -> list[Skill]:
-        return self._runner.run(self._inner.list_skills())
+        return self.mcpgen_runner.run(self.mcpgen_inner.list_skills())
 
     def get_skill(self: _SyncHost, name_or_uri: str) -> Skill:
-        return self._runner.run(self._inner.get_skill(name_or_uri))
+        return self.mcpgen_runner.run(self.mcpgen_inner.get_skill(name_or_uri))
 
     def read_skill_file(self: _SyncHost, skill: Skill, path: str = "SKILL.md") -> SkillFileContent:
-        return self._runner.run(self._inner.read_skill_file(skill, path))
+        return self.mcpgen_runner.run(self.mcpgen_inner.read_skill_file(skill, path))
 
     def read_skill_directory(self: _SyncHost, skill: Skill, path: str = "") -> list[SkillDirectoryEntry]:
-        return self._runner.run(self._inner.read_skill_directory(skill, path))
+        return self.mcpgen_runner.run(self.mcpgen_inner.read_skill_directory(skill, path))

@@ -336,9 +336,11 @@ class AsyncClientBase(AsyncFeatures, LlmToolsMixin):
         raw = await self._session.call_tool(wire, arguments, timeout=per_call.timeout, progress=per_call.progress)
         return self._typed_result(binding, wire, raw)
 
-    async def _start(self, wire: str, arguments: dict[str, Any]) -> TypedTask[Any]:
+    async def mcpgen_start(self, wire: str, arguments: dict[str, Any]) -> TypedTask[Any]:
         """What a typed `start_<tool>` awaits: the call run as a task (Tasks extension), its
-        result parsed as `_call` parses the plain call's."""
+        result parsed as `_call` parses the plain call's. Public (a multi-server client starts
+        a server client's tool through it, many.py) and `mcpgen_`-prefixed: no tool method can
+        take the name (plan/naming.py CLIENT_MEMBERS)."""
         binding = self._binding(wire)
         sent = {k: v for k, v in arguments.items() if not isinstance(v, Unset)}
         built = binding.plain_arguments(sent)
@@ -502,7 +504,7 @@ class LoopThread:
 
 
 @contextlib.contextmanager
-def _hold(cm: contextlib.AbstractAsyncContextManager[_A]) -> Generator[tuple[_A, LoopThread], None, None]:
+def hold_loop(cm: contextlib.AbstractAsyncContextManager[_A]) -> Generator[tuple[_A, LoopThread], None, None]:
     """Enter and exit the async context in ONE task on the loop thread (cancel scopes need that)."""
     import asyncio
     from concurrent.futures import Future
@@ -547,6 +549,19 @@ class SyncClientBase(SyncFeatures, LlmToolsMixin, Generic[_A]):
         self._inner = inner
         self._runner = runner
 
+    # What the sync mixins (features.py, skills_client.py) and the sync_method/sync_task_method
+    # wrappers reach through: public for pyright's reportPrivateUsage, `mcpgen_`-prefixed and in
+    # plan/naming.py's CLIENT_MEMBERS so no tool method can shadow them.
+    @property
+    def mcpgen_inner(self) -> _A:
+        """The async client this sync client runs (runtime plumbing, not for user code)."""
+        return self._inner
+
+    @property
+    def mcpgen_runner(self) -> LoopThread:
+        """The loop thread the async client runs on (runtime plumbing, not for user code)."""
+        return self._runner
+
     @property
     def session(self) -> ClientSession:
         """The underlying runtime session (its methods are coroutines on the loop thread)."""
@@ -569,7 +584,7 @@ class SyncClientBase(SyncFeatures, LlmToolsMixin, Generic[_A]):
     ) -> Generator[_S, None, None]:
         """Start `command args` as a stdio MCP server and connect to it (see AsyncClient.connect_stdio;
         callbacks run on the loop thread)."""
-        with _hold(cls._async_client.connect_stdio(command, args, options=options, **overrides)) as (inner, runner):
+        with hold_loop(cls._async_client.connect_stdio(command, args, options=options, **overrides)) as (inner, runner):
             yield cls(inner, runner)
 
     @classmethod
@@ -582,7 +597,7 @@ class SyncClientBase(SyncFeatures, LlmToolsMixin, Generic[_A]):
         **overrides: Unpack[ClientHttpKwargs],
     ) -> Generator[_S, None, None]:
         """Connect to an MCP server at `url` (see AsyncClient.connect_http; callbacks run on the loop thread)."""
-        with _hold(cls._async_client.connect_http(url, options=options, **overrides)) as (inner, runner):
+        with hold_loop(cls._async_client.connect_http(url, options=options, **overrides)) as (inner, runner):
             yield cls(inner, runner)
 
     @classmethod
@@ -596,7 +611,7 @@ class SyncClientBase(SyncFeatures, LlmToolsMixin, Generic[_A]):
     ) -> Generator[_S, None, None]:
         """Connect to a server object in this process (see AsyncClient.connect_memory); the server's
         handlers and the client's callbacks run on the client's loop thread."""
-        with _hold(cls._async_client.connect_memory(server, options=options, **overrides)) as (inner, runner):
+        with hold_loop(cls._async_client.connect_memory(server, options=options, **overrides)) as (inner, runner):
             yield cls(inner, runner)
 
     @classmethod
@@ -605,7 +620,7 @@ class SyncClientBase(SyncFeatures, LlmToolsMixin, Generic[_A]):
         cls: type[_S], *, options: ConnectOptions | None = None, **overrides: Unpack[ClientConnectKwargs]
     ) -> Generator[_S, None, None]:
         """Connect the way this client was generated: the same stdio command, or the same URL."""
-        with _hold(cls._async_client.connect(options=options, **overrides)) as (inner, runner):
+        with hold_loop(cls._async_client.connect(options=options, **overrides)) as (inner, runner):
             yield cls(inner, runner)
 
     def with_options(self: _S, **overrides: Unpack[CallKwargs]) -> _S:
@@ -617,10 +632,10 @@ class SyncClientBase(SyncFeatures, LlmToolsMixin, Generic[_A]):
         return self._runner.run(self._inner.call_tool(name, arguments))
 
     def _llm_catalog(self) -> ToolCatalog:
-        return self._inner._catalog
+        return self._llm_catalog_of(self._inner)
 
     def _llm_discovery(self) -> Discovery:
-        return self._inner._discovery
+        return self._llm_discovery_of(self._inner)
 
     def dispatch(self, name: str, arguments: Mapping[str, Any] | str | None = None) -> Any:
         """Run an LLM's tool call through the typed, validated path (see AsyncClient.dispatch)."""
@@ -635,6 +650,6 @@ def sync_method(
 
     @functools.wraps(method)
     def call(self: SyncClientBase[_A], /, *args: _P.args, **kwargs: _P.kwargs) -> _T:
-        return self._runner.run(method(self._inner, *args, **kwargs))
+        return self.mcpgen_runner.run(method(self.mcpgen_inner, *args, **kwargs))
 
     return call

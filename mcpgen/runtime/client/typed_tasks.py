@@ -93,8 +93,8 @@ def sync_task_method(
     """`Client.start_x = sync_task_method(AsyncClient.start_x)`: the same signature, a SyncTypedTask."""
 
     def call(self: SyncClientBase[_A], /, *args: _P.args, **kwargs: _P.kwargs) -> SyncTypedTask[_T]:
-        runner = self._runner
-        return SyncTypedTask(runner.run(method(self._inner, *args, **kwargs)), runner)
+        runner = self.mcpgen_runner
+        return SyncTypedTask(runner.run(method(self.mcpgen_inner, *args, **kwargs)), runner)
 
     call.__name__ = getattr(method, "__name__", "start")
     call.__doc__ = method.__doc__

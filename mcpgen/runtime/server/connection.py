@@ -293,7 +293,7 @@ class ServerConnection:
     def _serves(self, method: str) -> bool:
         return (
             method in ("server/discover", "tools/list", "tools/call", "subscriptions/listen")
-            or method in self.server._methods
+            or self.server.method_handler(method) is not None
             or method in self.server.features.methods()
         )
 
@@ -303,13 +303,13 @@ class ServerConnection:
                 return self._list_tools(params)
             if method == "tools/call":
                 return await self._call_tool(params, context)
-            handler = self.server._methods.get(method) or self.server.features.methods().get(method)
+            handler = self.server.method_handler(method) or self.server.features.methods().get(method)
             if handler is None:
                 raise RpcError(jsonrpc.METHOD_NOT_FOUND, f"Method not found: {method}")
             return await handler(params, context)
 
     def _list_tools(self, params: JSONObject) -> JSONObject:
-        tools = list(self.server._tools.values())
+        tools = self.server.registered_tools()
         start = tools_cursor_offset(params.get("cursor"), len(tools))
         end = start + self.server.tools_page_size
         result: JSONObject = {"tools": [tool.definition for tool in tools[start:end]]}
@@ -319,7 +319,7 @@ class ServerConnection:
 
     async def _call_tool(self, params: JSONObject, context: RequestContext) -> JSONObject:
         name = params.get("name")
-        tool = self.server._tools.get(name) if isinstance(name, str) else None
+        tool = self.server.registered_tool(name) if isinstance(name, str) else None
         if tool is None:
             raise RpcError(jsonrpc.INVALID_PARAMS, f"Unknown tool: {name}")
         arguments: object = params.get("arguments")

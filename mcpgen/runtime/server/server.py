@@ -120,6 +120,18 @@ class Server:
 
         self.add_tool(definition, first_call)
 
+    def registered_tool(self, name: str) -> _Tool | None:
+        """The tool registered as `name` (what tools/call runs), None for an unknown one."""
+        return self._tools.get(name)
+
+    def registered_tools(self) -> list[_Tool]:
+        """Every registered tool, in registration order (what tools/list pages through)."""
+        return list(self._tools.values())
+
+    def method_handler(self, method: str) -> MethodHandler | None:
+        """What add_method (or a tool's task methods) registered for `method`, else None."""
+        return self._methods.get(method)
+
     def tool_definition(self, name: str) -> JSONObject | None:
         """The advertised definition of a tool (the HTTP transport checks Mcp-Param-* by it)."""
         tool = self._tools.get(name)

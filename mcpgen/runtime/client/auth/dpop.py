@@ -28,9 +28,10 @@ _MAX_ORIGINS = 64
 
 def new_key() -> dict[str, Any]:
     """A fresh private key as a JWK (what the token store keeps)."""
-    from joserfc.jwk import ECKey
+    # (joserfc's module-level functions: typed on every supported Python, server/auth/jwks.py)
+    from joserfc.jwk import generate_key
 
-    return dict(ECKey.generate_key("P-256").as_dict(private=True))
+    return dict(generate_key("EC", "P-256").as_dict(private=True))
 
 
 def supported(metadata_algs: list[str] | None) -> bool:
@@ -43,10 +44,10 @@ def proof(
 ) -> str:
     """A DPoP proof JWT for one request (RFC 9449 §4.2)."""
     from joserfc import jwt
-    from joserfc.jwk import ECKey
+    from joserfc.jwk import import_key
 
     try:
-        key = ECKey.import_key(private_jwk)
+        key = import_key(private_jwk, "EC")
     except Exception:
         raise AuthError("the stored DPoP key could not be read") from None
     parts = urlsplit(url)

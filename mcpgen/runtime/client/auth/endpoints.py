@@ -70,13 +70,12 @@ def authenticate(
 def _assertion(client_id: str, metadata: ServerMetadata, signer: Signer) -> str:
     """A private_key_jwt client assertion (RFC 7523 §3), signed by joserfc, for this issuer only."""
     from joserfc import jwt
-    from joserfc.jwk import ECKey, RSAKey
+    from joserfc.jwk import import_key  # (typed on every supported Python: server/auth/jwks.py)
 
     if signer.private_key is None:
         raise AuthError("private_key_jwt needs a private_key")
-    kind = ECKey if signer.algorithm.startswith("ES") else RSAKey
     try:
-        key = kind.import_key(signer.private_key)
+        key = import_key(signer.private_key, "EC" if signer.algorithm.startswith("ES") else "RSA")
     except Exception:
         raise AuthError("the private key for private_key_jwt could not be read") from None
     now = int(time.time())

@@ -4,18 +4,21 @@ from __future__ import annotations
 
 import asyncio
 import time
-from typing import Any
+from typing import Any, Literal
 
 import httpx
 from joserfc.errors import JoseError
-from joserfc.jwk import ECKey, OKPKey, RSAKey
+from joserfc.jwk import ECKey, OKPKey, RSAKey, import_key
 
 from ...core.errors import AuthServerUnavailable
 from ...core.jsonrpc import is_array, is_object
 from .remote import discover_jwks_url, fetch_json
 
 PublicKey = RSAKey | ECKey | OKPKey
-_KEY_TYPES: dict[str, type[PublicKey]] = {"RSA": RSAKey, "EC": ECKey, "OKP": OKPKey}
+# joserfc's module-level import_key, typed per key type on every Python the runtime supports
+# (the key classes' own import_key returns `typing.Self`, which newer joserfc imports from
+# `typing`: Unknown to a checker run for Python 3.10).
+_KEY_TYPES: dict[str, Literal["RSA", "EC", "OKP"]] = {"RSA": "RSA", "EC": "EC", "OKP": "OKP"}
 MAX_KEYS = 50
 
 
@@ -85,7 +88,7 @@ def _public_keys(entries: Any) -> dict[str | None, PublicKey]:
         if kind is None:
             continue
         try:
-            key = kind.import_key(entry)
+            key = import_key(entry, kind)
         except (JoseError, ValueError, TypeError):
             continue
         kid = entry.get("kid")

@@ -313,7 +313,7 @@ class AsyncClient(AsyncClientBase):
         self, *, topic: str, ambiguous: bool | Unset = UNSET
     ) -> TypedTask[ToolResult]:
         """`simulate_research_query` run as a task (Tasks extension): `await task.wait()` returns what `simulate_research_query` does."""
-        return await self._start(
+        return await self.mcpgen_start(
             "simulate-research-query", {"topic": topic, "ambiguous": ambiguous}
         )
 
