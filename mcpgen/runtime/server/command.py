@@ -90,7 +90,7 @@ def build_parser(prog: str) -> argparse.ArgumentParser:
         type=_worker_count,
         default=None,
         metavar="N",
-        help="serve --http from N worker processes sharing one socket (default: 1); "
+        help="serve --http from N worker processes on one port (default: 1); "
         "more than one needs --stateless or a store they share",
     )
     return parser

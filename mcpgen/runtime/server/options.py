@@ -35,7 +35,7 @@ class ServeOptions:
     # What the workers share (sessions, stream logs, notifications); None: in memory, this process.
     store: Store | None = None
     auth: AuthSettings | None = None  # an OAuth resource server when set
-    workers: int = 1  # HTTP worker processes sharing one socket (`serve_http_workers`)
+    workers: int = 1  # HTTP worker processes serving one port (`serve_http_workers`)
     log_level: str = "warning"  # uvicorn's
     access_log: bool = False  # one stderr line per HTTP request (costs speed)
     announce: bool = True  # `serving MCP on URL` on stderr once listening

@@ -10,6 +10,7 @@ one connection slot (of `max_connections`) for a bounded time, never the server.
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Awaitable
 from typing import Any
 
 from .asgi import WHOLE_KEY
@@ -37,15 +38,19 @@ def guarded_protocol(limits: HttpLimits, max_connections: int) -> type[Any]:
     once the next request's first bytes arrive without its whole head: a request that arrives in
     one piece, nearly every one, costs no timer of ours."""
     base: type[Any]
+    cycle: type[Any]
     try:  # uvicorn's faster parser when httptools is installed, as its "auto" would pick
         from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
+        from uvicorn.protocols.http.httptools_impl import RequestResponseCycle as cycle
 
         base = HttpToolsProtocol
     except ImportError:
         from uvicorn.protocols.http.h11_impl import H11Protocol
+        from uvicorn.protocols.http.h11_impl import RequestResponseCycle as cycle
 
         base = H11Protocol
     guards = {
+        "whole_cycle": _whole_cycle(cycle),
         "header_timeout": limits.header_timeout,
         "body_timeout": limits.body_timeout,
         "body_total_timeout": limits.body_total_timeout,
@@ -53,6 +58,22 @@ def guarded_protocol(limits: HttpLimits, max_connections: int) -> type[Any]:
         "max_connections": max_connections,
     }
     return type("GuardedProtocol", (_Guards, base), guards)
+
+
+def _whole_cycle(cycle: type[Any]) -> type[Any]:
+    """uvicorn's request-response cycle whose `send` sees WHOLE_KEY: a head marked so has its
+    whole body sent next, in the same step, and the response's completion writes both (no flush
+    scheduled, no extra loop turn). A class made once, which a request's cycle becomes (its
+    `__class__` set, nothing allocated), rather than a closure over each cycle's `send`; its
+    `send` hands back uvicorn's coroutine rather than awaiting it in one more of its own."""
+    base_send = cycle.send
+
+    def send(self: Any, message: Any) -> Awaitable[None]:
+        if message.get(WHOLE_KEY) is True:
+            self.transport.whole = True  # (its transport is the connection's OneWrite)
+        return base_send(self, message)  # type: ignore[no-any-return]
+
+    return type("WholeCycle", (cycle,), {"send": send, "__doc__": _whole_cycle.__doc__})
 
 
 class _Guards:
@@ -63,6 +84,7 @@ class _Guards:
     body_total_timeout: float
     max_header_bytes: int
     max_connections: int
+    whole_cycle: type[Any]
     # Bytes of the reads that left the current request head incomplete.
     _head_bytes: int = 0
     _head_timer: asyncio.TimerHandle | None = None
@@ -98,16 +120,8 @@ class _Guards:
         if cycle is not None and writer is not None and cycle.transport is self.transport:
             cycle.transport = writer
             cycle.scope[LOSS_KEY] = self._loss
-            base_send = cycle.send
-
-            async def send(message: Any) -> None:
-                # A head marked WHOLE_KEY has its whole body sent next, in the same step: the
-                # response's completion writes both (no flush scheduled, no extra loop turn).
-                if message.get(WHOLE_KEY) is True:
-                    writer.whole = True
-                await base_send(message)
-
-            cycle.send = send  # (what run_asgi hands the app: read once its task runs)
+            # Its `send` then sees WHOLE_KEY (what run_asgi hands the app: read once its task runs).
+            cycle.__class__ = self.whole_cycle
 
     def _arm(self) -> None:
         self._disarm()

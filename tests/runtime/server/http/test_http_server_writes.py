@@ -18,7 +18,10 @@ from rt_support import PY, RUNTIME_SERVER, run, text_of
 from serving import ServerProcess
 
 from mcpgen.runtime import connect_http
+from mcpgen.runtime.server.http.asgi import WHOLE_KEY
+from mcpgen.runtime.server.http.limits import HttpLimits
 from mcpgen.runtime.server.http.protocol import ONE_WRITE_MAX, OneWrite
+from tests.security._inproc import app_serving
 
 pytestmark = pytest.mark.timeout(120)
 
@@ -185,3 +188,37 @@ def test_the_hiding_prelude_hides_both() -> None:
 
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
     assert done.returncode == 0, done.stdout + done.stderr
+
+
+async def _flag_app(scope: dict[str, Any], receive: Any, send: Any) -> None:
+    """Answers with whether the connection's writer holds the response whole after its head
+    (`send.__self__`: the request's cycle), the head marked WHOLE_KEY on a path of /whole."""
+    if scope["type"] != "http":
+        return
+    while (await receive()).get("more_body"):
+        pass
+    head: dict[str, Any] = {"type": "http.response.start", "status": 200, "headers": [(b"content-length", b"5")]}
+    if scope["path"] == "/whole":
+        head[WHOLE_KEY] = True
+    await send(head)
+    held = send.__self__.transport.whole is True
+    await send({"type": "http.response.body", "body": b"true " if held else b"false"})
+
+
+def test_a_cycle_sees_whole_key_and_pipelined_requests_keep_their_own() -> None:
+    # Two requests in one write: uvicorn queues the second cycle while the first answers; each
+    # sees its own head's marker, and the first's completion forgets it.
+    async def scenario() -> bytes:
+        async with app_serving(_flag_app, HttpLimits()) as port:
+            reader, writer = await asyncio.open_connection("127.0.0.1", port)
+            ask = b"GET %s HTTP/1.1\r\nhost: 127.0.0.1\r\n\r\n"
+            writer.write(ask % b"/whole" + ask % b"/plain" + ask % b"/whole")
+            answers = b""
+            while answers.count(b"\r\n\r\n") < 3 or not answers.endswith((b"true ", b"false")):
+                answers += await asyncio.wait_for(reader.read(4096), 30)
+            writer.close()
+            return answers
+
+    answers = run(scenario())
+    bodies = [part.split(b"\r\n\r\n")[1] for part in answers.split(b"HTTP/1.1 ")[1:]]
+    assert bodies == [b"true ", b"false", b"true "]
