@@ -75,7 +75,10 @@ def _check_schema(where: str, pointer: str, schema: Any) -> list[Problem]:
         errors = schema_errors(schema)
     except RecursionError:
         return [Problem(where, "schema nested too deeply to check", pointer)]
-    return [_problem(where, pointer, error) for error in errors]
+    # The meta-schema reaches one keyword through several of its parts (a wrong `items` fails the
+    # applicator and the validation vocabularies alike): the same words at the same place once.
+    problems = [_problem(where, pointer, error) for error in errors]
+    return list({(p.message, p.pointer): p for p in problems}.values())
 
 
 def _problem(where: str, pointer: str, error: Any) -> Problem:

@@ -53,11 +53,13 @@ def ref_problems(schema: Any) -> list[tuple[str, str]]:
     out: list[tuple[str, str]] = []
     where = _pointers(schema)
     stack = [(root, registry.resolver(base_uri=base))]
+    resolvers: dict[int, Any] = {}
     while stack:
         res, resolver = stack.pop()
         node = res.contents
         ptr = where.get(id(node), "")
         if isinstance(node, dict):
+            resolvers.setdefault(id(node), (node, resolver))
             dialect = node.get("$schema")
             if dialect is not None:
                 try:
@@ -87,7 +89,99 @@ def ref_problems(schema: Any) -> list[tuple[str, str]]:
                     )
         for sub in res.subresources():
             stack.append((sub, resolver.in_subresource(sub)))
+    out += _ref_cycles(resolvers, where)
     return sorted(set(out))
+
+
+# Keywords that apply their subschemas to the same value: a cycle through these and `$ref` alone
+# never reaches a smaller part of the value, so checking any value against it never ends.
+_IN_PLACE_LISTS = ("allOf", "anyOf", "oneOf")
+_IN_PLACE_ONE = ("not", "if", "then", "else")
+
+
+def _reachable(
+    resolvers: dict[int, tuple[dict[str, Any], Any]], edges: dict[int, list[tuple[int, str | None]]]
+) -> list[int]:
+    """The subschemas validation can reach from the root (first in `resolvers`): through any
+    keyword but `$defs`/`definitions`, and through `$ref`. A cycle among unused definitions
+    never runs, so it refuses nothing."""
+    if not resolvers:
+        return []
+    root = next(iter(resolvers))
+    seen = {root}
+    todo = [root]
+    while todo:
+        key = todo.pop()
+        found = [t for t, _ in edges[key]]
+        nested: list[Any] = [v for k, v in resolvers[key][0].items() if k not in ("$defs", "definitions")]
+        while nested:  # the JSON under this schema, down to the next subschemas
+            cur = nested.pop()
+            if isinstance(cur, dict) and id(cur) in resolvers:
+                found.append(id(cur))
+            elif isinstance(cur, dict):
+                nested.extend(cur.values())
+            elif isinstance(cur, list):
+                nested.extend(cur)
+        for target in found:
+            if target not in seen:
+                seen.add(target)
+                todo.append(target)
+    return [key for key in resolvers if key in seen]
+
+
+def _ref_cycles(resolvers: dict[int, tuple[dict[str, Any], Any]], where: dict[int, str]) -> list[tuple[str, str]]:
+    """(pointer, message) for each `$ref` on a cycle of references that checks one value against
+    itself forever (`A: {$ref: B}`, `B: {$ref: A}`, or `{"anyOf": [{"$ref": "#"}]}`): every value
+    would be refused at run time, so the tool is refused at generation, naming the `$ref`."""
+    edges: dict[int, list[tuple[int, str | None]]] = {}
+    for key, (node, resolver) in resolvers.items():
+        succ: list[tuple[int, str | None]] = []
+        ref = node.get("$ref")
+        if isinstance(ref, str):
+            try:
+                target = resolver.lookup(ref).contents
+            except Exception:  # unresolvable: reported above
+                target = None
+            if isinstance(target, dict):
+                succ.append((id(target), ref))
+        for kw in _IN_PLACE_LISTS:
+            subs = node.get(kw)
+            if isinstance(subs, list):
+                succ += [(id(sub), None) for sub in subs if isinstance(sub, dict)]
+        succ += [(id(node[kw]), None) for kw in _IN_PLACE_ONE if isinstance(node.get(kw), dict)]
+        edges[key] = [(t, r) for t, r in succ if t in resolvers]
+    out: list[tuple[str, str]] = []
+    state: dict[int, int] = {}  # 1: on the current path, 2: done
+    for start in _reachable(resolvers, edges):
+        if start in state:
+            continue
+        path: list[int] = [start]
+        state[start] = 1
+        iters = [iter(edges[start])]
+        while iters:  # iterative depth-first search: a hostile graph cannot exhaust the stack
+            step = next(iters[-1], None)
+            if step is None:
+                state[path.pop()] = 2
+                iters.pop()
+                continue
+            target, _ = step
+            if state.get(target) == 1:
+                # One line per cycle, at its first `$ref` by pointer (a cycle always holds one).
+                refs = [n for n in path[path.index(target) :] if isinstance(resolvers[n][0].get("$ref"), str)]
+                node_id = min(refs, key=lambda n: where.get(n, ""))
+                ref = resolvers[node_id][0]["$ref"]
+                out.append(
+                    (
+                        f"{where.get(node_id, '')}/$ref",
+                        f"$ref {ref[:80]!r} leads back to itself without descending into the value "
+                        "(a $ref cycle): no value could ever be checked against it",
+                    )
+                )
+            elif target not in state:
+                state[target] = 1
+                path.append(target)
+                iters.append(iter(edges[target]))
+    return out
 
 
 def _pointers(schema: Any) -> dict[int, str]:

@@ -50,3 +50,66 @@ def test_lint_into_a_reader_that_stops_ends_quietly(tmp_path: Path) -> None:
     assert proc.wait(timeout=120) == 141
     assert "ns.tool" in first
     assert "BrokenPipeError" not in err and "Traceback" not in err and "internal error" not in err
+
+
+# A $ref cycle that never descends into the value: validation would recurse on the same value
+# forever, so every value would be refused at run time ("nested too deeply to check").
+_CYCLES = {
+    "two refs": {"$defs": {"A": {"$ref": "#/$defs/B"}, "B": {"$ref": "#/$defs/A"}}, "$ref": "#/$defs/A"},
+    "itself": {"$defs": {"A": {"$ref": "#/$defs/A"}}, "properties": {"n": {"$ref": "#/$defs/A"}}},
+    "anyOf": {"anyOf": [{"required": ["a"]}, {"$ref": "#"}]},
+    "allOf": {
+        "$defs": {"A": {"allOf": [{"$ref": "#/$defs/B"}]}, "B": {"not": {"$ref": "#/$defs/A"}}},
+        "properties": {"x": {"type": "array", "items": {"$ref": "#/$defs/B"}}},
+    },
+    "oneOf": {"$defs": {"A": {"oneOf": [{"type": "string"}, {"$ref": "#/$defs/A"}]}}, "$ref": "#/$defs/A"},
+    "if/then/else": {"if": {"type": "string"}, "then": {"minLength": 1}, "else": {"$ref": "#"}},
+}
+# Recursion through a keyword that looks at a part of the value terminates: still generated.
+_RECURSIVE = {
+    "type": "object",
+    "properties": {"kids": {"type": "array", "items": {"$ref": "#"}}, "next": {"$ref": "#/$defs/N"}},
+    "$defs": {"N": {"anyOf": [{"type": "null"}, {"$ref": "#"}]}},
+}
+
+
+def test_every_in_place_ref_cycle_is_found_once_at_its_first_ref() -> None:
+    from mcpgen.catalog.checks import ref_problems
+
+    for label, schema in _CYCLES.items():
+        found = [(p, m) for p, m in ref_problems({"type": "object", **schema}) if "$ref cycle" in m]
+        assert len(found) == 1, (label, found)
+        assert found[0][0].endswith("/$ref"), (label, found)
+    assert ref_problems(_RECURSIVE) == []
+    # A cycle among definitions nothing uses never runs: it refuses nothing.
+    assert ref_problems({"$defs": _CYCLES["two refs"]["$defs"], "type": "object"}) == []
+
+
+def test_a_ref_cycle_is_refused_in_one_line_and_recursion_still_generates(tmp_path: Path) -> None:
+    cyc = {"name": "cyc", "inputSchema": {"type": "object", **_CYCLES["two refs"]}}
+    (tmp_path / "cyc.json").write_text(json.dumps(cyc), encoding="utf-8")
+    done = mcpgen("client", "cyc.json", "-o", "out", cwd=tmp_path)
+    assert done.returncode == 2, done.stderr
+    assert done.stderr.splitlines() == [
+        "mcpgen: error: 'cyc'#/inputSchema/$defs/A/$ref: $ref '#/$defs/B' leads back to itself without "
+        "descending into the value (a $ref cycle): no value could ever be checked against it"
+    ]
+    assert not (tmp_path / "out").exists()
+    tree = {"name": "tree", "inputSchema": _RECURSIVE}
+    (tmp_path / "tree.json").write_text(json.dumps(tree), encoding="utf-8")
+    done = mcpgen("client", "tree.json", "-o", "out", cwd=tmp_path)
+    assert done.returncode == 0 and "(1 tool)" in done.stderr, done.stderr
+
+
+def test_a_wrong_keyword_is_reported_once_however_many_meta_schema_parts_refuse_it(tmp_path: Path) -> None:
+    # An array `items` (draft-07's form, in a 2020-12 schema) failed eight parts of the
+    # meta-schema and printed the same line eight times.
+    props = {"a": {"items": [{"type": "integer"}]}, "b": {"type": "int"}}
+    tool = {"name": "t", "inputSchema": {"type": "object", "properties": props}}
+    (tmp_path / "t.json").write_text(json.dumps(tool), encoding="utf-8")
+    done = mcpgen("client", "t.json", "-o", "out", cwd=tmp_path)
+    assert done.returncode == 2, done.stderr
+    lines = done.stderr.splitlines()
+    assert len(lines) == len(set(lines)) == 2, lines
+    assert "#/inputSchema/properties/a/items: invalid JSON Schema: 'items' must be an object or a boolean" in lines[0]
+    assert "#/inputSchema/properties/b/type: invalid JSON Schema: 'int' is not a JSON Schema type" in lines[1]

@@ -263,7 +263,7 @@ def refused_message(source: str, why: str) -> str:
 
 
 def _pattern(validator: Any, pattern: Any, instance: Any, schema: Any) -> Any:
-    from jsonschema.exceptions import ValidationError
+    from jsonschema.exceptions import ValidationError  # type: ignore[import-untyped, unused-ignore]
 
     if not isinstance(instance, str) or not isinstance(pattern, str):
         return
@@ -275,7 +275,7 @@ def _pattern(validator: Any, pattern: Any, instance: Any, schema: Any) -> Any:
 
 
 def _pattern_properties(validator: Any, patterns: Any, instance: Any, schema: Any) -> Any:
-    from jsonschema.exceptions import ValidationError
+    from jsonschema.exceptions import ValidationError  # type: ignore[import-untyped, unused-ignore]
 
     if not is_object(instance) or not is_object(patterns):
         return
@@ -291,7 +291,7 @@ def _pattern_properties(validator: Any, patterns: Any, instance: Any, schema: An
 
 
 def _additional_properties(validator: Any, additional: Any, instance: Any, schema: Any) -> Any:
-    from jsonschema.exceptions import ValidationError
+    from jsonschema.exceptions import ValidationError  # type: ignore[import-untyped, unused-ignore]
 
     if not is_object(instance):
         return
@@ -311,7 +311,7 @@ def _additional_properties(validator: Any, additional: Any, instance: Any, schem
 @functools.cache
 def linear_validator(cls: Any) -> Any:
     """jsonschema's validator class `cls` with its pattern keywords matched by `compile_pattern`."""
-    from jsonschema import validators
+    from jsonschema import validators  # type: ignore[import-untyped, unused-ignore]
 
     keywords: dict[str, Callable[..., Any]] = {"pattern": _pattern, "patternProperties": _pattern_properties}
     if "additionalProperties" in cls.VALIDATORS:
@@ -320,7 +320,7 @@ def linear_validator(cls: Any) -> Any:
     if unevaluated is not None:
         _divert_helpers()
         keywords["unevaluatedProperties"] = functools.partial(_linear_helpers, unevaluated)
-    return validators.extend(cls, keywords)  # type: ignore[no-untyped-call]
+    return validators.extend(cls, keywords)  # type: ignore[no-untyped-call, unused-ignore]
 
 
 # unevaluatedProperties asks jsonschema's helpers which keys patternProperties evaluated, through
@@ -347,13 +347,13 @@ class _LinearRe:
 
 @functools.cache
 def _divert_helpers() -> None:
-    import jsonschema._legacy_keywords
-    import jsonschema._utils
+    import jsonschema._legacy_keywords  # type: ignore[import-untyped, unused-ignore]
+    import jsonschema._utils  # type: ignore[import-untyped, unused-ignore]
 
     for module in (jsonschema._utils, jsonschema._legacy_keywords):
         real = getattr(module, "re", None)
         if isinstance(real, types.ModuleType):
-            module.re = _LinearRe(real)  # type: ignore[attr-defined]
+            module.re = _LinearRe(real)  # type: ignore[attr-defined, unused-ignore]
 
 
 def _linear_helpers(keyword: Any, validator: Any, value: Any, instance: Any, schema: Any) -> Any:

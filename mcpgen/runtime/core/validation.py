@@ -54,9 +54,9 @@ Problems = Callable[[Any], "list[SchemaProblem]"]
 def compile_problems(schema: dict[str, Any] | bool, *, formats: bool = True) -> Problems:
     """A function listing why an instance breaks `schema` (empty when it is valid)."""
     # The submodules by name: a type checker knows a package's submodules only once imported.
-    import jsonschema
-    import jsonschema.exceptions
-    import jsonschema.validators
+    import jsonschema  # type: ignore[import-untyped, unused-ignore]
+    import jsonschema.exceptions  # type: ignore[import-untyped, unused-ignore]
+    import jsonschema.validators  # type: ignore[import-untyped, unused-ignore]
     import referencing
     import referencing.exceptions
 
