@@ -77,8 +77,9 @@ def _check_schema(where: str, pointer: str, schema: Any) -> list[Problem]:
         return [Problem(where, "schema nested too deeply to check", pointer)]
     # The meta-schema reaches one keyword through several of its parts (a wrong `items` fails the
     # applicator and the validation vocabularies alike): the same words at the same place once.
-    problems = [_problem(where, pointer, error) for error in errors]
-    return list({(p.message, p.pointer): p for p in problems}.values())
+    # jsonschema's order of errors varies with the hash seed: sorted, a run prints what the last did.
+    problems = {(p.pointer, p.message): p for p in (_problem(where, pointer, error) for error in errors)}
+    return [problems[key] for key in sorted(problems)]
 
 
 def _problem(where: str, pointer: str, error: Any) -> Problem:

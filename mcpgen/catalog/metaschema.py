@@ -155,12 +155,22 @@ def check_schema(schema: dict[str, Any]) -> None:
 
 
 def schema_errors(schema: dict[str, Any], limit: int = 10) -> list[Any]:
-    """Every reason (up to `limit`) `schema` is not a valid schema of its own draft: jsonschema
-    ValidationErrors against the meta-schema, the most specific of each anyOf/oneOf picked."""
-    from itertools import islice
+    """Every reason (up to `limit` different ones) `schema` is not a valid schema of its own
+    draft: jsonschema ValidationErrors against the meta-schema, the most specific of each
+    anyOf/oneOf picked.
 
+    The meta-schema reaches one keyword through several of its parts (a wrong `items` fails
+    eight), so the limit counts different errors (place and words), not repeats. jsonschema walks
+    a schema's extra properties in set order: when more than `limit` differ, which ones come
+    first varies with the hash seed (callers sort what they print)."""
     from jsonschema import Draft202012Validator, exceptions, validators
 
     cls = validators.validator_for(schema, default=Draft202012Validator)
     checker = _flat_validator() if cls is Draft202012Validator else cls(cls.META_SCHEMA)
-    return [exceptions.best_match([e]) or e for e in islice(checker.iter_errors(schema), limit)]
+    found: dict[tuple[tuple[str, ...], str], Any] = {}
+    for error in checker.iter_errors(schema):
+        error = exceptions.best_match([error]) or error
+        found.setdefault((tuple(str(p) for p in error.path), str(error.message)), error)
+        if len(found) >= limit:
+            break
+    return list(found.values())

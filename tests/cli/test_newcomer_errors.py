@@ -4,6 +4,7 @@ happened and exits as it should."""
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -11,9 +12,9 @@ from pathlib import Path
 BAD = {"type": "object", "properties": {"a": {"type": "int"}}}
 
 
-def mcpgen(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
+def mcpgen(*args: str, cwd: Path, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        [sys.executable, "-m", "mcpgen.cli", *args], capture_output=True, text=True, cwd=cwd, timeout=120
+        [sys.executable, "-m", "mcpgen.cli", *args], capture_output=True, text=True, cwd=cwd, timeout=120, env=env
     )
 
 
@@ -113,3 +114,23 @@ def test_a_wrong_keyword_is_reported_once_however_many_meta_schema_parts_refuse_
     assert len(lines) == len(set(lines)) == 2, lines
     assert "#/inputSchema/properties/a/items: invalid JSON Schema: 'items' must be an object or a boolean" in lines[0]
     assert "#/inputSchema/properties/b/type: invalid JSON Schema: 'int' is not a JSON Schema type" in lines[1]
+
+
+def test_schema_errors_print_the_same_lines_whatever_the_hash_seed(tmp_path: Path) -> None:
+    # jsonschema walks a schema's properties in set order, which the hash seed picks (a CI run
+    # once printed b's line before a's). Each bad property also fails eight meta-schema parts:
+    # the limit on errors counts different ones, so the repeats of one never hide another.
+    props = {name: {"items": [{"type": "integer"}]} for name in "abcdef"} | {"g": {"type": "int"}}
+    tool = {"name": "t", "inputSchema": {"type": "object", "properties": props}}
+    (tmp_path / "t.json").write_text(json.dumps(tool), encoding="utf-8")
+    outputs: set[str] = set()
+    for seed in ("0", "1", "2", "3", "4"):
+        done = mcpgen("client", "t.json", "-o", "out", cwd=tmp_path, env={**os.environ, "PYTHONHASHSEED": seed})
+        assert done.returncode == 2, done.stderr
+        outputs.add(done.stderr)
+    assert len(outputs) == 1, outputs
+    lines = outputs.pop().splitlines()
+    assert [line.split("#", 1)[1].split(":", 1)[0] for line in lines] == [
+        *(f"/inputSchema/properties/{name}/items" for name in "abcdef"),
+        "/inputSchema/properties/g/type",
+    ], lines

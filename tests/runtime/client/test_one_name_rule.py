@@ -77,6 +77,9 @@ class _Server:
         self._calls = calls
         self._namespace = namespace
 
+    def _llm_catalog(self) -> ToolCatalog:
+        return self._catalog
+
     async def dispatch(self, name: str, arguments: Any = None) -> str:
         self._calls.append((self._namespace, name))
         return "ran"
