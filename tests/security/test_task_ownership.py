@@ -1,8 +1,8 @@
 """The Tasks ownership rule (runtime/server/task_owner.py) under attack: a task is reachable only
-by whoever created it (the OAuth principal; else the handshake-era session; else, statelessly
-without auth, whoever holds the id), on every tasks method, from the worker running it and from
-another worker sharing its store (memory and a real Redis). Someone else's task answers exactly
-as an unknown task does."""
+by whoever created it (the OAuth principal; else, without auth, whoever holds the id), on every
+tasks method, from the worker running it and from another worker sharing its store (memory and a
+real Redis). Someone else's task answers exactly as an unknown task does; a handshake-era
+connection, where Tasks are not defined, reaches none, its own token's included."""
 
 from __future__ import annotations
 
@@ -17,7 +17,7 @@ from typing import Any
 import pytest
 
 from mcpgen.runtime import RpcError, Server
-from mcpgen.runtime.core.jsonrpc import INVALID_PARAMS
+from mcpgen.runtime.core.jsonrpc import INVALID_PARAMS, METHOD_NOT_FOUND
 from mcpgen.runtime.core.protocol import EXTENSION_TASKS, META_CLIENT_CAPABILITIES, META_PROTOCOL_VERSION
 from mcpgen.runtime.server.auth.info import AuthInfo, current_auth
 from mcpgen.runtime.server.server import RequestContext, ServerConnection
@@ -51,21 +51,16 @@ def worker() -> Server:
 
 @dataclass
 class Caller:
-    """One client of one worker: its era, its token (None: auth off) and, in the handshake era,
-    its session (the key sessions.py gives a session's connection on every worker)."""
+    """One client of one worker: its era and its token (None: auth off)."""
 
     name: str
     identity: str  # callers with the same identity are the same owner under the rule
     era: str
     auth: AuthInfo | None = None
-    session: str | None = None
 
     def on(self, server: Server) -> Connected:
         wire, end = memory_pair()
-        connection = server.connection(end)
-        if self.session is not None:
-            connection.owner_key = f"session:{self.session}"
-        return Connected(self, connection, wire)
+        return Connected(self, server.connection(end), wire)
 
 
 @dataclass
@@ -90,7 +85,7 @@ class Connected:
     async def request(self, method: str, params: dict[str, Any]) -> Any:
         if self.caller.era == "legacy" and not self.initialized:
             self.initialized = True
-            hello = {"protocolVersion": "2025-06-18", "capabilities": TASKS_CAPS, "clientInfo": {"name": "c"}}
+            hello = {"protocolVersion": "2025-11-25", "capabilities": TASKS_CAPS, "clientInfo": {"name": "c"}}
             await self.send("initialize", hello)
         if self.caller.era == "modern":
             meta = {META_PROTOCOL_VERSION: "2026-07-28", META_CLIENT_CAPABILITIES: TASKS_CAPS}
@@ -109,29 +104,25 @@ class Connected:
 ALICE = token("alice", "app")
 CALLERS = [
     Caller("alice's token", "alice", "modern", ALICE),
-    Caller("alice's token in a session", "alice", "legacy", ALICE, session="s-alice"),
-    Caller("alice's token in another session", "alice", "legacy", ALICE, session="s-alice-2"),
+    Caller("alice's token again", "alice", "modern", ALICE),
     Caller("bob's token", "bob", "modern", token("bob", "app")),
     Caller("alice through another client", "alice@other", "modern", token("alice", "other-app")),
     Caller("alice of another issuer", "alice@elsewhere", "modern", token("alice", "app", "https://evil.example")),
     Caller("a token naming nobody", "nobody", "modern", token(None, None)),
-    Caller("session one, no auth", "s1", "legacy", session="s1"),
-    Caller("session one again, no auth", "s1", "legacy", session="s1"),
-    Caller("session two, no auth", "s2", "legacy", session="s2"),
     Caller("stateless, no auth", "anyone", "modern"),
 ]
-CREATORS = [
-    c
-    for c in CALLERS
-    if c.name in ("alice's token", "alice's token in a session", "session one, no auth", "stateless, no auth")
-]
+CREATORS = [c for c in CALLERS if c.name in ("alice's token", "stateless, no auth")]
+# Handshake-era connections declaring the extension at initialize: the task's creator's token
+# or none, each reaches no task at all.
+HANDSHAKE = [Caller("alice's token in a session", "alice", "legacy", ALICE), Caller("a session, no auth", "", "legacy")]
 
 
 async def refused(connected: Connected, method: str, task_id: str) -> tuple[int, str, Any]:
     params: dict[str, Any] = {"taskId": task_id}
     if method == "tasks/update":
         params["inputResponses"] = {"k": {"action": "accept", "content": {}}}
-    with pytest.raises(RpcError, match="Unknown task") as error:
+    reason = "Unknown task" if connected.caller.era == "modern" else f"Method not found: {method} "
+    with pytest.raises(RpcError, match=reason) as error:
         await connected.request(method, params)
     return error.value.code, error.value.message, error.value.data
 
@@ -150,11 +141,11 @@ def test_another_callers_task_is_unknown_on_every_method_and_every_worker(
             created = await creator.on(running).request("tools/call", {"name": "forever", "arguments": {}})
             task_id = created["taskId"]
             never = secrets.token_urlsafe(18)  # same shape, never created
-            for caller in CALLERS:
+            for caller in CALLERS + HANDSHAKE:
                 for server in (running, other):
                     connected = caller.on(server)
                     for method in TASK_METHODS:
-                        if caller.identity == creator.identity:
+                        if caller.identity == creator.identity and caller.era == "modern":
                             if method == "tasks/get":
                                 assert (await connected.request(method, {"taskId": task_id}))["status"] == "working"
                             continue
@@ -162,7 +153,7 @@ def test_another_callers_task_is_unknown_on_every_method_and_every_worker(
                         code, message, data = await refused(connected, method, task_id)
                         unknown = await refused(connected, method, never)
                         assert (code, message.replace(task_id, never), data) == unknown, (caller.name, method)
-                        assert code == INVALID_PARAMS
+                        assert code == (INVALID_PARAMS if caller.era == "modern" else METHOD_NOT_FOUND)
                     if caller.era == "modern":  # subscriptions/listen is a 2026-07-28 method
                         agreed = await connected.agreed([task_id, never])
                         assert agreed == ({"taskIds": [task_id]} if caller.identity == creator.identity else {})

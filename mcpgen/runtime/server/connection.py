@@ -8,7 +8,6 @@ import asyncio
 import contextlib
 import functools
 import logging
-import secrets
 from collections.abc import Awaitable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
@@ -76,9 +75,6 @@ class ServerConnection:
         # A request that declared the 2026-07-28 era by other means (the HTTP version header) is
         # served statelessly even when its _meta is missing or broken, so it gets that era's errors.
         self.stateless_only = stateless_only
-        # Whose tasks this handshake-era connection reaches (task_owner.py): its own, by default;
-        # an HTTP session's on any worker (sessions.py sets it to the session's).
-        self.owner_key = secrets.token_urlsafe(18)
         self.session = Session(
             transport,
             on_request=self.handle_request,
@@ -250,7 +246,6 @@ class ServerConnection:
             log_level=state.log_level,
             hub=self.server.subscriptions,
         )
-        context.connection_key = self.owner_key
         result = await self._dispatch(method, params, context)
         uri = params.get("uri")
         if method in ("resources/subscribe", "resources/unsubscribe") and isinstance(uri, str):
@@ -281,7 +276,7 @@ class ServerConnection:
         )
         result: JSONObject = {
             "protocolVersion": version,
-            "capabilities": self.server.capabilities(),
+            "capabilities": self.server.capabilities(ERA_LEGACY),
             "serverInfo": self.server.info,
         }
         if self.server.instructions is not None:

@@ -60,8 +60,6 @@ class RequestContext:
         self._asks = 0
         # The task this call runs as (Tasks extension, tasks.py); None for a plain call.
         self.task: TaskRun | None = None
-        # The handshake-era connection's (session's) key: who owns its tasks (task_owner.py).
-        self.connection_key: str | None = None
 
     async def continue_as_task(self) -> None:
         """A `task_input_first` tool's input is gathered (plain input_required rounds): the rest

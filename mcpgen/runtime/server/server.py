@@ -19,7 +19,7 @@ from typing import Any
 from ..core.errors import ProtocolError
 from ..core.headers import param_headers_of
 from ..core.jsonrpc import JSONObject
-from ..core.protocol import EXTENSION_TASKS, EXTENSION_UI, LIST_KINDS
+from ..core.protocol import ERA_MODERN, EXTENSION_TASKS, EXTENSION_UI, LIST_KINDS
 from ..core.transport import Transport
 from ..transports.stdio import StdioServerTransport
 from ..transports.wirelog import open_wire_log
@@ -190,16 +190,18 @@ class Server:
         """Serve another request method (prompts/get, resources/read, ...)."""
         self._methods[method] = handler
 
-    def capabilities(self) -> JSONObject:
+    def capabilities(self, era: str = ERA_MODERN) -> JSONObject:
+        """What this server declares in `era`: server/discover's, or initialize's (ERA_LEGACY)."""
         caps: JSONObject = {"logging": {}}
         if self._tools:
             caps["tools"] = {"listChanged": True}
         caps.update(self.features.capabilities())
         caps.update(self.extra_capabilities)
         # Extensions this server serves, merged with those declared by other means (Skills).
-        # Both eras declare them here: initialize's and server/discover's capabilities.
+        # Both eras declare them here, initialize's and server/discover's capabilities, but Tasks,
+        # which the handshake era does not define (tasks.py).
         extensions: JSONObject = {}
-        if TASK_METHODS[0] in self._methods:
+        if TASK_METHODS[0] in self._methods and era == ERA_MODERN:
             extensions[EXTENSION_TASKS] = {}
         if self.features.serves_app_ui():  # MCP Apps: at least one ui:// page served
             extensions[EXTENSION_UI] = {}

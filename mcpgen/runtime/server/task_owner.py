@@ -4,17 +4,16 @@ SEP-2663 ("Security Implications"): servers MUST check on each task-related requ
 client may access the task; task ids MAY serve as bearer tokens. The rule mcpgen holds:
 
 - A task is bound, when it is created, to its owner: the OAuth principal (the verified token's
-  issuer, subject and client id) on a server that checks tokens; otherwise, in the handshake era,
-  the session (an HTTP `Mcp-Session-Id`, whichever worker serves it; a stdio connection); otherwise
-  (2026-07-28 without auth, where there is neither a session nor a caller identity) nobody in
-  particular: the id itself is the bearer credential (144 random bits), and such an anonymous task
-  is never reachable with a token or from a session, nor the other way round.
+  issuer, subject and client id) on a server that checks tokens; otherwise nobody in particular
+  (tasks exist in the 2026-07-28 era only, tasks.py, where without auth there is neither a
+  session nor a caller identity): the id itself is the bearer credential (144 random bits), and
+  such an anonymous task is never reachable with a token, nor the other way round.
 - Every request about a task (tasks/get, tasks/update, tasks/cancel, a subscriptions/listen for
   its notifications) is made by an owner computed the same way; a task whose stored owner is not
   that one is answered exactly as an unknown task: no oracle.
 
 The owner is stored in the task's record (shared by every worker) as a digest, never as the
-session id or token claims themselves; it is checked on every read of the record.
+token claims themselves; it is checked on every read of the record.
 """
 
 from __future__ import annotations
@@ -24,8 +23,6 @@ import hmac
 import json
 import re
 from typing import TYPE_CHECKING
-
-from ..core.protocol import ERA_LEGACY
 
 if TYPE_CHECKING:
     from .server import RequestContext
@@ -41,8 +38,6 @@ def task_owner(context: RequestContext) -> str:
     auth = context.auth
     if auth is not None:
         parts = ["oauth", auth.issuer, auth.subject, auth.client_id]
-    elif context.era == ERA_LEGACY and context.connection_key is not None:
-        parts = ["session", context.connection_key]
     else:
         return ANONYMOUS
     return hashlib.sha256(json.dumps(parts).encode()).hexdigest()

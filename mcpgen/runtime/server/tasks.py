@@ -1,11 +1,17 @@
 """The Tasks extension (`io.modelcontextprotocol/tasks`, SEP-2663), server side.
 
 A tool whose definition says `execution.taskSupport` "optional" or "required" runs as a task for
-a client that declares the extension (in the handshake's capabilities or, statelessly, in the
-request's `_meta`): `tools/call` answers a CreateTaskResult at once and the handler goes on in the
-background; `tasks/get` polls it (the result or the error inlined once it ends), `tasks/update`
-answers the input requests it parked on, `tasks/cancel` stops it. Without the extension an
-"optional" tool answers as a plain call and a "required" one is refused with -32021.
+a client that declares the extension in the request's `_meta` capabilities: `tools/call` answers
+a CreateTaskResult at once and the handler goes on in the background; `tasks/get` polls it (the
+result or the error inlined once it ends), `tasks/update` answers the input requests it parked
+on, `tasks/cancel` stops it. Without the extension an "optional" tool answers as a plain call and
+a "required" one is refused with -32021.
+
+Tasks exist in the 2026-07-28 era only (`tasks_wanted`, the one place that says so): SEP-2663 is
+wire-incompatible with 2025-11-25's in-core tasks (`params.task`, `tasks/result`, `tasks/list`),
+and the official Python SDK, its TypeScript ext-tasks package and fastmcp-tasks all leave the
+extension undefined on a handshake-era connection. There a task-supporting tool is a plain call
+("required" ones refused), `tasks/*` is -32601, and initialize does not declare the extension.
 
 Where a task lives: its record in the store (`store/`: memory, or Redis shared by every worker),
 written only by the worker running it, plus an inbox any worker appends answers and
@@ -33,7 +39,7 @@ from typing import TYPE_CHECKING, Any
 from ..core import jsonrpc
 from ..core.errors import RpcError
 from ..core.jsonrpc import JSONObject, is_array, is_int, is_object
-from ..core.protocol import EXTENSION_TASKS
+from ..core.protocol import ERA_MODERN, EXTENSION_TASKS
 from .store.base import MAX_TASK_BYTES, MAX_TASK_MESSAGE_BYTES, Store
 from .store.memory import MemoryStore
 from .task_owner import ANONYMOUS, may_reach, task_owner, valid_owner
@@ -108,6 +114,24 @@ def declares_tasks(capabilities: Mapping[str, Any]) -> bool:
     """Whether the client's capabilities include the Tasks extension."""
     extensions = capabilities.get("extensions")
     return is_object(extensions) and is_object(extensions.get(EXTENSION_TASKS))
+
+
+def tasks_wanted(context: RequestContext, what: str) -> bool:
+    """Whether this request (`what`: its method) speaks the Tasks extension: a 2026-07-28 request
+    that declares it. In the handshake era, where the extension is not defined, never; a tasks/*
+    request there is refused as an unknown method, with the reason."""
+    if context.era != ERA_MODERN:
+        if what.startswith("tasks/"):
+            raise RpcError(jsonrpc.METHOD_NOT_FOUND, f"Method not found: {what} ({_ONLY_MODERN} {_speaks(context)})")
+        return False
+    return declares_tasks(context.client_capabilities)
+
+
+_ONLY_MODERN = "the Tasks extension is served in protocol version 2026-07-28 only:"
+
+
+def _speaks(context: RequestContext) -> str:
+    return f"this connection speaks {context.protocol_version or 'the handshake era'}"
 
 
 def missing_tasks_capability(what: str) -> RpcError:
@@ -351,10 +375,15 @@ class TaskManager:
         self, run_tool: RunTool, arguments: JSONObject, context: RequestContext, support: str, input_first: bool
     ) -> JSONObject:
         """tools/call of a task-supporting tool: a CreateTaskResult, or a plain call's result."""
-        if not declares_tasks(context.client_capabilities):
-            if support == "required":
-                raise missing_tasks_capability("this tool runs only as a task: it")
-            return await run_tool(arguments, context)
+        if not tasks_wanted(context, "tools/call"):
+            if support != "required":
+                return await run_tool(arguments, context)
+            if context.era != ERA_MODERN:
+                raise RpcError(
+                    jsonrpc.MISSING_CLIENT_CAPABILITY,
+                    f"this tool runs only as a task; {_ONLY_MODERN} {_speaks(context)}",
+                )
+            raise missing_tasks_capability("this tool runs only as a task: it")
         if len(self._running) >= self.limits.max_running:
             raise RpcError(jsonrpc.INTERNAL_ERROR, f"too many tasks running (at most {self.limits.max_running})")
         run = TaskRun(self, secrets.token_urlsafe(18), task_owner(context))
@@ -442,7 +471,7 @@ class TaskManager:
     # -- tasks/get, tasks/update, tasks/cancel --------------------------------------
 
     async def _record(self, params: JSONObject, context: RequestContext, method: str) -> TaskRecord:
-        if not declares_tasks(context.client_capabilities):
+        if not tasks_wanted(context, method):
             raise missing_tasks_capability(method)
         task_id = params.get("taskId")
         record = await self.reachable(task_id, context)
@@ -480,7 +509,7 @@ class TaskManager:
         wanted = requested.get("taskIds") if is_object(requested) else None
         if wanted is None:
             return {}
-        if not declares_tasks(context.client_capabilities):
+        if not tasks_wanted(context, "subscriptions/listen"):
             raise missing_tasks_capability("task status notifications")
         if not is_array(wanted):
             return {}
@@ -545,6 +574,7 @@ __all__ = [
     "TaskRecord",
     "TaskRun",
     "declares_tasks",
+    "tasks_wanted",
     "missing_tasks_capability",
     "task_support",
     "with_task_support",

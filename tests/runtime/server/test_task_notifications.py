@@ -1,7 +1,7 @@
 """Task status notifications (SEP-2663 `notifications/tasks` on a `subscriptions/listen` stream),
 server side: sent on every change of status to the streams that named the task, the full
 DetailedTask up to a size, one pending per task per stream (bounded), never to a handshake-era
-connection, and refused (-32021) to a client that did not declare the extension."""
+connection (where Tasks are not defined at all), and refused (-32021) to a client that did not declare the extension."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 
 from mcpgen.runtime import RpcError, Server
-from mcpgen.runtime.core.jsonrpc import MISSING_CLIENT_CAPABILITY
+from mcpgen.runtime.core.jsonrpc import METHOD_NOT_FOUND, MISSING_CLIENT_CAPABILITY
 from mcpgen.runtime.core.protocol import EXTENSION_TASKS, META_CLIENT_CAPABILITIES, META_PROTOCOL_VERSION
 from mcpgen.runtime.server.server import RequestContext, ServerConnection
 from mcpgen.runtime.server.subscriptions import MAX_BACKLOG, ListenStream
@@ -111,21 +111,29 @@ def test_a_client_without_the_extension_is_refused_and_a_handshake_connection_ne
                 "subscriptions/listen", {"notifications": {"taskIds": ["a" * 24]}, "_meta": meta({})}, 1
             )
         assert refused.value.code == MISSING_CLIENT_CAPABILITY
+        # A handshake-era connection, though it names the extension: Tasks are not defined there.
         legacy, legacy_wire = connect(server)
-        hello = {"protocolVersion": "2025-06-18", "capabilities": TASKS_CAPS, "clientInfo": {"name": "c"}}
-        await legacy.handle_request("initialize", hello, 1)
+        hello = {"protocolVersion": "2025-11-25", "capabilities": TASKS_CAPS, "clientInfo": {"name": "c"}}
+        welcome = await legacy.handle_request("initialize", hello, 1)
+        assert EXTENSION_TASKS not in welcome["capabilities"].get("extensions", {})
         await legacy._on_notification("notifications/initialized", {})
-        started = await legacy.handle_request("tools/call", {"name": "job", "arguments": {}}, 2)
-        await server.list_changed("tools")  # a change event a handshake connection does hear
-        assert (await frame(legacy_wire))["method"] == "notifications/tools/list_changed"
+        with pytest.raises(RpcError, match="2026-07-28 only: this connection speaks 2025-11-25") as required:
+            await legacy.handle_request("tools/call", {"name": "job", "arguments": {}}, 2)
+        assert required.value.code == MISSING_CLIENT_CAPABILITY
+        # A task of a 2026-07-28 client, going input_required: the handshake connection cannot
+        # reach it (tasks/* is not a method there) and hears nothing about it.
+        started = await conn.handle_request("tools/call", {"name": "job", "arguments": {}, "_meta": meta()}, 2)
+        for method in ("tasks/get", "tasks/update", "tasks/cancel"):
+            with pytest.raises(RpcError, match=f"Method not found: {method} .*2026-07-28 only") as unknown:
+                await legacy.handle_request(method, {"taskId": started["taskId"], "inputResponses": {}}, 3)
+            assert unknown.value.code == METHOD_NOT_FOUND
         for _ in range(100):
-            got = await legacy.handle_request("tasks/get", {"taskId": started["taskId"]}, 3)
+            got = await conn.handle_request("tasks/get", {"taskId": started["taskId"], "_meta": meta()}, 4)
             if got["status"] == "input_required":
                 break
             await asyncio.sleep(0.02)
         assert got["status"] == "input_required"
-        await server.list_changed("tools")
-        # Its own task went input_required meanwhile: still only the list change arrives.
+        await server.list_changed("tools")  # a change event a handshake connection does hear
         assert (await frame(legacy_wire))["method"] == "notifications/tools/list_changed"
         assert legacy_wire.inbox.empty()
 

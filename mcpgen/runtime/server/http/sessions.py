@@ -101,7 +101,6 @@ class SessionTable:
             log.warning("refusing a new session: %d sessions are open", self.limits.max_sessions)
             return None
         self._number_requests(connection)
-        connection.owner_key = _owner_key(new_id)
         opened = self._sessions[new_id] = LegacySession(connection, transport, owner=principal())
         return new_id, opened
 
@@ -152,7 +151,6 @@ class SessionTable:
             log_level=record.log_level,
         )
         connection.subscribed = set(record.subscribed)
-        connection.owner_key = _owner_key(session_id)
         self.server.subscriptions.add_legacy(connection)
         self._number_requests(connection)
         owner = record.owner
@@ -220,12 +218,6 @@ class SessionTable:
     def _expired(self, legacy: LegacySession, now: float) -> bool:
         idle = self.limits.session_idle_timeout
         return idle > 0 and legacy.busy == 0 and now - legacy.last_seen > idle
-
-
-def _owner_key(session_id: str) -> str:
-    """What binds the session's tasks to it on every worker (the session id: task_owner.py
-    stores only a digest of it)."""
-    return f"session:{session_id}"
 
 
 def principal() -> Owner | None:
