@@ -80,7 +80,7 @@ def generate_models(
         text = import_block(st for st in ast.parse(empty).body if isinstance(st, (ast.Import, ast.ImportFrom)))
         names = frozenset((["BaseModel", "ConfigDict"] + ["Field"] * fields) if prompt_models else [])
         shared = ModelModule(SHARED, text + "\n", ())
-        return ModelsOutput(text + "\n", {}, (), names, modules=(shared,)), problems
+        return ModelsOutput(lambda: text + "\n", {}, (), names, modules=(shared,)), problems
     source: str | ast.Module
     try:
         if len(plan.tools) > PARTS_FROM:

@@ -54,7 +54,9 @@ def split_by_tool(
     always go to `_shared` (the mixin every Args/Result model takes, and its tables), and
     `shared_imports` are imported there whether used or not (a server appends models to it)."""
     declared = _declared(body)
-    uses = {name: _names_used(stmt) & declared.keys() for name, stmt in declared.items()}
+    # Each statement walked once: what it reads decides both where it goes and what it imports.
+    reads = {id(stmt): _names_used(stmt) for stmt in body}
+    uses = {name: reads[id(stmt)] & declared.keys() for name, stmt in declared.items()}
     tools = list(tools)
     reached: dict[str, list[str]] = {}  # name -> the modules of the tools that reach it
     for t in tools:
@@ -73,8 +75,8 @@ def split_by_tool(
     for stmt in body:
         owner = _owner(stmt)
         stmts[home[owner] if owner in home else SHARED].append(stmt)
-    modules = [_module(SHARED, None, stmts[SHARED], imports, home, shared_imports)]
-    modules += [_module(t.module, t.wire, stmts[t.module], imports, home) for t in tools]
+    modules = [_module(SHARED, None, stmts[SHARED], imports, home, reads, shared_imports)]
+    modules += [_module(t.module, t.wire, stmts[t.module], imports, home, reads) for t in tools]
     return tuple(modules)
 
 
@@ -84,12 +86,13 @@ def _module(
     stmts: list[ast.stmt],
     imports: Sequence[ast.Import | ast.ImportFrom],
     home: dict[str, str],
+    reads: dict[int, set[str]],
     always: Sequence[ast.Import | ast.ImportFrom] = (),
 ) -> ModelModule:
     declares = tuple(n for st in stmts for n in _targets(st))
     used: set[str] = set()
     for st in stmts:
-        used |= _names_used(st)
+        used |= reads[id(st)]
     mine = set(declares)
     wanted = [_only(st, used) for st in imports]
     kept: list[ast.Import | ast.ImportFrom] = [st for st in wanted if st is not None] + list(always)

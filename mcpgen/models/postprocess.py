@@ -10,7 +10,9 @@ from __future__ import annotations
 
 import ast
 import copy
-from dataclasses import dataclass
+import functools
+from collections.abc import Callable
+from dataclasses import dataclass, field
 
 from ..catalog.model import Problem
 from .document import ROOT_CLASS
@@ -29,7 +31,10 @@ class ModelInfo:
 
 @dataclass(frozen=True)
 class ModelsOutput:
-    source: str  # every model in one module, without header (the modules below split it)
+    # Every model in one module, without header (the modules below split it), made when first
+    # read (`source`): only a template overriding models.py asks for it, and printing the models
+    # of 500 tools once more costs a tenth of a second.
+    make_source: Callable[[], str] = field(repr=False, compare=False)
     infos: dict[str, ModelInfo]  # class name -> info, for every Args/Result
     client_imports: tuple[str, ...]  # `import x as _x` lines client.py needs for annotations
     # Every module-level name models.py defines (classes, constants, imports): what a model
@@ -39,6 +44,10 @@ class ModelsOutput:
     renames: tuple[FieldRename, ...] = ()
     # What the package writes: `_models/_shared.py`, then one module per tool (per_tool.py).
     modules: tuple[ModelModule, ...] = ()
+
+    @functools.cached_property
+    def source(self) -> str:
+        return self.make_source()
 
 
 _SAFE_TOP = (ast.Import, ast.ImportFrom, ast.ClassDef, ast.Assign, ast.AnnAssign)
@@ -187,7 +196,11 @@ def postprocess(
     # One sorted import block (each name once), the mixin, DCG's classes, the schema tables.
     # Re-emitting the code through ast.unparse makes every string literal a repr()
     # (docs/architecture.md, "Untrusted text"); the import block holds only identifiers.
-    text = import_block(imports) + "\n\n\n" + ast.unparse(ast.Module(body=body, type_ignores=[])) + "\n"
+    head = import_block(imports)
+
+    def text() -> str:
+        return head + "\n\n\n" + ast.unparse(ast.Module(body=body, type_ignores=[])) + "\n"
+
     qualify = _Qualifier(set(classes), module_of)
     infos = {name: _info(classes[name], qualify) for name in sorted(wanted)}
     names = _defined_names([*body, *imports])

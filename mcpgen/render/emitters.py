@@ -14,6 +14,7 @@ template's text as Python, and appends the emitter of the context it finds to ev
 from __future__ import annotations
 
 import ast
+import functools
 import math
 import re
 from typing import Any
@@ -56,21 +57,31 @@ def _literal(value: Any) -> str:
     raise TypeError(f"pyrepr: unsupported type {type(value).__name__}")
 
 
-def _unsafe(ch: str) -> bool:
-    """A character that must not stand raw in a Python string or comment: controls (NUL makes
-    the file unparsable, CR and the others end or bend a line), line separators, BOM, surrogates."""
-    o = ord(ch)
-    return o < 0x20 or 0x7F <= o <= 0x9F or ch in "\u2028\u2029\ufeff" or 0xD800 <= o <= 0xDFFF
+# The characters that must not stand raw in a Python string or comment: controls (NUL makes the
+# file unparsable, CR and the others end or bend a line), line separators, BOM, surrogates.
+_UNSAFE = "\x00-\x1f\x7f-\x9f\u2028\u2029\ufeff\ud800-\udfff"
 
 
 def _escape(ch: str) -> str:
     return f"\\u{ord(ch):04x}" if ord(ch) > 0xFF else f"\\x{ord(ch):02x}"
 
 
+@functools.cache
+def _special(table_keys: str) -> re.Pattern[str]:
+    """One character of `table_keys` or of _UNSAFE (the texts of a big catalog are mostly plain:
+    one regex pass over each instead of a test per character)."""
+    return re.compile("[" + re.escape(table_keys) + _UNSAFE + "]")
+
+
 def _escaped(text: str, table: dict[str, str]) -> str:
     """`text` with the characters of `table` replaced by their entry and every other unsafe
     character by its escape sequence."""
-    return "".join(table[ch] if ch in table else _escape(ch) if _unsafe(ch) else ch for ch in text)
+
+    def replace(found: re.Match[str]) -> str:
+        ch = found[0]
+        return table[ch] if ch in table else _escape(ch)
+
+    return _special("".join(sorted(table))).sub(replace, text)
 
 
 def py_in_string(value: Any, quote: str = "'") -> PyCode:

@@ -85,3 +85,36 @@ def test_markdown_refuses_a_plain_string_that_opens_markup(tmp_path: Path, value
 def test_markdown_passes_plain_words_numbers_and_macro_calls(tmp_path: Path) -> None:
     body = "{% macro m(x) %}*{{ x | md_inline }}*{% endmacro %}{{ w }} {{ n }} {{ m(v) }}"
     assert _render_md(tmp_path, body, w="2 tools, my_pkg", n=3, v="[a]") == "2 tools, my_pkg 3 *\\[a\\]*"
+
+
+# Every code point once, and the rule the emitters hold, stated apart from their code: a control
+# (C0, DEL, C1), a line or paragraph separator, the BOM and a surrogate never stand raw.
+EVERY_CHARACTER = "".join(map(chr, range(0x110000)))
+
+
+def _must_escape(ch: str) -> bool:
+    o = ord(ch)
+    return o < 0x20 or 0x7F <= o <= 0x9F or ch in "\u2028\u2029\ufeff" or 0xD800 <= o <= 0xDFFF
+
+
+def test_every_character_round_trips_through_each_string_literal_and_none_stands_raw() -> None:
+    from mcpgen.render.emitters import py_in_string
+
+    for quote in ("'", '"', "'''", '"""'):
+        inner = py_in_string(EVERY_CHARACTER, quote)
+        assert ast.literal_eval(quote + inner + quote) == EVERY_CHARACTER, quote
+        raw = {ch for ch in inner if _must_escape(ch)}
+        assert raw <= ({"\n"} if len(quote) == 3 else set()), (quote, sorted(map(ord, raw))[:10])
+
+
+def test_every_character_stays_on_the_comment_line_and_in_the_docstring() -> None:
+    from mcpgen.render.emitters import docstring, py_in_comment
+
+    comment = py_in_comment(EVERY_CHARACTER)
+    assert not any(_must_escape(ch) for ch in comment)
+    tree = ast.parse("x = 1  # " + comment + "\n")
+    assert len(tree.body) == 1
+    text = "a" + EVERY_CHARACTER.replace("\t", "").replace("\r", "") + "z"
+    literal = docstring(text)
+    assert not any(_must_escape(ch) for ch in literal if ch != "\n")
+    assert ast.literal_eval(literal) == text + "\n"  # a docstring of several lines ends on its own line
