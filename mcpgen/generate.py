@@ -19,8 +19,6 @@ from .plan.renames import plan_renames
 from .plan.types import Plan
 from .render.client import render_client, runtime_module
 from .render.files import FileSet, ServerFiles
-from .render.server import render_server, split_formatted
-from .render.vendor import vendored_files
 from .wording import counted
 
 if TYPE_CHECKING:
@@ -58,6 +56,8 @@ def _renames(plan: Plan, models: ModelsOutput) -> list[tuple[str, str]]:
 def _vendored(fs: FileSet, runtime: Runtime, package: str) -> FileSet:
     """With `--runtime vendor`, the part of the runtime the package's files import (render/vendor.py)."""
     if runtime is Runtime.VENDOR:
+        from .render.vendor import vendored_files
+
         copied, _ = vendored_files(fs.files, package)
         for path, text in copied.items():
             fs.add(path, text, format=False)
@@ -100,6 +100,8 @@ def generate_server(
     catalog: Catalog, options: ServerOptions, package: str, *, templates: str | None = None, skip_invalid: bool = False
 ) -> ServerFiles:
     """Every generated file of the server, formatted, plus the initial handlers.py and the stubs."""
+    from .render.server import render_server, split_formatted  # (a client never loads the server's)
+
     plan, models, problems = _plan_and_models(catalog, skip_invalid, options.runtime, nested=True)
     problems += [
         Problem(repr(t), "not served: a generated server matches RFC 6570 level-1 templates ({var}) only", warning=True)

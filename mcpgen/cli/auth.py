@@ -3,7 +3,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import sys
 import time
 from typing import Any
@@ -77,6 +76,8 @@ def login_cmd(
       mcpgen login https://mcp.example.com/mcp --client-id my-app --scope files:read
     """
     _need_extra()
+    import asyncio  # (here: a command that generates from files never loads it)
+
     from ..runtime import connect_http
     from ..runtime.client.auth import LoopbackBrowser, OAuth, PasteBack
     from ..runtime.core.errors import McpError
@@ -126,6 +127,8 @@ def logout_cmd(url: str) -> None:
     Examples:
       mcpgen logout https://mcp.example.com/mcp
     """
+    import asyncio
+
     from ..runtime.client.auth import OAuth
     from ..runtime.core.errors import McpError
     from ..sources.secrets import public_url
