@@ -51,7 +51,23 @@ _AUTH_ATTEMPTS = 4
 # How long a request exchanged in its caller's task waits for the standalone GET stream to open
 # (handshake era, first requests only): long enough for a live server, short for one that hangs.
 LISTEN_SETTLE = 2.0
+# The standalone GET stream, when the server ends it (spec, basic/transports: the server MAY close
+# it and the client SHOULD reconnect after the `retry` it sent, with Last-Event-ID): the wait
+# before reopening, the server's `retry` (untrusted) kept within these bounds, doubled for every
+# stream in a row that ended without a message or an event id, up to the longest. A session left
+# open for hours keeps hearing the server; a server ending every stream at once costs a GET per
+# LISTEN_RETRY_BOUNDS[1] seconds.
+LISTEN_RETRY_BOUNDS = (0.25, 30.0)
+_LISTEN_RETRY_DEFAULT = 1.0
 _Challenge = tuple[int, str]
+
+
+def listen_retry_delay(retry_ms: int | None, barren: int) -> float:
+    """Seconds to wait before reopening the standalone stream: the server's `retry` (or 1 s)
+    within LISTEN_RETRY_BOUNDS, doubled `barren` times (streams in a row that brought nothing)."""
+    low, high = LISTEN_RETRY_BOUNDS
+    base = _LISTEN_RETRY_DEFAULT if retry_ms is None else min(max(retry_ms / 1000, low), high)
+    return min(base * (1 << min(barren, 16)), high)
 
 
 def _describe_bad_body(body: bytes, kind: str) -> str:
@@ -478,26 +494,43 @@ class StreamableHttpTransport:
             await asyncio.wait_for(self._get_settled.wait(), LISTEN_SETTLE)
 
     async def _listen(self) -> None:
-        cap = self.max_message_bytes
-        try:
-            headers = await self._authorized({"accept": "text/event-stream", **self.headers}, "GET")
-            if self.protocol_version:
-                headers["mcp-protocol-version"] = self.protocol_version
-            if self.session_id is not None:
-                headers["mcp-session-id"] = self.session_id
-            async with self._client.stream(
-                "GET", self.url, follow_redirects=False, headers=headers, timeout=None
-            ) as response:
-                self._get_settled.set()
-                if response.status_code != 200:
-                    return  # 405: the server offers no standalone stream
-                async for event in sse.parse(guard.lines(guard.chunks(response), cap), cap):
-                    if event.event == "message" and event.data.strip():
-                        self._push(event.data.encode("utf-8"))
-        except MessageTooLarge as exc:
-            log.warning("closed the server's event stream: %s", exc)
-        except Exception:
-            log.debug("the server's event stream failed", exc_info=True)
+        """Read the standalone stream; reopen it when it ends, until the transport closes or the
+        server refuses it (a 405: none offered; a 404: the session is gone; any other status)."""
+        last_id: str | None = None
+        retry_ms: int | None = None
+        barren = 0  # streams in a row that brought neither a message nor an event id
+        while not self._closed:
+            heard = False
+            try:
+                headers = await self._authorized({"accept": "text/event-stream", **self.headers}, "GET")
+                if self.protocol_version:
+                    headers["mcp-protocol-version"] = self.protocol_version
+                if self.session_id is not None:
+                    headers["mcp-session-id"] = self.session_id
+                if last_id is not None:
+                    headers["last-event-id"] = last_id  # the server may replay what was missed
+                async with self._client.stream(
+                    "GET", self.url, follow_redirects=False, headers=headers, timeout=None
+                ) as response:
+                    self._get_settled.set()
+                    if response.status_code != 200:
+                        return
+                    cap = self.max_message_bytes
+                    async for event in sse.parse(guard.lines(guard.chunks(response), cap), cap):
+                        if event.id is not None:
+                            last_id, heard = event.id, True
+                        if event.retry is not None:
+                            retry_ms = event.retry
+                        if event.event == "message" and event.data.strip():
+                            heard = True
+                            self._push(event.data.encode("utf-8"))
+            except MessageTooLarge as exc:
+                log.warning("closed the server's event stream: %s", exc)
+                return
+            except Exception:
+                log.debug("the server's event stream failed", exc_info=True)
+            barren = 0 if heard else barren + 1
+            await asyncio.sleep(listen_retry_delay(retry_ms, barren))
 
     # -- receiving and closing -------------------------------------------------------
 

@@ -318,6 +318,17 @@ HANDSHAKE = "2025-11-25"
 # ---- the standalone GET stream, always opened (handshake era) --------------------------------
 
 
+def _initialized(request_id: Any) -> bytes:
+    """The HTTP answer to `initialize` of a handshake-era peer opening session s1."""
+    result = {"protocolVersion": HANDSHAKE, "capabilities": {"tools": {}}, "serverInfo": {"name": "p"}}
+    body = json.dumps({"jsonrpc": "2.0", "id": request_id, "result": result}).encode()
+    return (
+        b"HTTP/1.1 200 OK\r\ncontent-type: application/json\r\nmcp-session-id: s1\r\n"
+        + f"content-length: {len(body)}\r\n\r\n".encode()
+        + body
+    )
+
+
 class HandshakePeer(HttpPeer):
     """An HttpPeer that answers `initialize` and `tools/list`, and on the GET stream sends a ping
     of its own (relating to no request) that must be answered before `tools/list` is."""
@@ -353,13 +364,7 @@ class HandshakePeer(HttpPeer):
         method = message.get("method")
         self.arrivals.append(str(method) if method is not None else "answer")
         if method == "initialize":
-            result = {"protocolVersion": HANDSHAKE, "capabilities": {"tools": {}}, "serverInfo": {"name": "p"}}
-            body = json.dumps({"jsonrpc": "2.0", "id": message["id"], "result": result}).encode()
-            writer.write(
-                b"HTTP/1.1 200 OK\r\ncontent-type: application/json\r\nmcp-session-id: s1\r\n"
-                + f"content-length: {len(body)}\r\n\r\n".encode()
-                + body
-            )
+            writer.write(_initialized(message["id"]))
         elif method == "tools/list":
             if self.get_status == 200:  # answered once the client has answered the GET's ping
                 assert self.pong is not None
@@ -402,3 +407,79 @@ def test_http_the_client_always_opens_the_get_stream_and_answers_what_comes_on_i
     assert "GET" in arrivals[2:] and "tools/list" in arrivals[2:], arrivals
     # With a stream, the server's unrelated ping came on it and the client answered it.
     assert ("answer" in arrivals) is (get_status == 200), arrivals
+
+
+# ---- the standalone GET stream, reopened when the server ends it -----------------------------
+
+
+class EndingStreamPeer(HandshakePeer):
+    """A HandshakePeer whose first GET stream carries a ping with an event id and a `retry`, then
+    ends; every later GET must say that id in Last-Event-ID and gets the next ping, the last one
+    kept open. Each answered ping resolves its own future."""
+
+    def __init__(self, streams: int) -> None:
+        super().__init__(200)
+        self.streams = streams
+        self.last_event_ids: list[str | None] = []
+        self.answered: dict[str, asyncio.Future[Any]] = {}
+
+    async def start(self) -> None:
+        await super().start()
+        loop = asyncio.get_running_loop()
+        self.answered = {f"p{n}": loop.create_future() for n in range(self.streams)}
+
+    async def _one(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> bool:
+        raw = (await reader.readuntil(b"\r\n\r\n")).decode("latin-1").split("\r\n")
+        fields = {k.strip().lower(): v.strip() for k, _, v in (line.partition(":") for line in raw[1:] if line)}
+        if raw[0].startswith("GET "):
+            n = len(self.last_event_ids)
+            self.last_event_ids.append(fields.get("last-event-id"))
+            writer.write(b"HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\ntransfer-encoding: chunked\r\n\r\n")
+            ping = {"jsonrpc": "2.0", "id": f"p{n}", "method": "ping"}
+            writer.write(_chunk(f"id: e{n}\nretry: 10\n".encode()) + _event(ping))
+            await writer.drain()
+            if n + 1 < self.streams:
+                writer.write(b"0\r\n\r\n")  # the stream ends here
+                await writer.drain()
+                return False
+            return await self._until_gone(reader)
+        message = json.loads(await reader.readexactly(int(fields.get("content-length", "0"))))
+        method = message.get("method")
+        if method == "initialize":
+            writer.write(_initialized(message["id"]))
+        else:
+            if method is None and message.get("id") in self.answered:
+                future = self.answered[message["id"]]
+                if not future.done():
+                    future.set_result(message.get("result"))
+            writer.write(b"HTTP/1.1 202 Accepted\r\ncontent-length: 0\r\n\r\n")
+        await writer.drain()
+        return True
+
+
+def test_http_an_ended_get_stream_is_reopened_with_the_last_event_id_and_heard_again() -> None:
+    """Handshake era: a server may end the standalone stream (spec, basic/transports); the client
+    reopens it after the server's `retry`, saying the last event id it saw, so what the server
+    sends later (here a ping on each new stream; in life a `tools/list_changed` that re-pins)
+    still arrives. Before, the first stream's end was the last the client heard of the server."""
+
+    async def main() -> None:
+        peer = EndingStreamPeer(streams=3)
+        await peer.start()
+        async with connect_http(peer.url, protocol=HANDSHAKE, timeout=30, transport="streamable"):
+            await asyncio.wait_for(asyncio.gather(*peer.answered.values()), 30)
+        await peer.stop()
+        assert peer.last_event_ids[:3] == [None, "e0", "e1"], peer.last_event_ids
+
+    asyncio.run(main())
+
+
+def test_http_the_wait_before_reopening_keeps_the_servers_retry_within_bounds_and_backs_off() -> None:
+    low, high = http_client.LISTEN_RETRY_BOUNDS
+    assert http_client.listen_retry_delay(None, 0) == 1.0  # no retry sent: a second
+    assert http_client.listen_retry_delay(0, 0) == low  # a server asking for a spin gets the floor
+    assert http_client.listen_retry_delay(10**12, 0) == high
+    assert http_client.listen_retry_delay(2000, 0) == 2.0
+    # Streams that bring nothing double the wait, never past the longest, however many.
+    waits = [http_client.listen_retry_delay(0, barren) for barren in range(40)]
+    assert waits == sorted(waits) and waits[1] == 2 * low and waits[-1] == high
