@@ -17,6 +17,10 @@ class Event:
     retry: int | None = None  # milliseconds
 
 
+# A `retry` longer than this (over a day in milliseconds) is not a reconnection time: ignored.
+_RETRY_DIGITS = 9
+
+
 async def parse(lines: AsyncIterator[str], max_bytes: int = DEFAULT_MAX_MESSAGE_BYTES) -> AsyncIterator[Event]:
     """Yield one Event per blank-line-terminated block; comment lines (keep-alives) are skipped.
 
@@ -53,7 +57,9 @@ async def parse(lines: AsyncIterator[str], max_bytes: int = DEFAULT_MAX_MESSAGE_
             if "\0" not in value:
                 last_id = value
             pending = True
-        elif name == "retry" and value.isdigit():
+        elif name == "retry" and value.isascii() and value.isdigit() and len(value) <= _RETRY_DIGITS:
+            # ASCII digits only, as the SSE spec says ("²" is a digit to str.isdigit and no
+            # number to int()), and few of them (int() of thousands of digits refuses or crawls).
             retry = int(value)
             pending = True
     if pending:
