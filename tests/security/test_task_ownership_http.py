@@ -1,4 +1,4 @@
-"""Tasks over Streamable HTTP exist in the 2026-07-28 era only (tasks.py `tasks_wanted`): a
+"""Tasks over Streamable HTTP exist in the 2026-07-28 era only (tasks.py `tasks_refusal`): a
 handshake-era session that names the extension at initialize is not offered it, its call of a
 tool that runs only as a task is refused with the reason, and tasks/* answers it "Method not
 found" on every worker, for a live task's id exactly as for one that never was (no oracle). The

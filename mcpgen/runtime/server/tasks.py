@@ -7,7 +7,7 @@ result or the error inlined once it ends), `tasks/update` answers the input requ
 on, `tasks/cancel` stops it. Without the extension an "optional" tool answers as a plain call and
 a "required" one is refused with -32021.
 
-Tasks exist in the 2026-07-28 era only (`tasks_wanted`, the one place that says so): SEP-2663 is
+Tasks exist in the 2026-07-28 era only (`tasks_refusal`, the one place that says so): SEP-2663 is
 wire-incompatible with 2025-11-25's in-core tasks (`params.task`, `tasks/result`, `tasks/list`),
 and the official Python SDK, its TypeScript ext-tasks package and fastmcp-tasks all leave the
 extension undefined on a handshake-era connection. There a task-supporting tool is a plain call
@@ -116,22 +116,24 @@ def declares_tasks(capabilities: Mapping[str, Any]) -> bool:
     return is_object(extensions) and is_object(extensions.get(EXTENSION_TASKS))
 
 
-def tasks_wanted(context: RequestContext, what: str) -> bool:
-    """Whether this request (`what`: its method) speaks the Tasks extension: a 2026-07-28 request
-    that declares it. In the handshake era, where the extension is not defined, never; a tasks/*
-    request there is refused as an unknown method, with the reason."""
-    if context.era != ERA_MODERN:
-        if what.startswith("tasks/"):
-            raise RpcError(jsonrpc.METHOD_NOT_FOUND, f"Method not found: {what} ({_ONLY_MODERN} {_speaks(context)})")
-        return False
-    return declares_tasks(context.client_capabilities)
+def tasks_refusal(context: RequestContext, method: str) -> RpcError | None:
+    """None when this request (`method`) speaks the Tasks extension: a 2026-07-28 request that
+    declares it. Otherwise the error it gets where it needs the extension: -32021 naming the
+    capability; in the handshake era, where the extension is not defined, -32601 for tasks/*
+    and -32021 naming the era for a tool that runs only as a task."""
+    if context.era == ERA_MODERN:
+        if declares_tasks(context.client_capabilities):
+            return None
+        return missing_tasks_capability(_NEEDING.get(method, method))
+    era = "the Tasks extension is served in protocol version 2026-07-28 only: this connection speaks"
+    era = f"{era} {context.protocol_version or 'the handshake era'}"
+    if method == "tools/call":
+        return RpcError(jsonrpc.MISSING_CLIENT_CAPABILITY, f"this tool runs only as a task; {era}")
+    return RpcError(jsonrpc.METHOD_NOT_FOUND, f"Method not found: {method} ({era})")
 
 
-_ONLY_MODERN = "the Tasks extension is served in protocol version 2026-07-28 only:"
-
-
-def _speaks(context: RequestContext) -> str:
-    return f"this connection speaks {context.protocol_version or 'the handshake era'}"
+# What needs the extension, in a 2026-07-28 refusal's words ("... needs the client capability").
+_NEEDING = {"tools/call": "this tool runs only as a task: it", "subscriptions/listen": "task status notifications"}
 
 
 def missing_tasks_capability(what: str) -> RpcError:
@@ -375,15 +377,11 @@ class TaskManager:
         self, run_tool: RunTool, arguments: JSONObject, context: RequestContext, support: str, input_first: bool
     ) -> JSONObject:
         """tools/call of a task-supporting tool: a CreateTaskResult, or a plain call's result."""
-        if not tasks_wanted(context, "tools/call"):
+        refused = tasks_refusal(context, "tools/call")
+        if refused is not None:
             if support != "required":
                 return await run_tool(arguments, context)
-            if context.era != ERA_MODERN:
-                raise RpcError(
-                    jsonrpc.MISSING_CLIENT_CAPABILITY,
-                    f"this tool runs only as a task; {_ONLY_MODERN} {_speaks(context)}",
-                )
-            raise missing_tasks_capability("this tool runs only as a task: it")
+            raise refused
         if len(self._running) >= self.limits.max_running:
             raise RpcError(jsonrpc.INTERNAL_ERROR, f"too many tasks running (at most {self.limits.max_running})")
         run = TaskRun(self, secrets.token_urlsafe(18), task_owner(context))
@@ -471,8 +469,9 @@ class TaskManager:
     # -- tasks/get, tasks/update, tasks/cancel --------------------------------------
 
     async def _record(self, params: JSONObject, context: RequestContext, method: str) -> TaskRecord:
-        if not tasks_wanted(context, method):
-            raise missing_tasks_capability(method)
+        refused = tasks_refusal(context, method)
+        if refused is not None:
+            raise refused
         task_id = params.get("taskId")
         record = await self.reachable(task_id, context)
         if record is None:
@@ -509,8 +508,9 @@ class TaskManager:
         wanted = requested.get("taskIds") if is_object(requested) else None
         if wanted is None:
             return {}
-        if not tasks_wanted(context, "subscriptions/listen"):
-            raise missing_tasks_capability("task status notifications")
+        refused = tasks_refusal(context, "subscriptions/listen")
+        if refused is not None:
+            raise refused
         if not is_array(wanted):
             return {}
         agreed: list[str] = []
@@ -574,7 +574,7 @@ __all__ = [
     "TaskRecord",
     "TaskRun",
     "declares_tasks",
-    "tasks_wanted",
+    "tasks_refusal",
     "missing_tasks_capability",
     "task_support",
     "with_task_support",
