@@ -17,6 +17,8 @@ answers normally with an ``Mcp-Session-Id``, notifications get 202, ``tools/list
   (``id: e1``, ``retry: 300``, empty data), then the stream closes. A GET with
   ``Last-Event-ID: e1`` and the session id delivers the result as event ``e2``.
 - ``cut-stream-never``: the same, but the resuming GET closes again without the result.
+- ``cut-stream-long-retry``: as ``cut-stream``, but the priming event asks for a retry of
+  999,999,999 ms (11.6 days).
 - ``slow``: ``tools/call`` answers after 30 s.
 
 ``--log FILE`` appends one line per HTTP request: ``POST <method>`` or
@@ -40,6 +42,7 @@ MODES = (
     "truncated-call",
     "cut-stream",
     "cut-stream-never",
+    "cut-stream-long-retry",
     "slow",
 )
 
@@ -170,7 +173,8 @@ async def post(headers: dict[str, str], receive: Any, send: Any) -> None:
         return
     # cut-stream, cut-stream-never: prime the stream, then close it without the answer.
     PENDING[session or ""] = (request_id, message.get("params") or {})
-    await sse(send, [b"id: e1\nretry: 300\ndata: \n\n"])
+    retry = b"999999999" if mode == "cut-stream-long-retry" else b"300"
+    await sse(send, [b"id: e1\nretry: " + retry + b"\ndata: \n\n"])
 
 
 async def get(headers: dict[str, str], send: Any) -> None:

@@ -51,12 +51,12 @@ _AUTH_ATTEMPTS = 4
 # How long a request exchanged in its caller's task waits for the standalone GET stream to open
 # (handshake era, first requests only): long enough for a live server, short for one that hangs.
 LISTEN_SETTLE = 2.0
-# The standalone GET stream, when the server ends it (spec, basic/transports: the server MAY close
-# it and the client SHOULD reconnect after the `retry` it sent, with Last-Event-ID): the wait
-# before reopening, the server's `retry` (untrusted) kept within these bounds, doubled for every
-# stream in a row that ended without a message or an event id, up to the longest. A session left
-# open for hours keeps hearing the server; a server ending every stream at once costs a GET per
-# LISTEN_RETRY_BOUNDS[1] seconds.
+# An event stream the server ends (spec, basic/transports: the server MAY close it and the client
+# SHOULD reconnect after the `retry` it sent, with Last-Event-ID), a POST's answer or the
+# standalone GET stream: the wait before reopening, the server's `retry` (untrusted) kept within
+# these bounds; for the standalone stream doubled for every stream in a row that ended without a
+# message or an event id, up to the longest. A session left open for hours keeps hearing the
+# server; a server ending every stream at once costs a GET per LISTEN_RETRY_BOUNDS[1] seconds.
 LISTEN_RETRY_BOUNDS = (0.25, 30.0)
 _LISTEN_RETRY_DEFAULT = 1.0
 _Challenge = tuple[int, str]
@@ -418,14 +418,8 @@ class StreamableHttpTransport:
             if self.modern or last_id is None or attempts >= 5:
                 raise ConnectionClosed("the server closed the response stream before answering")
             attempts += 1
-            await asyncio.sleep((retry_ms if retry_ms is not None else 1000) / 1000)
-            headers = await self._authorized(
-                {"accept": "text/event-stream", **self.headers, "last-event-id": last_id}, "GET"
-            )
-            if self.protocol_version:
-                headers["mcp-protocol-version"] = self.protocol_version
-            if self.session_id is not None:
-                headers["mcp-session-id"] = self.session_id
+            await asyncio.sleep(listen_retry_delay(retry_ms, 0))
+            headers = await self._stream_headers(last_id)
             async with self._client.stream("GET", self.url, follow_redirects=False, headers=headers) as resumed:
                 if resumed.status_code != 200:
                     raise HttpError(resumed.status_code, "could not resume the response stream")
@@ -433,6 +427,18 @@ class StreamableHttpTransport:
                 answered = got
                 last_id = new_id or last_id
                 retry_ms = new_retry if new_retry is not None else retry_ms
+
+    async def _stream_headers(self, last_id: str | None) -> dict[str, str]:
+        """A GET's headers for an event stream of this session: the standalone one, or one resumed
+        after the event `last_id` (the server may replay what came after it)."""
+        headers = await self._authorized({"accept": "text/event-stream", **self.headers}, "GET")
+        if self.protocol_version:
+            headers["mcp-protocol-version"] = self.protocol_version
+        if self.session_id is not None:
+            headers["mcp-session-id"] = self.session_id
+        if last_id is not None:
+            headers["last-event-id"] = last_id
+        return headers
 
     async def _consume(self, response: _Response, request_id: RequestId) -> tuple[bool, str | None, int | None]:
         last_id: str | None = None
@@ -502,13 +508,7 @@ class StreamableHttpTransport:
         while not self._closed:
             heard = False
             try:
-                headers = await self._authorized({"accept": "text/event-stream", **self.headers}, "GET")
-                if self.protocol_version:
-                    headers["mcp-protocol-version"] = self.protocol_version
-                if self.session_id is not None:
-                    headers["mcp-session-id"] = self.session_id
-                if last_id is not None:
-                    headers["last-event-id"] = last_id  # the server may replay what was missed
+                headers = await self._stream_headers(last_id)
                 async with self._client.stream(
                     "GET", self.url, follow_redirects=False, headers=headers, timeout=None
                 ) as response:

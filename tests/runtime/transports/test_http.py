@@ -38,6 +38,7 @@ from rt_support import (
 from serving import ServerProcess, free_port, needs_peer
 
 from mcpgen.runtime import ConnectionClosed, McpError, RequestTimeout, RpcError, connect_http
+from mcpgen.runtime.transports import http_client
 
 pytestmark = pytest.mark.timeout(120)
 
@@ -628,6 +629,23 @@ def test_cut_stream_is_resumed_with_last_event_id(spawn: Any, tmp_path: Path) ->
     assert "POST tools/call" in requests
     assert "GET last-event-id=e1" in requests
     assert requests.index("GET last-event-id=e1") > requests.index("POST tools/call")
+
+
+def test_a_servers_retry_before_resuming_is_held_to_the_bounds(
+    spawn: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The server asks to wait 11.6 days before resuming: the client waits its longest instead
+    # (here set to 1 s, so that a client ignoring the bound would outlast the call's deadline).
+    monkeypatch.setattr(http_client, "LISTEN_RETRY_BOUNDS", (0.25, 1.0))
+    log = tmp_path / "requests.txt"
+    server = spawn([PY, FAULTY_HTTP_SERVER, "cut-stream-long-retry", "--log", str(log)])
+
+    async def main() -> None:
+        async with connect_http(server.url, timeout=20) as s:
+            assert text_of(await s.call_tool("echo", {"text": "soon"})) == "soon"
+
+    run(main())
+    assert "GET last-event-id=e1" in read_lines(log)
 
 
 def test_cut_stream_never_resumed_fails_cleanly(spawn: Any, tmp_path: Path) -> None:
