@@ -436,7 +436,7 @@ class StreamableHttpTransport:
             headers["mcp-protocol-version"] = self.protocol_version
         if self.session_id is not None:
             headers["mcp-session-id"] = self.session_id
-        if last_id is not None:
+        if last_id:  # (an empty id is the spec's reset: no last event)
             headers["last-event-id"] = last_id
         return headers
 

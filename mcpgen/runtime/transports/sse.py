@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
 
@@ -19,6 +20,10 @@ class Event:
 
 # A `retry` longer than this (over a day in milliseconds) is not a reconnection time: ignored.
 _RETRY_DIGITS = 9
+# An event id's one use is to be sent back as the Last-Event-ID header: one that could not be (a
+# NUL, the spec's own exclusion; any other control or non-ASCII character, which an HTTP client
+# refuses to send; a long one) is not taken, and the last one taken stays.
+_SENDABLE_ID = re.compile(r"[ -~]{0,256}")
 
 
 async def parse(lines: AsyncIterator[str], max_bytes: int = DEFAULT_MAX_MESSAGE_BYTES) -> AsyncIterator[Event]:
@@ -54,7 +59,7 @@ async def parse(lines: AsyncIterator[str], max_bytes: int = DEFAULT_MAX_MESSAGE_
             event = value or "message"
             pending = True
         elif name == "id":
-            if "\0" not in value:
+            if _SENDABLE_ID.fullmatch(value):
                 last_id = value
             pending = True
         elif name == "retry" and value.isascii() and value.isdigit() and len(value) <= _RETRY_DIGITS:

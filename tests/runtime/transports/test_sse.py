@@ -1,6 +1,7 @@
 """The SSE parser (runtime/transports/sse.py) reads what a server sends, which is untrusted: a
 `retry` is taken only as the spec writes it (ASCII digits), and never one that is not a number
-of milliseconds a reconnection could wait, whatever digits str.isdigit knows."""
+of milliseconds a reconnection could wait, whatever digits str.isdigit knows; an `id` only when
+it could be sent back as a Last-Event-ID header."""
 
 from __future__ import annotations
 
@@ -37,3 +38,14 @@ def test_a_retry_that_is_not_a_few_ascii_digits_is_ignored(value: str) -> None:
 def test_an_ascii_retry_is_read_and_an_id_carries_to_later_events() -> None:
     events = _events("id: e1\nretry: 250\ndata: a\n\ndata: b\n\nid: e\0x\ndata: c\n\n")
     assert [(e.id, e.retry, e.data) for e in events] == [("e1", 250, "a"), ("e1", None, "b"), ("e1", None, "c")]
+
+
+@pytest.mark.parametrize("value", ["e\0x", "é", "✓", "e\x7f", "e\x01", "e\tx", "x" * 257])
+def test_an_id_that_could_not_be_sent_back_as_a_header_is_not_taken(value: str) -> None:
+    events = _events(f"id: e1\ndata: a\n\nid: {value}\ndata: b\n\n")
+    assert [(e.id, e.data) for e in events] == [("e1", "a"), ("e1", "b")]
+
+
+def test_a_printable_ascii_id_up_to_256_characters_is_taken() -> None:
+    for value in ("", "a b", "~!%", "x" * 256):
+        assert _events(f"id: e1\n\nid: {value}\ndata: b\n\n")[-1].id == value
